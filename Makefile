@@ -1,0 +1,37 @@
+# runscore: `make demo` (score the shipped samples as Codabench would) and `make test` do their own set-up.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+# The scoring image is Python 3.9 (codalab/codalab-legacy:py39); use a 3.9 interpreter when the machine has one.
+PYTHON39 := $(shell command -v python3.9 2>/dev/null || ls /root/.pyenv/versions/3.9*/bin/python3.9 2>/dev/null | head -1)
+BASE_PYTHON ?= $(if $(PYTHON39),$(PYTHON39),python3)
+# Pins closest to the image (numpy 1.22.4, scipy 1.8.1, PyYAML 6.0, jsonschema 4.x) on Python 3.9.
+PINS_39 := "numpy==1.22.4" "scipy==1.8.1" "PyYAML==6.0.1" "jsonschema>=4,<5"
+
+.PHONY: setup demo test lint bench clean
+
+$(VENV)/.done: pyproject.toml
+	$(BASE_PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	@if $(PY) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 9) else 1)'; then \
+		$(PY) -m pip install -q $(PINS_39); fi
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.done
+
+demo: setup
+	$(PY) starting_kit/dry_run.py
+
+test: setup
+	$(PY) -m pytest
+
+lint: setup
+	$(PY) -m vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
+	$(PY) -m compileall -q scoring_program
+
+bench: setup
+	$(PY) benchmarks/bench.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info scoring_program/*.egg-info .pytest_cache

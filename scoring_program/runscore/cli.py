@@ -1,0 +1,165 @@
+"""The command line: `runscore tasks | validate | score | trec_eval`.
+
+Exit codes everywhere: 0 success, 1 invalid run (the participant's fault), 2 bad usage or bad reference data
+(the organiser's fault). No traceback for bad input: RunError and ConfigError are mapped here, once.
+"""
+import argparse
+import json
+import os
+import sys
+from typing import Any, Dict, List, Optional
+
+import yaml
+
+from . import __version__
+from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
+from .pipeline import check_file, check_run_limit, load_reference, score_run
+from .report import summary_table
+from .tasks import all_tasks, get_task
+
+
+class UsageError(ConfigError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def _option_overrides(pairs: Optional[List[str]]) -> Dict[str, Any]:
+    """`--option name=value` pairs; values are read as YAML scalars (true, 1000, desc)."""
+    out = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise UsageError("--option expects NAME=VALUE, got %r" % pair)
+        name, value = pair.split("=", 1)
+        out[name.strip()] = yaml.safe_load(value) if value.strip() else ""
+    return out
+
+
+def cmd_tasks(_args) -> int:
+    for task in all_tasks():
+        print("%-16s %s" % (task.id, task.description))
+    return EXIT_OK
+
+
+def cmd_options(args) -> int:
+    task = get_task(args.task)
+    for option in task.options:
+        choices = " (%s)" % " | ".join(str(c) for c in option.choices) if option.choices else ""
+        print("%s = %r%s\n    %s" % (option.name, option.default, choices, option.help))
+    return EXIT_OK
+
+
+def _check_all(task, files, reference, options, max_errors):
+    checked = []
+    for path in files:
+        if not os.path.isfile(path):
+            raise UsageError("run file %r does not exist" % path)
+        checked.append(check_file(task, path, path, reference, options, max_errors=max_errors))
+    messages = [m for c in checked for m in c.diags.lines()] + check_run_limit(task, checked)
+    for message in messages:
+        print(message, file=sys.stderr)
+    failed = any(c.diags.has_errors for c in checked) or any(": error:" in m for m in messages)
+    return checked, failed
+
+
+
+def cmd_validate(args) -> int:
+    task = get_task(args.task)
+    reference = load_reference(task, args.ref, _option_overrides(args.option)) if args.ref else None
+    options = reference.options if reference else task.resolve_options(_option_overrides(args.option), "--option")
+    checked, failed = _check_all(task, args.runs, reference, options, args.max_errors)
+    for c in checked:
+        status = "invalid" if c.diags.has_errors else "valid"
+        print("%s: %s (%d error(s), %d warning(s))" % (c.display, status, c.diags.error_count,
+                                                       c.diags.warning_count))
+    return EXIT_INVALID_RUN if failed else EXIT_OK
+
+
+def cmd_score(args) -> int:
+    task = get_task(args.task)
+    reference = load_reference(task, args.ref, _option_overrides(args.option))
+    checked, failed = _check_all(task, args.runs, reference, reference.options, args.max_errors)
+    if failed:
+        print("not scored: fix the errors above", file=sys.stderr)
+        return EXIT_INVALID_RUN
+    results = [(run, score_run(reference, run)) for c in checked for run in c.runs]
+    for _, scores in results:
+        for note in scores.notes:
+            print("note: %s" % note, file=sys.stderr)
+    if args.json:
+        out = {}
+        for run, scores in results:
+            out[run.name] = ({"all": scores.measures, "per_topic": scores.per_topic} if args.per_topic
+                             else scores.measures)
+        print(json.dumps(out, indent=2, sort_keys=False, allow_nan=False))
+        return EXIT_OK
+    names = [r.name for r, _ in results]
+    measure_names = list(results[0][1].measures)
+    rows = [["measure"] + names] + [[m] + ["%.4f" % s.measures[m] for _, s in results] for m in measure_names]
+    print(summary_table(rows))
+    if args.per_topic:
+        for run, scores in results:
+            shown = list(task.per_topic_measures) or sorted({k for v in scores.per_topic.values() for k in v})
+            rows = [["topic"] + shown] + [[t] + ["%.4f" % v.get(k, 0.0) for k in shown]
+                                          for t, v in scores.per_topic.items()]
+            print("\n%s per topic\n%s" % (run.name, summary_table(rows)))
+    return EXIT_OK
+
+
+def cmd_trec_eval(args, rest) -> int:
+    from .trec_eval_cli import main as trec_eval_main
+
+    return trec_eval_main(rest)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="runscore", description="Validate and score runs of IR and QA evaluation campaigns.")
+    parser.add_argument("--version", action="version", version="runscore %s" % __version__)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    sub.add_parser("tasks", help="list the task ids, one a line")
+    p = sub.add_parser("options", help="list a task's options and their defaults")
+    p.add_argument("--task", required=True)
+    for name, helptext in (("validate", "check run files (exit 0 valid, 1 invalid)"),
+                           ("score", "score run files against reference data")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--task", required=True, help="task id (see `runscore tasks`)")
+        p.add_argument("--ref", required=(name == "score"),
+                       help="reference folder (with task.yaml) or a single reference file")
+        p.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
+        p.add_argument("--max-errors", type=int, default=50, help="errors listed per file (default 50)")
+        if name == "score":
+            p.add_argument("--json", action="store_true", help="print {run: {measure: value}} as JSON")
+            p.add_argument("--per-topic", action="store_true", help="include per-topic values")
+        p.add_argument("runs", nargs="+", metavar="RUN")
+    sub.add_parser("trec_eval", help="trec_eval-compatible front end (see `runscore trec_eval -h`)",
+                   add_help=False)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] == "trec_eval":
+            return cmd_trec_eval(None, argv[1:])
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            build_parser().print_help()
+            return EXIT_CONFIG
+        handler = {"tasks": cmd_tasks, "options": cmd_options, "validate": cmd_validate, "score": cmd_score}
+        return handler[args.command](args)
+    except RunError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_INVALID_RUN
+    except ConfigError as exc:
+        print("runscore: %s" % exc, file=sys.stderr)
+        return EXIT_CONFIG
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Diagnostics as data, and the two exceptions that map to exit codes.
+
+Why: a participant must see every problem of every file at once, each as `FILE:LINE: error: message`, and an
+organiser's mistake (bad reference data, bad usage) must be told apart from a participant's (bad run) by the
+exit code: 1 for the participant's fault, 2 for the organiser's.
+"""
+from dataclasses import dataclass
+from typing import List, Optional
+
+EXIT_OK = 0
+EXIT_INVALID_RUN = 1
+EXIT_CONFIG = 2
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding about one place of one file (line 0 = the file as a whole)."""
+
+    path: str
+    line: int
+    severity: str
+    message: str
+    code: str = ""
+
+    def __str__(self) -> str:
+        where = "%s:%d" % (self.path, self.line) if self.line else self.path
+        return "%s: %s: %s" % (where, self.severity, self.message)
+
+
+class RunError(Exception):
+    """The participant's run is invalid (exit 1)."""
+
+    def __init__(self, message: str, path: str = "", line: int = 0):
+        super().__init__(message)
+        self.diagnostic = Diagnostic(path, line, ERROR, message)
+
+    def __str__(self) -> str:
+        return str(self.diagnostic)
+
+
+class ConfigError(Exception):
+    """Bad usage, bad reference data or bad configuration: the organiser's fault (exit 2)."""
+
+    def __init__(self, message: str, path: str = "", line: int = 0):
+        super().__init__(message)
+        self.path, self.line = path, line
+
+    def __str__(self) -> str:
+        if self.path:
+            where = "%s:%d" % (self.path, self.line) if self.line else self.path
+            return "%s: error: %s" % (where, self.args[0])
+        return "error: %s" % self.args[0]
+
+
+class Diagnostics:
+    """Collects the findings of one file; caps how many errors are kept so a broken file stays readable."""
+
+    def __init__(self, path: str, max_errors: int = 50):
+        self.path = path
+        self.max_errors = max_errors
+        self.items: List[Diagnostic] = []
+        self.error_count = 0
+        self.warning_count = 0
+        self._suppressed_warnings = 0
+
+    def error(self, line: int, message: str, code: str = "") -> None:
+        self.error_count += 1
+        if self.error_count <= self.max_errors:
+            self.items.append(Diagnostic(self.path, line, ERROR, message, code))
+
+    def warning(self, line: int, message: str, code: str = "") -> None:
+        self.warning_count += 1
+        if self.warning_count <= self.max_errors:
+            self.items.append(Diagnostic(self.path, line, WARNING, message, code))
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        if diagnostic.severity == ERROR:
+            self.error(diagnostic.line, diagnostic.message, diagnostic.code)
+        else:
+            self.warning(diagnostic.line, diagnostic.message, diagnostic.code)
+
+    @property
+    def has_errors(self) -> bool:
+        return self.error_count > 0
+
+    def sorted_items(self) -> List[Diagnostic]:
+        return sorted(self.items, key=lambda d: (d.line, d.severity != ERROR))
+
+    def lines(self) -> List[str]:
+        """The printable report: every kept finding, then how many were left out."""
+        out = [str(d) for d in self.sorted_items()]
+        for count, kind in ((self.error_count, "errors"), (self.warning_count, "warnings")):
+            if count > self.max_errors:
+                out.append("%s: note: %d more %s not shown (first %d listed)"
+                           % (self.path, count - self.max_errors, kind, self.max_errors))
+        return out
+
+    def first_error(self) -> Optional[Diagnostic]:
+        errs = [d for d in self.sorted_items() if d.severity == ERROR]
+        return errs[0] if errs else None

@@ -1,0 +1,157 @@
+"""What a task is: a form to fill in, not a framework to learn.
+
+A task module declares its id, how its run files are recognised, its options (with defaults and help), its
+leaderboard columns (primary first), and four functions: load the reference, parse-and-check a run file,
+score a run. Everything else (discovery, reporting, the CLI, Codabench) is shared and reads these declarations.
+"""
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+from ..errors import ConfigError, Diagnostics
+
+
+@dataclass(frozen=True)
+class Option:
+    """A documented, configurable choice (set in the reference folder's task.yaml under `options:`)."""
+
+    name: str
+    default: Any
+    help: str
+    choices: Optional[Sequence[Any]] = None
+
+    def check(self, value: Any, where: str) -> Any:
+        if self.choices is not None and value not in self.choices:
+            raise ConfigError("option %s = %r is not one of %s"
+                              % (self.name, value, ", ".join(repr(c) for c in self.choices)), where)
+        if self.choices is None and self.default is not None and not isinstance(value, type(self.default)):
+            if not (isinstance(self.default, float) and isinstance(value, int)):
+                raise ConfigError("option %s = %r should be of type %s"
+                                  % (self.name, value, type(self.default).__name__), where)
+        return value
+
+
+@dataclass(frozen=True)
+class Column:
+    """A leaderboard column.
+
+    key: the column's own part of the leaderboard key ([a-z0-9_]; the task id is prefixed to it);
+    measure: the key of RunScores.measures it shows; title: at most 36 characters.
+    """
+
+    key: str
+    measure: str
+    title: str
+    sorting: str = "desc"
+    precision: int = 4
+
+
+@dataclass
+class ParsedRun:
+    """One run, checked and ready to score. A file can hold several runs (told apart by a run_id column)."""
+
+    name: str
+    path: str
+    data: Any
+
+
+@dataclass
+class RunScores:
+    """Scores of one run: overall values, values per topic, and notes worth showing the participant."""
+
+    measures: Dict[str, float]
+    per_topic: Dict[str, Dict[str, float]] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+
+
+class Task:
+    """Base class of every task. Subclasses fill in the class attributes and the four methods."""
+
+    id = ""
+    title = ""
+    description = ""               # one line, shown by `runscore tasks`
+    run_file_help = ""             # what a run file of this task is called / looks like
+    name_pattern: Optional[str] = None   # regex on the file's base name that claims a run file
+    options: Sequence[Option] = ()
+    columns: Sequence[Column] = ()
+    max_runs_per_submission: Optional[int] = None
+    per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order
+
+    # ---------------------------------------------------------------------------- discovery ---
+    def claims_name(self, basename: str) -> bool:
+        return bool(self.name_pattern) and re.fullmatch(self.name_pattern, basename) is not None
+
+    def sniff(self, head: str) -> bool:
+        """Does the start of a file (decoded text) look like a run of this task?"""
+        return False
+
+    # ---------------------------------------------------------------------------- options ---
+    def resolve_options(self, raw: Optional[Dict[str, Any]], where: str = "task.yaml") -> Dict[str, Any]:
+        raw = dict(raw or {})
+        known = {o.name: o for o in self.options}
+        resolved = {}
+        for name in raw:
+            if name not in known:
+                close = difflib.get_close_matches(name, list(known), n=3)
+                hint = " (did you mean %s?)" % ", ".join(close) if close else ""
+                raise ConfigError("unknown option %r for task %s%s; known options: %s"
+                                  % (name, self.id, hint, ", ".join(sorted(known)) or "none"), where)
+        for name, option in known.items():
+            resolved[name] = option.check(raw[name], where) if name in raw else option.default
+        return resolved
+
+    # ---------------------------------------------------------------------------- the four steps ---
+    def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Any:
+        """Read the reference (a folder with task.yaml, or a single file). Raise ConfigError on defects."""
+        raise NotImplementedError
+
+    def parse(self, path: str, display: str, diags: Diagnostics, reference: Any,
+              options: Dict[str, Any]) -> List[ParsedRun]:
+        """Parse and check one run file, reporting every problem to `diags`. `reference` may be None
+        (checking without reference data: only the rules that need no reference apply)."""
+        raise NotImplementedError
+
+    def score(self, run: ParsedRun, reference: Any, options: Dict[str, Any]) -> RunScores:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------------------- derived ---
+    @property
+    def key_prefix(self) -> str:
+        return self.id.replace("-", "_")
+
+    def leaderboard_key(self, column: Column) -> str:
+        return "%s_%s" % (self.key_prefix, column.key)
+
+    @property
+    def primary(self) -> Column:
+        return self.columns[0]
+
+
+def read_task_yaml(folder: str) -> Dict[str, Any]:
+    """The reference folder's task.yaml as a dict ({} when absent)."""
+    import yaml
+
+    path = os.path.join(folder, "task.yaml")
+    if not os.path.isfile(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError("cannot read task.yaml: %s" % exc, path)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError("task.yaml must be a mapping of keys to values", path)
+    return data
+
+
+def reference_file(folder: str, name: str, what: str) -> str:
+    """Path of a file named in task.yaml, relative to the reference folder; ConfigError if missing."""
+    path = os.path.join(folder, name)
+    if not os.path.isfile(path):
+        raise ConfigError("%s file %r named in task.yaml does not exist" % (what, name),
+                          os.path.join(folder, "task.yaml"))
+    return path

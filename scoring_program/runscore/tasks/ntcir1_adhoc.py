@@ -1,0 +1,281 @@
+"""Task ntcir1-adhoc: NTCIR-1 ad hoc retrieval, NACSIS result format, trec_eval measures at two levels.
+
+Seed: shared/seeds/004_c537320b854ab482.txt; spec: shared/specs/ntcir1-adhoc.md. Every rule of the seed is a
+check below (TAB-separated 6 fields, sorted by Topic-ID, one Run-ID, numeric similarity, rank ignored), plus
+the Proposed checks of the spec (duplicates, padding of topic ids, more than max_docs documents).
+"""
+import math
+import os
+import re
+from typing import Any, Dict, List, Optional
+
+from ..errors import ConfigError, Diagnostics
+from ..measures.trec import INTERP_RULES, TrecOptions
+from ..qrels import read_qrels
+from ..rankeval import TopicRun, evaluate_rankings
+from ..textfile import numbered_lines, read_text
+from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
+
+LEVELS = ("rel1", "rel2")
+# A graded qrels file holds letters (or integers); rigid (rel1) = A and above, relaxed (rel2) = B and above.
+GRADE_LETTERS = {"S": 3, "A": 2, "B": 1, "C": 0}
+GRADED_LEVEL = {"rel1": 2, "rel2": 1}
+
+MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+            "iprec_at_recall", "11pt_avg", "P")
+PER_TOPIC_SHOWN = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "P_10", "P_20")
+
+
+def normalise_topic(topic: str) -> str:
+    """Numeric topic ids are zero-padded to 4 digits (`31` -> `0031`), as NTCIR numbers its topics."""
+    return topic.zfill(4) if topic.isdigit() and len(topic) < 4 else topic
+
+
+class Reference:
+    """Qrels per level (topic -> docno -> grade), the grade threshold per level, and the official topics."""
+
+    def __init__(self, qrels: Dict[str, Dict], thresholds: Dict[str, int], topics: List[str]):
+        self.qrels = qrels
+        self.thresholds = thresholds
+        self.topics = topics
+
+
+class NacsisRun:
+    def __init__(self, run_id: str, topics: Dict[str, TopicRun]):
+        self.run_id = run_id
+        self.topics = topics
+
+
+class Ntcir1Adhoc(Task):
+    id = "ntcir1-adhoc"
+    title = "NTCIR-1 ad hoc retrieval"
+    description = "NTCIR-1 ad hoc retrieval (NACSIS result format), trec_eval measures for rel1 and rel2"
+    run_file_help = ("a file named by its Run-ID (e.g. ntc1), TAB-separated lines "
+                     "'Topic-ID Dummy Document-ID Rank Similarity Run-ID'")
+    options = (
+        Option("tie_order", "desc", "Order of documents with equal Similarity: Document-ID descending (trec_eval) "
+               "or ascending. The seed does not say which.", ("desc", "asc")),
+        Option("interp_cutoff", "ceil", "Recall-point rule for interpolated precision: ceil (trec_eval 7.2, "
+               "the 1999 tool), v9 or v10 (trec_eval 9.x / 10.0).", INTERP_RULES),
+        Option("max_docs", 1000, "Documents kept per topic, after sorting (trec_eval -M)."),
+        Option("exclude_topics_without_relevant", False, "Leave out of a level's means the topics that have no "
+               "relevant document at that level (trec_eval counts them with every measure 0)."),
+        Option("duplicates", "error", "A repeated (Topic-ID, Document-ID): an error, or keep the first line "
+               "and warn.", ("error", "keep_first")),
+    )
+    per_topic_measures = tuple("%s_%s" % (m, level) for level in LEVELS for m in PER_TOPIC_SHOWN)
+    columns = (
+        Column("map_rel1", "map_rel1", "MAP (rigid)"),
+        Column("map_rel2", "map_rel2", "MAP (relaxed)"),
+        Column("rprec_rel1", "Rprec_rel1", "R-prec (rigid)"),
+        Column("rprec_rel2", "Rprec_rel2", "R-prec (relaxed)"),
+        Column("p_10_rel1", "P_10_rel1", "P@10 (rigid)"),
+        Column("p_10_rel2", "P_10_rel2", "P@10 (relaxed)"),
+        Column("avg11pt_rel1", "11pt_avg_rel1", "11-pt average (rigid)"),
+        Column("avg11pt_rel2", "11pt_avg_rel2", "11-pt average (relaxed)"),
+    )
+
+    def sniff(self, head: str) -> bool:
+        for line in head.splitlines()[:5]:
+            if line.strip():
+                return len(line.split("\t")) == 6
+        return False
+
+    # ------------------------------------------------------------------------------ reference ---
+    def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Reference:
+        if os.path.isfile(ref_path):
+            return self._graded_reference(ref_path, None)
+        config = read_task_yaml(ref_path)
+        where = os.path.join(ref_path, "task.yaml")
+        topics = config.get("topics")
+        if topics is not None and not (isinstance(topics, list) and topics):
+            raise ConfigError("topics must be a non-empty list of topic ids", where)
+        if "qrels" in config:
+            files = config["qrels"]
+            if not isinstance(files, dict) or set(files) != set(LEVELS):
+                raise ConfigError("qrels must map rel1 and rel2 to a qrels file each", where)
+            qrels = {}
+            for level in LEVELS:
+                raw = read_qrels(reference_file(ref_path, files[level], level))
+                qrels[level] = {normalise_topic(t): docs for t, docs in raw.items()}
+            all_topics = sorted(set(qrels["rel1"]) | set(qrels["rel2"]))
+            return Reference(qrels, {"rel1": 1, "rel2": 1}, self._topic_list(topics, all_topics))
+        if "graded_qrels" in config:
+            return self._graded_reference(reference_file(ref_path, config["graded_qrels"], "graded qrels"),
+                                          topics)
+        raise ConfigError("task.yaml must name either qrels (rel1, rel2) or graded_qrels", where)
+
+    def _graded_reference(self, path: str, topics: Optional[List]) -> Reference:
+        raw = read_qrels(path, grade_map=GRADE_LETTERS)
+        qrels = {normalise_topic(t): docs for t, docs in raw.items()}
+        return Reference({level: qrels for level in LEVELS}, dict(GRADED_LEVEL),
+                         self._topic_list(topics, sorted(qrels)))
+
+    @staticmethod
+    def _topic_list(topics: Optional[List], default: List[str]) -> List[str]:
+        return [normalise_topic(str(t)) for t in topics] if topics else default
+
+    # ------------------------------------------------------------------------------ parsing ---
+    def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[Reference],
+              options: Dict[str, Any]) -> List[ParsedRun]:
+        text = read_text(path, display)
+        topics: Dict[str, TopicRun] = {}
+        seen: Dict[tuple, int] = {}
+        run_ids: Dict[str, int] = {}
+        dummies = set()
+        first = {}            # first line of each one-per-file warning
+        counts = {}
+        previous_topic = None
+        last_rank: Dict[str, tuple] = {}   # topic -> (Rank, Similarity) of its previous line
+
+        def once(kind: str, line_no: int, message: str) -> None:
+            counts[kind] = counts.get(kind, 0) + 1
+            if kind not in first:
+                first[kind] = (line_no, message)
+
+        for line_no, line in numbered_lines(text):
+            if not line.strip():
+                once("blank", line_no, "blank line ignored")
+                continue
+            fields = line.split("\t")
+            if len(fields) == 1:
+                fields = line.split()
+                once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
+            if len(fields) < 6:
+                diags.error(line_no, "expected 6 TAB-separated fields 'Topic-ID Dummy Document-ID Rank "
+                            "Similarity Run-ID', found %d" % len(fields))
+                continue
+            if len(fields) > 6:
+                once("extra", line_no, "more than 6 fields; fields after Run-ID are ignored")
+            topic_raw, dummy, docno, rank, sim_text, run_id = [f.strip() for f in fields[:6]]
+            if not topic_raw or not docno or not run_id:
+                missing = [n for n, v in (("Topic-ID", topic_raw), ("Document-ID", docno), ("Run-ID", run_id))
+                           if not v]
+                diags.error(line_no, "empty %s field" % " and ".join(missing))
+                continue
+            sim = _parse_similarity(sim_text)
+            if sim is None:
+                diags.error(line_no, "Similarity-value %r is not a finite number" % sim_text)
+                continue
+            topic = normalise_topic(topic_raw)
+            if topic != topic_raw:
+                once("padding", line_no, "Topic-ID %r is not zero-padded to 4 digits; read as %r"
+                     % (topic_raw, topic))
+            if previous_topic is not None and _topic_key(topic) < _topic_key(previous_topic):
+                once("order", line_no, "lines are not sorted by Topic-ID: %s comes after %s"
+                     % (topic, previous_topic))
+            previous_topic = topic
+            if not _is_int(rank):
+                once("rank", line_no, "Rank %r is not an integer (Rank is ignored)" % rank)
+            run_ids.setdefault(run_id, line_no)
+            dummies.add(dummy)
+            key = (topic, docno)
+            if key in seen:
+                message = ("duplicate Document-ID %s in topic %s (first seen at line %d)"
+                           % (docno, topic, seen[key]))
+                if options["duplicates"] == "keep_first":
+                    diags.warning(line_no, message + "; the first line is kept")
+                else:
+                    diags.error(line_no, message)
+                continue
+            seen[key] = line_no
+            topics.setdefault(topic, TopicRun()).add(docno, sim, line_no)
+            # Rank is ignored, but a Rank that grows while Similarity grows too usually means a sign error.
+            rank_value = int(rank) if _is_int(rank) else None
+            before = last_rank.get(topic)
+            if before and rank_value is not None and before[0] is not None:
+                if rank_value > before[0] and sim > before[1]:
+                    once("rankorder", line_no, "Rank and Similarity disagree: Rank grows from %d to %d while "
+                         "Similarity grows too (documents are ranked by Similarity; Rank is ignored)"
+                         % (before[0], rank_value))
+            last_rank[topic] = (rank_value, sim)
+
+        if not seen and not diags.has_errors:
+            diags.error(0, "the file holds no result lines")
+        if len(run_ids) > 1:
+            (first_id, _), (other_id, other_line) = sorted(run_ids.items(), key=lambda kv: kv[1])[:2]
+            diags.error(other_line, "Run-ID %r differs from %r of the first line; the Run-ID must be the same "
+                        "on every line (%d different Run-IDs in the file)" % (other_id, first_id, len(run_ids)))
+        if len(dummies) > 1:
+            once("dummy", 0, "the Dummy field is not constant (%d different values); it is ignored"
+                 % len(dummies))
+        for kind, (line_no, message) in first.items():
+            extra = counts[kind] - 1
+            diags.warning(line_no, message + (" (and %d more lines like it)" % extra if extra else ""))
+
+        max_docs = options["max_docs"]
+        for topic, topic_run in topics.items():
+            if len(topic_run.docnos) > max_docs:
+                diags.warning(topic_run.lines[0], "topic %s has %d documents; only the first %d after sorting "
+                              "by Similarity are scored" % (topic, len(topic_run.docnos), max_docs))
+        if reference is not None and seen:
+            self._check_against_reference(topics, reference, diags)
+
+        run_id = next(iter(run_ids), os.path.basename(display))
+        basename = os.path.basename(display)
+        if run_id and basename.split(".")[0] != run_id and len(run_ids) == 1:
+            diags.warning(0, "the file should be named by its Run-ID %r" % run_id)
+        return [ParsedRun(run_id, display, NacsisRun(run_id, topics))]
+
+    @staticmethod
+    def _check_against_reference(topics: Dict[str, TopicRun], reference: Reference, diags: Diagnostics) -> None:
+        official = set(reference.topics)
+        unknown = [t for t in topics if t not in official]
+        if unknown:
+            diags.warning(topics[unknown[0]].lines[0], "%d Topic-ID(s) are not official topics and are ignored: %s"
+                          % (len(unknown), ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else "")))
+        if not official & set(topics):
+            diags.error(0, "no line answers any official topic (%s)" % _topic_range(reference.topics))
+
+    # ------------------------------------------------------------------------------ scoring ---
+    def score(self, run: ParsedRun, reference: Reference, options: Dict[str, Any]) -> RunScores:
+        trec_options = TrecOptions(interp_cutoff=options["interp_cutoff"])
+        measures: Dict[str, float] = {}
+        per_topic: Dict[str, Dict[str, float]] = {}
+        notes = []
+        for level in LEVELS:
+            qrels = reference.qrels[level]
+            threshold = reference.thresholds[level]
+            no_relevant = [t for t in reference.topics
+                           if not any(g >= threshold for g in qrels.get(t, {}).values())]
+            topics = reference.topics
+            if no_relevant:
+                action = "left out of the means" if options["exclude_topics_without_relevant"] else \
+                    "counted with every measure 0"
+                notes.append("%s: %d topic(s) without relevant documents, %s: %s"
+                             % (level, len(no_relevant), action, ", ".join(no_relevant)))
+                if options["exclude_topics_without_relevant"]:
+                    topics = [t for t in topics if t not in set(no_relevant)]
+            values, summary = evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
+                                                options["tie_order"], options["max_docs"])
+            for name, value in summary.items():
+                measures["%s_%s" % (name, level)] = value
+            measures["num_q_%s" % level] = float(len(topics))
+            for topic, topic_values in values.items():
+                row = per_topic.setdefault(topic, {})
+                for name, value in topic_values.items():
+                    row["%s_%s" % (name, level)] = value
+        return RunScores(measures, per_topic, notes)
+
+
+def _parse_similarity(text: str) -> Optional[float]:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _is_int(text: str) -> bool:
+    return re.fullmatch(r"[+-]?\d+", text) is not None
+
+
+def _topic_key(topic: str):
+    return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+
+
+def _topic_range(topics: List[str]) -> str:
+    return "%s ... %s" % (topics[0], topics[-1]) if len(topics) > 1 else topics[0]
+
+
+TASK = Ntcir1Adhoc()

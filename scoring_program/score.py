@@ -1,0 +1,33 @@
+"""Codabench / CodaLab entry point: python3 $program/score.py $input $output (all logic is in runscore)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+REQUIRED = ("numpy", "yaml", "jsonschema")
+
+
+def _check_dependencies() -> bool:
+    missing = []
+    for name in REQUIRED:
+        try:
+            __import__(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        print("error: the scoring program needs Python packages %s, which this Docker image lacks; set the "
+              "competition's docker_image to codalab/codalab-legacy:py39" % ", ".join(missing), file=sys.stderr)
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    if sys.version_info < (3, 9):
+        print("error: the scoring program needs Python 3.9 or newer; set the competition's docker_image to "
+              "codalab/codalab-legacy:py39", file=sys.stderr)
+        sys.exit(2)
+    if not _check_dependencies():
+        sys.exit(2)
+    from runscore.codabench import main
+
+    sys.exit(main(sys.argv))
