@@ -1,4 +1,4 @@
-"""The command line: `runscore tasks | validate | score | trec_eval`.
+"""The command line: `runscore tasks | options | validate | score`, plus the modules of runscore/commands/.
 
 Exit codes everywhere: 0 success, 1 invalid run (the participant's fault), 2 bad usage or bad reference data
 (the organiser's fault). No traceback for bad input: RunError and ConfigError are mapped here, once.
@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional
 import yaml
 
 from . import __version__
+from .commands import command_modules
 from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
 from .pipeline import check_file, check_run_limit, load_reference, score_run
 from .report import summary_table
@@ -110,12 +111,6 @@ def cmd_score(args) -> int:
     return EXIT_OK
 
 
-def cmd_trec_eval(args, rest) -> int:
-    from .trec_eval_cli import main as trec_eval_main
-
-    return trec_eval_main(rest)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="runscore", description="Validate and score runs of IR and QA evaluation campaigns.")
     parser.add_argument("--version", action="version", version="runscore %s" % __version__)
@@ -135,16 +130,17 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--json", action="store_true", help="print {run: {measure: value}} as JSON")
             p.add_argument("--per-topic", action="store_true", help="include per-topic values")
         p.add_argument("runs", nargs="+", metavar="RUN")
-    sub.add_parser("trec_eval", help="trec_eval-compatible front end (see `runscore trec_eval -h`)",
-                   add_help=False)
+    for name, module in sorted(command_modules().items()):
+        sub.add_parser(name, help=module.HELP, add_help=False)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] == "trec_eval":
-            return cmd_trec_eval(None, argv[1:])
+        extra = command_modules()
+        if argv and argv[0] in extra:
+            return extra[argv[0]].run(argv[1:])
         args = build_parser().parse_args(argv)
         if args.command is None:
             build_parser().print_help()

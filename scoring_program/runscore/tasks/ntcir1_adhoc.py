@@ -14,6 +14,7 @@ from ..measures.trec import INTERP_RULES, TrecOptions
 from ..qrels import read_qrels
 from ..rankeval import TopicRun, evaluate_rankings
 from ..textfile import numbered_lines, read_text
+from ..validate import RecordSchema
 from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
 
 LEVELS = ("rel1", "rel2")
@@ -119,6 +120,7 @@ class Ntcir1Adhoc(Task):
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[Reference],
               options: Dict[str, Any]) -> List[ParsedRun]:
         text = read_text(path, display)
+        schema = RecordSchema("ntcir1-adhoc.record")
         topics: Dict[str, TopicRun] = {}
         seen: Dict[tuple, int] = {}
         run_ids: Dict[str, int] = {}
@@ -148,13 +150,14 @@ class Ntcir1Adhoc(Task):
             if len(fields) > 6:
                 once("extra", line_no, "more than 6 fields; fields after Run-ID are ignored")
             topic_raw, dummy, docno, rank, sim_text, run_id = [f.strip() for f in fields[:6]]
-            if not topic_raw or not docno or not run_id:
-                missing = [n for n, v in (("Topic-ID", topic_raw), ("Document-ID", docno), ("Run-ID", run_id))
-                           if not v]
-                diags.error(line_no, "empty %s field" % " and ".join(missing))
+            record = {"topic": topic_raw, "dummy": dummy, "docno": docno, "rank": rank, "similarity": sim_text,
+                      "run_id": run_id}
+            problems = schema.errors(record)
+            if problems:
+                diags.error(line_no, "; ".join(problems))
                 continue
-            sim = _parse_similarity(sim_text)
-            if sim is None:
+            sim = float(sim_text)
+            if not math.isfinite(sim):
                 diags.error(line_no, "Similarity-value %r is not a finite number" % sim_text)
                 continue
             topic = normalise_topic(topic_raw)
@@ -256,14 +259,6 @@ class Ntcir1Adhoc(Task):
                 for name, value in topic_values.items():
                     row["%s_%s" % (name, level)] = value
         return RunScores(measures, per_topic, notes)
-
-
-def _parse_similarity(text: str) -> Optional[float]:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def _is_int(text: str) -> bool:

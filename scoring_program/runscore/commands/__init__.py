@@ -1,0 +1,20 @@
+"""Extra CLI subcommands, one module each: adding a command is adding a module here.
+
+A command module defines NAME, HELP and run(argv) -> exit code, where argv is the list of arguments after the
+command name; it parses them itself (argparse, or trec_eval's own option syntax) and may raise RunError or
+ConfigError, which the CLI maps to exit codes 1 and 2.
+"""
+import importlib
+import pkgutil
+from typing import Dict
+
+
+def command_modules() -> Dict[str, object]:
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module("%s.%s" % (__name__, info.name))
+        if hasattr(module, "NAME") and hasattr(module, "run"):
+            found[module.NAME] = module
+    return found
