@@ -3,7 +3,8 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 # The scoring image is Python 3.9 (codalab/codalab-legacy:py39); use a 3.9 interpreter when the machine has one.
-PYTHON39 := $(shell command -v python3.9 2>/dev/null || ls /root/.pyenv/versions/3.9*/bin/python3.9 2>/dev/null | head -1)
+PYTHON39 := $(shell for p in $$(ls -d $$HOME/.pyenv/versions/3.9*/bin/python3.9 2>/dev/null) $$(command -v python3.9); do \
+	"$$p" -c 'import venv' >/dev/null 2>&1 && echo "$$p" && break; done)
 BASE_PYTHON ?= $(if $(PYTHON39),$(PYTHON39),python3)
 # Pins closest to the image (numpy 1.22.4, scipy 1.8.1, PyYAML 6.0, jsonschema 4.x) on Python 3.9.
 PINS_39 := "numpy==1.22.4" "scipy==1.8.1" "PyYAML==6.0.1" "jsonschema>=4,<5"
@@ -27,7 +28,7 @@ test: setup
 	$(PY) -m pytest
 
 lint: setup
-	$(PY) -m vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
+	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
 	$(PY) -m compileall -q scoring_program
 
 bench: setup
