@@ -1,0 +1,132 @@
+"""The shared stages: diagnostics, text reading, the ranking rule, scores files, task registry, CLI basics."""
+import json
+import math
+
+import numpy as np
+import pytest
+import yaml
+
+from conftest import run_cli
+from runscore.errors import ConfigError, Diagnostics, RunError
+from runscore.label import NOT_IN_POOL, UNJUDGED, judge_ranking, rank_order
+from runscore.report import check_scores, scores_txt, write_scores
+from runscore.tasks import all_tasks, get_task
+from runscore.textfile import decode_utf8, split_lines
+
+
+def test_diagnostics_are_capped_with_a_count():
+    diags = Diagnostics("run.txt", max_errors=3)
+    for line in range(1, 11):
+        diags.error(line, "bad line")
+    diags.warning(2, "odd")
+    lines = diags.lines()
+    assert lines[:4] == ["run.txt:1: error: bad line", "run.txt:2: error: bad line", "run.txt:2: warning: odd",
+                         "run.txt:3: error: bad line"]
+    assert lines[-1] == "run.txt: note: 7 more errors not shown (first 3 listed)"
+    assert diags.error_count == 10 and diags.has_errors
+
+
+def test_file_level_diagnostic_has_no_line_number():
+    diags = Diagnostics("run.txt")
+    diags.error(0, "empty")
+    assert diags.lines() == ["run.txt: error: empty"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("a\nb\n", ["a", "b"]),
+    ("a\r\nb\r\n", ["a", "b"]),
+    ("a\rb\r", ["a", "b"]),               # old Mac line ends
+    ("a\nb", ["a", "b"]),                 # no final newline
+    ("a\n\nb\n\n", ["a", "", "b", ""]),   # blank lines keep their numbers
+    ("a\x0bb\u2028c\n", ["a\x0bb\u2028c"]),   # only \n ends a line (str.splitlines would split here)
+])
+def test_split_lines_keeps_physical_numbering(text, expected):
+    assert split_lines(text) == expected
+
+
+def test_decode_reports_line_and_offset():
+    with pytest.raises(RunError) as info:
+        decode_utf8(b"ok\nok\nbad \xff here\n", "run.txt")
+    assert str(info.value) == "run.txt:3: error: file is not valid UTF-8 (byte 0xff at offset 10); save it as UTF-8"
+    assert decode_utf8(b"\xef\xbb\xbfabc", "x") == "abc"
+
+
+def test_rank_order_ties_by_docno():
+    scores = np.array([0.5, 0.5, 0.9])
+    docnos = ["B", "A", "C"]
+    assert [docnos[i] for i in rank_order(scores, docnos, "desc")] == ["C", "B", "A"]
+    assert [docnos[i] for i in rank_order(scores, docnos, "asc")] == ["C", "A", "B"]
+    assert [docnos[i] for i in rank_order(scores, docnos, "file")] == ["C", "B", "A"]
+
+
+def test_rank_order_compares_docnos_as_bytes():
+    # "Z" (0x5a) < "a" (0x61) < "é" (0xc3 0xa9 in UTF-8): descending byte order is é, a, Z.
+    docnos = ["a", "Z", "é"]
+    order = rank_order(np.zeros(3), docnos, "desc")
+    assert [docnos[i] for i in order] == sorted(docnos, key=lambda d: d.encode(), reverse=True)
+
+
+def test_judge_ranking_marks_unpooled_and_unjudged():
+    topic = judge_ranking(["a", "b", "c", "d"], {"a": 2, "b": 0, "c": -1, "z": 1}, level=1)
+    assert topic.rels.tolist() == [2, 0, UNJUDGED, NOT_IN_POOL]
+    assert topic.num_rel == 2 and topic.num_ret == 4
+
+
+def test_scores_txt_is_fixed_point_and_yaml_safe():
+    scores = {"a_map": 0.1234567890123, "b_tiny": 1e-12, "c_neg": -412.6666666667}
+    text = scores_txt(scores)
+    assert text == "a_map: 0.1234567890\nb_tiny: 0.0000000000\nc_neg: -412.6666666667\n"
+    assert yaml.safe_load(text) == {"a_map": 0.123456789, "b_tiny": 0.0, "c_neg": -412.6666666667}
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, 1e10, 1])
+def test_unstorable_scores_are_refused(bad):
+    with pytest.raises(ValueError):
+        check_scores({"x": bad})
+
+
+def test_write_scores_leaves_no_temporary_files(tmp_path):
+    write_scores(str(tmp_path), {"x": 0.5})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.json", "scores.txt"]
+    assert json.loads((tmp_path / "scores.json").read_text()) == {"x": 0.5}
+
+
+def test_every_task_declares_a_valid_form():
+    for task in all_tasks():
+        assert task.id and task.description and task.columns, task.id
+        keys = [task.leaderboard_key(c) for c in task.columns]
+        assert len(set(keys)) == len(keys)
+        for key, column in zip(keys, task.columns):
+            assert len(key) <= 36 and key == key.lower() and key.replace("_", "").isalnum(), key
+            assert len(column.title) <= 36 and column.sorting in ("asc", "desc")
+        task.resolve_options({})   # the defaults pass their own checks
+
+
+def test_unknown_task_suggests():
+    with pytest.raises(ConfigError) as info:
+        get_task("ntcir1_adhoc")
+    assert "did you mean ntcir1-adhoc" in str(info.value)
+
+
+def test_cli_tasks_lists_ids():
+    code, out, err = run_cli("tasks")
+    assert code == 0 and out.splitlines()[0].startswith("ntcir1-adhoc ")
+    assert all(line.split()[0] == t.id for line, t in zip(out.splitlines(), all_tasks()))
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["score", "--task", "nope", "--ref", "x", "y"], "unknown task 'nope'"),
+    (["score", "--task", "ntcir1-adhoc", "y"], "the following arguments are required: --ref"),
+    (["score", "--task", "ntcir1-adhoc", "--ref", "/nonexistent", "y"], "does not exist"),
+    (["validate", "--task", "ntcir1-adhoc", "--option", "tie_order=sideways", "/dev/null"], "is not one of"),
+    (["frobnicate"], "invalid choice"),
+    ([], ""),
+])
+def test_cli_usage_errors_exit_2(args, fragment):
+    code, out, err = run_cli(*args)
+    assert code == 2 and fragment in err + out and "Traceback" not in err
+
+
+def test_cli_missing_run_file_exit_2(tmp_path):
+    code, out, err = run_cli("validate", "--task", "ntcir1-adhoc", str(tmp_path / "nope"))
+    assert code == 2 and "does not exist" in err
