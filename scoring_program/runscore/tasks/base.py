@@ -64,6 +64,9 @@ class RunScores:
     measures: Dict[str, float]
     per_topic: Dict[str, Dict[str, float]] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    # Extra tables for the detailed report, each {"caption", "header", "rows"} (e.g. a confusion matrix, or
+    # per-question text that per_topic's numbers cannot hold).
+    tables: List[Dict[str, Any]] = field(default_factory=list)
 
 
 class Task:
