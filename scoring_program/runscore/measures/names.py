@@ -1,0 +1,149 @@
+"""Canonical measure names that parse back to themselves, and translators from the peers' names.
+
+Why a tiny explicit grammar: task options, leaderboard columns, docs and the CLI all name measures; one parser
+means `MSnDCG@20` means the same everywhere, and a typo is a usage error with suggestions instead of a silent 0.
+
+    name   := family ["@" cutoff] ["(" param "=" number {"," param "=" number} ")"]
+    family := a key of measures.ntcireval.FAMILIES (AP, Q, nDCG, MSnDCG, P, Hit, RR, ERR, nERR, RBP, ...)
+    cutoff := a positive integer without leading zeros
+
+Canonical form: parameters sorted by name and left out when equal to their default (`Q(beta=0.5)`, `Q`).
+NTCIREVAL prints 4-digit cutoffs and other family names (`MSnDCG@0020`, `Q-measure`, `NCUgu,P`): see
+`from_ntcireval` / `to_ntcireval`. `from_trec_eval` translates the trec_eval names whose definition coincides
+with an NTCIREVAL measure on the same labelled list (e.g. `ndcg_cut.20` with linear gains = `MSnDCG@20`).
+"""
+import difflib
+import re
+from typing import NamedTuple, Optional, Tuple
+
+from ..errors import ConfigError
+from .ntcireval import FAMILIES
+
+_NAME = re.compile(r"(?P<family>[A-Za-z][A-Za-z0-9]*)(?:@(?P<cutoff>\d+))?(?:\((?P<params>[^()]*)\))?")
+_PARAM = re.compile(r"\s*(?P<key>[a-z]+)\s*=\s*(?P<value>[0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)\s*")
+
+_NTCIREVAL_FAMILIES = {m.ntcireval: m.family for m in FAMILIES.values()}
+_NTCIREVAL_FAMILIES["Prec"] = "P"          # NTCIREVAL's documentation spells precision Prec@l
+_NTCIREVAL_FAMILIES["Q"] = "Q"             # with a cutoff NTCIREVAL prints Q@0010, without it Q-measure
+
+_TREC_EVAL = {
+    "map": "AP",
+    "recip_rank": "RR",
+    "P": "P@{}",
+    "ndcg_cut": "MSnDCG@{}",
+    "success": "Hit@{}",
+}
+
+
+class MeasureName(NamedTuple):
+    """A parsed measure name; str() gives the canonical form."""
+
+    family: str
+    cutoff: Optional[int] = None
+    params: Tuple[Tuple[str, float], ...] = ()
+
+    def __str__(self) -> str:
+        text = self.family
+        if self.cutoff is not None:
+            text += "@%d" % self.cutoff
+        if self.params:
+            text += "(%s)" % ",".join("%s=%s" % (k, _number(v)) for k, v in self.params)
+        return text
+
+    def param(self, key: str) -> float:
+        return dict(self.params).get(key, FAMILIES[self.family].params[key])
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def known_examples():
+    """Names a user may have meant: every family, with a typical cutoff where it takes one."""
+    out = []
+    for family, measure in FAMILIES.items():
+        if measure.cutoff != "required":
+            out.append(family)
+        if measure.cutoff != "none":
+            out.extend("%s@%d" % (family, c) for c in (10, 20))
+    return out
+
+
+def _bad(text: str, why: str) -> ConfigError:
+    close = difflib.get_close_matches(text, known_examples(), n=3, cutoff=0.5)
+    hint = " (did you mean %s?)" % ", ".join(close) if close else ""
+    return ConfigError("unknown measure %r: %s%s" % (text, why, hint))
+
+
+def parse_name(text: str) -> MeasureName:
+    """Parse a canonical (or non-canonical but valid, e.g. `Q(beta=1)`) name; ConfigError with suggestions."""
+    match = _NAME.fullmatch(text.strip())
+    if not match:
+        raise _bad(text, "expected FAMILY[@CUTOFF][(param=value,...)], e.g. MSnDCG@20")
+    family = match.group("family")
+    measure = FAMILIES.get(family)
+    if measure is None:
+        raise _bad(text, "no measure family %r (known: %s)" % (family, ", ".join(FAMILIES)))
+    cutoff = None
+    if match.group("cutoff") is not None:
+        digits = match.group("cutoff")
+        if measure.cutoff == "none":
+            raise _bad(text, "%s takes no cutoff" % family)
+        if digits.startswith("0"):
+            raise _bad(text, "a cutoff is a positive integer without leading zeros (NTCIREVAL's %s@%s is "
+                       "written %s@%d)" % (family, digits, family, int(digits)))
+        cutoff = int(digits)
+    elif measure.cutoff == "required":
+        raise _bad(text, "%s needs a cutoff, e.g. %s@20" % (family, family))
+    params = {}
+    if match.group("params") is not None:
+        for part in match.group("params").split(","):
+            item = _PARAM.fullmatch(part)
+            if not item:
+                raise _bad(text, "parameter %r: expected name=number" % part.strip())
+            key = item.group("key")
+            if key not in measure.params:
+                raise _bad(text, "%s has no parameter %r (parameters: %s)"
+                           % (family, key, ", ".join(measure.params) or "none"))
+            if key in params:
+                raise _bad(text, "parameter %r given twice" % key)
+            params[key] = float(item.group("value"))
+    canonical = tuple(sorted((k, v) for k, v in params.items() if v != measure.params[k]))
+    return MeasureName(family, cutoff, canonical)
+
+
+def canonical(text: str) -> str:
+    return str(parse_name(text))
+
+
+def from_ntcireval(text: str) -> MeasureName:
+    """NTCIREVAL output name (`MSnDCG@0020`, `Q-measure`, `NCUgu,P`, `Prec@0010`) -> MeasureName."""
+    name = text.strip().rstrip("=")
+    family_text, _, cutoff = name.partition("@")
+    family = _NTCIREVAL_FAMILIES.get(family_text)
+    if family is None or (cutoff and not cutoff.isdigit()):
+        raise _bad(text, "not an NTCIREVAL measure name")
+    if cutoff:
+        return parse_name("%s@%d" % (family, int(cutoff)))
+    return parse_name(family)
+
+
+def to_ntcireval(name) -> str:
+    """MeasureName or canonical name -> the name NTCIREVAL prints (4-digit cutoff)."""
+    parsed = parse_name(name) if isinstance(name, str) else name
+    base = FAMILIES[parsed.family].ntcireval
+    if parsed.cutoff is not None and parsed.family == "Q":
+        base = "Q"
+    return base if parsed.cutoff is None else "%s@%04d" % (base, parsed.cutoff)
+
+
+def from_trec_eval(text: str) -> MeasureName:
+    """trec_eval name (`map`, `P_20`/`P.20`, `recip_rank`, `ndcg_cut_20`/`ndcg_cut.20`, `success_1`) ->
+    the NTCIREVAL measure that gives the same value on the same labelled list (binary or linear gains)."""
+    name = text.strip()
+    match = re.fullmatch(r"([a-z_A-Z]+?)(?:[._](\d+))?", name)
+    template = _TREC_EVAL.get(match.group(1)) if match else None
+    if template is None or (("{}" in template) != (match.group(2) is not None)):
+        raise _bad(text, "no NTCIREVAL equivalent of trec_eval measure %r (translated: %s)"
+                   % (text, ", ".join(sorted(_TREC_EVAL))))
+    return parse_name(template.format(int(match.group(2))) if match.group(2) else template)
