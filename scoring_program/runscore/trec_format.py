@@ -1,0 +1,72 @@
+"""Reader for TREC run ("results") files as trec_eval reads them, but strict where trec_eval is silently lenient.
+
+Format: `qid iter docno rank sim run_id [ignored ...]`, whitespace-separated; iter and rank are ignored, the
+run id of the last line is the run's. trec_eval reads a score `abc` as 0, keeps duplicate documents until they
+abort the evaluation, and numbers its "Malformed line" messages without comment lines. We report every
+defect at once with the physical line number and refuse to score (exit 1).
+"""
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+from .errors import Diagnostics
+from .rankeval import TopicRun
+from .textfile import decode_utf8, numbered_lines
+
+FIELDS = "qid iter docno rank sim run_id"
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+@dataclass
+class TrecRun:
+    topics: Dict[str, TopicRun] = field(default_factory=OrderedDict)
+    run_id: str = ""
+
+
+def parse_trec_run(data: bytes, path: str, comments: bool = False, max_errors: int = 50) -> (TrecRun, Diagnostics):
+    """Parse run bytes; `comments` makes lines starting with `#` comments (trec_eval 10.0)."""
+    diags = Diagnostics(path, max_errors)
+    run = TrecRun()
+    try:
+        text = decode_utf8(data, path)
+    except Exception as exc:   # RunError from decode_utf8: keep it as a diagnostic
+        diagnostic = getattr(exc, "diagnostic", None)
+        diags.error(diagnostic.line if diagnostic else 0, diagnostic.message if diagnostic else str(exc))
+        return run, diags
+    first_line: Dict[tuple, int] = {}
+    for line_no, line in numbered_lines(text):
+        stripped = line.strip()
+        if not stripped or (comments and stripped.startswith("#")):
+            continue
+        fields = stripped.split()
+        if len(fields) < 6:
+            diags.error(line_no, "malformed line: %d field(s), expected at least 6: %s" % (len(fields), FIELDS))
+            continue
+        qid, docno, sim_text, run_id = fields[0], fields[2], fields[4], fields[5]
+        if not _NUMBER.fullmatch(sim_text):
+            diags.error(line_no, "score (field 5) %r is not a number" % sim_text)
+            continue
+        sim = float(sim_text)
+        if sim != sim or sim in (float("inf"), float("-inf")):
+            diags.error(line_no, "score (field 5) %r is out of range for a double" % sim_text)
+            continue
+        key = (qid, docno)
+        if key in first_line:
+            diags.error(line_no, "duplicate docno %s in topic %s (first seen at line %d)"
+                        % (docno, qid, first_line[key]))
+            continue
+        first_line[key] = line_no
+        run.topics.setdefault(qid, TopicRun()).add(docno, sim, line_no)
+        run.run_id = run_id
+    if not first_line and not diags.has_errors:
+        diags.error(0, "the run has no result lines")
+    return run, diags
+
+
+def read_trec_run(path: str, comments: bool = False, max_errors: int = 50, data: Optional[bytes] = None):
+    """Read and parse a run file (or the given bytes, e.g. stdin); OSError propagates to the caller."""
+    if data is None:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    return parse_trec_run(data, path, comments, max_errors)
