@@ -1,0 +1,32 @@
+"""`runscore lint-bundle PATH`: check a competition bundle folder or upload zip against the platform's rules.
+
+Exit codes (as everywhere in runscore): 0 no error (warnings allowed), 1 the bundle breaks a rule (the
+input under check is invalid, as `validate` does for a run), 2 bad usage (PATH missing, not a zip or folder).
+"""
+import argparse
+import sys
+from typing import List
+
+from ..errors import EXIT_INVALID_RUN, EXIT_OK, ConfigError
+
+NAME = "lint-bundle"
+HELP = "check a competition bundle (folder or zip) against Codabench / CodaLab rules"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        raise ConfigError(message)
+
+
+def run(argv: List[str]) -> int:
+    parser = _Parser(prog="runscore lint-bundle", description=HELP)
+    parser.add_argument("path", metavar="PATH", help="the bundle folder (e.g. the repository root) or zip")
+    parser.add_argument("--quiet", action="store_true", help="print errors only")
+    args = parser.parse_args(argv)
+    from ..lint_bundle import lint_path, print_report
+
+    found = lint_path(args.path)
+    shown = [d for d in found if d.severity == "error"] if args.quiet else found
+    print_report(shown)
+    return EXIT_INVALID_RUN if any(d.severity == "error" for d in found) else EXIT_OK
