@@ -47,7 +47,7 @@ LONG_OPTIONS = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure"
                 "complete_rel_info_wanted": "c", "level_for_rel": "l", "nosummary": "n", "Debug_level": "D",
                 "Judged_docs_only": "J", "Number_docs_in_coll": "N", "Max_retrieved_per_topic": "M",
                 "Rel_info_format": "R", "Results_format": "T", "Output_old_results_format": "o",
-                "Zscore": "Z", "v10": "V10"}
+                "Zscore": "Z", "v10": "V10", "full-precision": "FULL"}
 
 USAGE = """usage: runscore trec_eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-m MEASURE[.PARAMS]]...
                           [--v10 | -V 9|10] QRELS RUN
@@ -58,6 +58,7 @@ USAGE = """usage: runscore trec_eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N 
   --v10 / -V 10  trec_eval 10.0 rules: lround recall cutoffs, double scores, '#' comments, a qrels topic
                  missing from the run is an error without -c and printed with -c -q, all_trec adds rbp,
                  rbp_resid, unj.  Default: trec_eval 9.0.8 (scores read as C float).
+  --full-precision  print values with %.17g instead of %6.4f (runscore extension)
 RUN may be '-' for standard input. See docs/trec_eval.md."""
 
 
@@ -85,6 +86,8 @@ def _parse_argv(argv: Sequence[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
             letter = LONG_OPTIONS[matches[0]]
             if letter == "V10":
                 opts.append(("V", "10"))
+            elif letter == "FULL":
+                opts.append(("F", ""))
             elif letter in SHORT_WITH_ARG:
                 if not eq:
                     if i >= len(args):
@@ -139,6 +142,7 @@ class Settings:
         self.measure_args: List[str] = []
         self.help = False
         self.version = False
+        self.full_precision = False   # runscore extension: %.17g instead of %6.4f
 
 
 def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
@@ -165,6 +169,8 @@ def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
             s.num_docs_in_coll = _int_arg(letter, value)
         elif letter == "m":
             s.measure_args.append(value)
+        elif letter == "F":
+            s.full_precision = True
         elif letter == "V":
             if value not in ("9", "10"):
                 raise _Usage("-V takes 9 (trec_eval 9.0.8, default) or 10 (trec_eval 10.0), got %r" % value)
@@ -172,7 +178,8 @@ def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
         elif letter == "R" and value == "qrels" or letter == "T" and value == "trec_results":
             continue
         else:
-            raise _Usage("runscore trec_eval does not support %s" % UNSUPPORTED_OPTIONS.get("-" + letter, letter))
+            raise _Usage("%s is not supported by runscore trec_eval"
+                         % UNSUPPORTED_OPTIONS.get("-" + letter, "-%s %s" % (letter, value)))
     return s, positional
 
 
@@ -212,20 +219,21 @@ def select_measures(measure_args: Sequence[str], v10: bool) -> Tuple[List[str], 
     return [m for m in order if m in marked], params
 
 
-def format_value(value: float) -> str:
-    """C printf("%6.4f") including its spelling of NaN and infinities."""
+def format_value(value: float, full: bool = False) -> str:
+    """C printf("%6.4f") (or "%.17g" when `full`), including C's spelling of NaN and infinities."""
     if value != value:
-        return "%6s" % ("-nan" if math.copysign(1.0, value) < 0 else "nan")
+        return ("%s" if full else "%6s") % ("-nan" if math.copysign(1.0, value) < 0 else "nan")
     if value in (math.inf, -math.inf):
-        return "%6s" % ("inf" if value > 0 else "-inf")
-    return "%6.4f" % value
+        return ("%s" if full else "%6s") % ("inf" if value > 0 else "-inf")
+    return "%.17g" % value if full else "%6.4f" % value
 
 
 def _line(name: str, qid: str, text: str) -> str:
     return "%-22s\t%s\t%s" % (name, qid, text)
 
 
-def topic_lines(qid: str, measures: Sequence[str], values: Dict[str, object], params: Dict) -> List[str]:
+def topic_lines(qid: str, measures: Sequence[str], values: Dict[str, object], params: Dict,
+                full: bool = False) -> List[str]:
     out = []
     for name in measures:
         if name in ("runid", "num_q"):
@@ -240,12 +248,12 @@ def topic_lines(qid: str, measures: Sequence[str], values: Dict[str, object], pa
             elif measure.is_count:
                 out.append(_line(value_name, qid, "%d" % int(value)))
             else:
-                out.append(_line(value_name, qid, format_value(value)))
+                out.append(_line(value_name, qid, format_value(value, full)))
     return out
 
 
 def summary_lines(measures: Sequence[str], per_topic: Dict[str, Dict[str, object]], params: Dict,
-                  run_id: str) -> List[str]:
+                  run_id: str, full: bool = False) -> List[str]:
     out = []
     for name in measures:
         if name == "runid":
@@ -259,7 +267,8 @@ def summary_lines(measures: Sequence[str], per_topic: Dict[str, Dict[str, object
             continue
         for value_name in measure.value_names(params.get(name, measure.params)):
             value = summarise(measure, [v[value_name] for v in per_topic.values()])
-            out.append(_line(value_name, "all", "%d" % int(value) if measure.is_count else format_value(value)))
+            text = "%d" % int(value) if measure.is_count else format_value(value, full)
+            out.append(_line(value_name, "all", text))
     return out
 
 
@@ -346,8 +355,6 @@ def _run(argv: Sequence[str]) -> int:
     if len(positional) != 2:
         raise _Usage("expected two files, QRELS and RUN, got %d argument(s)" % len(positional))
     qrels_path, run_path = positional
-    if settings.level < 0 and False:
-        pass
     if settings.max_docs is not None and settings.max_docs < 0:
         raise _Usage("-M needs a number >= 0, got %d" % settings.max_docs)
     measures, params = select_measures(settings.measure_args, settings.v10)
@@ -375,10 +382,10 @@ def _run(argv: Sequence[str]) -> int:
     out = io.StringIO()
     if settings.per_topic:
         for qid in printed:
-            for line in topic_lines(qid, measures, per_topic[qid], params):
+            for line in topic_lines(qid, measures, per_topic[qid], params, settings.full_precision):
                 out.write(line + "\n")
     if settings.summary:
-        for line in summary_lines(measures, per_topic, params, run_data.run_id):
+        for line in summary_lines(measures, per_topic, params, run_data.run_id, settings.full_precision):
             out.write(line + "\n")
     sys.stdout.write(out.getvalue())
     return EXIT_OK
