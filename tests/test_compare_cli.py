@@ -177,3 +177,17 @@ def test_comparison_section_for_the_results_page(runs):
     page = detailed_html("results", [section])                       # the page renderer accepts the section
     assert "Comparison of the ntcir1-adhoc runs" in page
     assert comparison_section(task, scored[:1]) is None
+
+
+def test_topic_set_follows_the_task_options(runs):
+    # With exclude_topics_without_relevant the task leaves topics without a rigid-relevant document out of
+    # map_rel1; the comparison must use the same topics, so its means are the official ones.
+    _, reversed_run, _ = runs
+    option = ("--option", "exclude_topics_without_relevant=true")
+    data, _ = _json(SAMPLE, reversed_run, *option, "--trials", "100", "--bootstrap", "100")
+    code, out, err = run_cli("score", "--task", "ntcir1-adhoc", "--ref", REF, "--json", *option, SAMPLE, reversed_run)
+    assert code == 0, err
+    scored = json.loads(out)
+    assert len(data["topics"]) == scored["ntc1"]["num_q_rel1"] < 6
+    for run in ("ntc1", "ntc2"):
+        assert data["means"][run]["mean"] == pytest.approx(scored[run]["map_rel1"], abs=1e-12)
