@@ -242,3 +242,11 @@ def test_score_py_rejects_duplicate_question(tmp_path):
     code, _, err = run_score_py(input_dir, tmp_path / "output")
     assert code == 1 and "duplicate QUESTION_ID DS2-QA-E-0001" in err
     assert not (tmp_path / "output" / "scores.json").exists()
+
+
+def test_validate_without_reference(tmp_path, capsys):
+    run = tmp_path / "run.tsv"
+    run.write_text(SYSDESC + ANSWERS + "Q-7\tx\n", encoding="utf-8")
+    exit_code, out, err = cli(capsys, "validate", "--task", "datasearch-qa", run)
+    assert exit_code == 0 and "run.tsv: valid (0 error(s), 1 warning(s))" in out
+    assert ":5: warning: QUESTION_ID Q-7 is not of the form DS2-QA-E-#### or DS2-QA-J-####" in err

@@ -254,3 +254,11 @@ def test_cli_smoke_subprocess():
     assert code == 0 and "temporalia-tqic" in out
     code, out, _ = run_cli("options", "--task", "temporalia-tqic")
     assert code == 0 and "unknown_class = 'wrong'" in out
+
+
+def test_validate_without_reference(tmp_path, capsys):
+    run = tmp_path / "tqic_g"
+    run.write_text(GOOD, encoding="utf-8")
+    exit_code, out, err = cli(capsys, "validate", "--task", "temporalia-tqic", run)
+    assert exit_code == 0 and "tqic_g: valid (0 error(s), 1 warning(s))" in out
+    assert "class 'present' is not one of" in err

@@ -21,6 +21,7 @@ from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, re
 LANGUAGES = {"E": "English", "J": "Japanese"}
 LANGUAGE_NAMES = {"e": "E", "en": "E", "english": "E", "j": "J", "ja": "J", "japanese": "J"}
 QID_LANGUAGE = re.compile(r"DS2-QA-([EJ])-")
+QID_FORM = re.compile(r"DS2-QA-[EJ]-[0-9]+")
 # The seed's own example `<SYSDESC>BERT-based approach<SYSDESC>` lacks the slash: accepted with a warning.
 SYSDESC = re.compile(r"^<SYSDESC>(.*?)(</SYSDESC>|<SYSDESC>)?\s*$", re.IGNORECASE)
 PLACEHOLDER = "[REPLACE ME]"
@@ -145,6 +146,11 @@ class DatasearchQa(Task):
             diags.error(0, "the file holds no answer lines")
         if reference is not None and run.answers:
             self._check_against_reference(run, reference, diags, options)
+        elif reference is None:
+            odd = [q for q in run.answers if QID_FORM.fullmatch(q) is None]
+            if odd:
+                diags.warning(run.lines[odd[0]], "QUESTION_ID %s is not of the form DS2-QA-E-#### or DS2-QA-J-####"
+                              % odd[0] + _more(odd))
         return [ParsedRun(os.path.basename(display), display, run)]
 
     @staticmethod
