@@ -121,6 +121,8 @@ BAD_USAGE = [
     (["ONE", "TWO", "--confidence", "1.5"], 2, "--confidence must be between 0 and 1"),
     (["ONE", "TWO", "--correction", "sidak"], 2, "invalid choice: 'sidak'"),
     (["--runs-dir", "no-such-folder"], 2, "--runs-dir 'no-such-folder' is not a folder"),
+    (["ONE", "TWO", "--figure", "no-such-folder/cmp.svg"], 2, "--figure 'no-such-folder/cmp.svg': its folder does not exist"),
+    (["ONE", "TWO", "--option", "tie_order=random"], 2, "option tie_order = 'random' is not one of 'desc', 'asc'"),
     (["ONE", "BAD"], 1, "BAD:2: error: expected 6 TAB-separated fields"),
 ]
 

@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
 from scipy import stats
 
 from runscore import compare
@@ -286,3 +288,28 @@ def test_identical_runs_give_no_evidence_and_json_has_no_infinity():
     assert same.ties == 3
     data = compare.comparison_json(result)
     json.dumps(data, allow_nan=False)      # raises on NaN or infinity
+
+
+# ------------------------------------------------------------------------------------------ properties ---
+
+@settings(max_examples=40, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(2, 8), st.integers(2, 5)),
+              elements=st.floats(0, 1, allow_nan=False, width=32)), st.integers(0, 2 ** 31))
+def test_tukey_hsd_p_values_are_symmetric_and_shrink_as_differences_grow(values, seed):
+    p = compare.randomised_tukey_hsd(values, trials=60, seed=seed)
+    assert np.all((p >= 0) & (p <= 1)) and np.array_equal(p, p.T) and np.all(np.diag(p) == 1.0)
+    # The pairs share one null distribution (of the range), so a larger observed difference never has a
+    # larger p-value.
+    means = values.mean(axis=0)
+    diffs = np.abs(means[:, None] - means[None, :]).ravel()
+    flat = p.ravel()
+    clearly_larger = diffs[:, None] > diffs[None, :] + 2 * compare.tie_tolerance(values)
+    assert not np.any(clearly_larger & (flat[:, None] > flat[None, :]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=12), st.sampled_from(["holm", "bonferroni"]))
+def test_corrections_never_lower_a_p_value_and_holm_never_exceeds_bonferroni(p, method):
+    adjusted = compare.adjust_p_values(p, method)
+    assert np.all(adjusted >= np.asarray(p) - 1e-15) and np.all(adjusted <= 1.0)
+    assert np.all(compare.adjust_p_values(p, "holm") <= compare.adjust_p_values(p, "bonferroni") + 1e-15)

@@ -69,6 +69,8 @@ def run(argv: List[str]) -> int:
         raise UsageError("--trials and --bootstrap must be at least 1")
     if not 0.0 < args.confidence < 1.0:
         raise UsageError("--confidence must be between 0 and 1, got %r" % args.confidence)
+    if args.figure and not os.path.isdir(os.path.dirname(os.path.abspath(args.figure))):
+        raise UsageError("--figure %r: its folder does not exist" % args.figure)
     files = run_files(args.runs, args.runs_dir or [])
     if not files:
         raise UsageError("no run files: name at least 2 runs, or a folder of runs with --runs-dir")
@@ -92,7 +94,10 @@ def run(argv: List[str]) -> int:
     for note in matrix.notes:
         print("note: %s" % note, file=sys.stderr)
     if args.figure:
-        atomic_write(args.figure, analysis.figure_svg(comparison))
+        try:
+            atomic_write(args.figure, analysis.figure_svg(comparison))
+        except OSError as exc:
+            raise UsageError("cannot write --figure %r: %s" % (args.figure, exc.strerror or exc))
     if args.json:
         print(json.dumps(analysis.comparison_json(comparison, task.id), indent=2, allow_nan=False))
         return EXIT_OK
