@@ -35,6 +35,11 @@ def test_sample_scores_by_cli():
     assert result["all"]["pap10"] == pytest.approx(sum(SAMPLE_PER_QUESTION.values()) / 6)
     assert result["all"]["pap10_answerable"] == pytest.approx(sum(answerable) / 4)
     assert result["all"]["noanswer_acc"] == pytest.approx((1.0 + 0.0) / 2)
+    # 002: three answers, two matched (the second محمد finds its text used up), two distinct gold texts.
+    assert result["per_topic"]["901:4-6_002"] == {"pap10": 1.0, "answerable": 1.0, "answers": 3.0, "matched": 2.0,
+                                                  "gold_texts": 2.0}
+    assert result["per_topic"]["903:1-4_005"] == {"pap10": 0.0, "answerable": 0.0, "answers": 1.0, "matched": 0.0,
+                                                  "gold_texts": 0.0}
 
 
 def test_sample_scores_by_score_py(tmp_path):

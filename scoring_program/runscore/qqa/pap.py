@@ -57,9 +57,12 @@ class Entry:
 
 @dataclass
 class RecordScore:
+    """pAP of one record, how it came about, and the match value of each re-ranked item (step 10)."""
+
     pap: float
     outcome: str
     matches: Tuple[float, ...] = ()
+    distinct_gold_texts: int = 0
 
 
 # ---------------------------------------------------------------------------------------------- helpers ---
@@ -233,20 +236,20 @@ def partial_average_precision(matches: Sequence[float], distinct_gold_texts: int
 def score_record(passage: str, gold: Sequence[Dict], predictions: Optional[Sequence[Dict]], segment: Segmenter,
                  cutoff: int = CUTOFF) -> RecordScore:
     """pAP of one question-passage pair. predictions None = the pq_id is missing from the run."""
+    positions = PositionMap(passage, segment)
+    golds = gold_answers(passage, gold, positions, segment)
+    distinct = len({g.text for g in golds})
     if predictions is None:
-        return RecordScore(0.0, MISSING)
+        return RecordScore(0.0, MISSING, (), distinct)
     if not gold:
         return RecordScore(1.0, ABSTAINED_CORRECTLY) if not predictions else RecordScore(0.0, ANSWERED_NO_ANSWER)
     if not predictions:
-        return RecordScore(0.0, ABSTAINED_WRONGLY)
-    positions = PositionMap(passage, segment)
-    golds = gold_answers(passage, gold, positions, segment)
+        return RecordScore(0.0, ABSTAINED_WRONGLY, (), distinct)
     survivors = surviving_predictions(predictions, positions, segment, cutoff)
     if not survivors:
-        return RecordScore(0.0, ALL_DROPPED)    # the official scorer crashes here
+        return RecordScore(0.0, ALL_DROPPED, (), distinct)    # the official scorer crashes here
     emitted: List[Tuple[Span, float]] = []
     for entries in group_by_text(survivors, golds).values():
         split_group(entries, emitted)
     matches = greedy_matches(rerank(emitted), golds)
-    distinct = len({g.text for g in golds})
-    return RecordScore(partial_average_precision(matches, distinct), SCORED, tuple(matches))
+    return RecordScore(partial_average_precision(matches, distinct), SCORED, tuple(matches), distinct)

@@ -47,7 +47,9 @@ class Qqa23Mrc(Task):
         Column("pap10_answerable", "pap10_answerable", "pAP@10 (answerable questions)", precision=4),
         Column("noanswer_acc", "noanswer_acc", "pAP@10 (zero-answer: abstentions)", precision=4),
     )
-    per_topic_measures = ("pap10", "answerable")
+    # Per question: pAP, 1 if the gold has answers, answers in the run, re-ranked items that matched a gold,
+    # distinct normalised gold texts (the pAP denominator; 0 for a zero-answer question).
+    per_topic_measures = ("pap10", "answerable", "answers", "matched", "gold_texts")
 
     def sniff(self, head: str) -> bool:
         """A JSON object whose first key looks like a pq_id (`38:41-44_105`) or whose answers carry token indices."""
@@ -87,7 +89,11 @@ class Qqa23Mrc(Task):
         for record in reference:
             result = score_record(record.passage, record.answers, run.data.get(record.pq_id), segment,
                                   options["cutoff"])
-            per_topic[record.pq_id] = {"pap10": result.pap, "answerable": 1.0 if record.answers else 0.0}
+            answers = run.data.get(record.pq_id)
+            per_topic[record.pq_id] = {"pap10": result.pap, "answerable": 1.0 if record.answers else 0.0,
+                                       "answers": float(len(answers or ())),
+                                       "matched": float(sum(1 for m in result.matches if m)),
+                                       "gold_texts": float(result.distinct_gold_texts)}
             outcomes.setdefault(result.outcome, []).append(record.pq_id)
         answerable = [v["pap10"] for v in per_topic.values() if v["answerable"]]
         zero_answer = [v["pap10"] for v in per_topic.values() if not v["answerable"]]
