@@ -313,3 +313,33 @@ def test_corrections_never_lower_a_p_value_and_holm_never_exceeds_bonferroni(p, 
     adjusted = compare.adjust_p_values(p, method)
     assert np.all(adjusted >= np.asarray(p) - 1e-15) and np.all(adjusted <= 1.0)
     assert np.all(compare.adjust_p_values(p, "holm") <= compare.adjust_p_values(p, "bonferroni") + 1e-15)
+
+
+# ------------------------------------------------------------------------------------------ a textbook example ---
+
+# Table 5.1 of Sakai's textbook (T. Sakai, 情報アクセス評価方法論, Corona, 2015): three systems on 20 topics, with the
+# worked values printed there (as quoted in the documentation of the elinor evaluation library). The
+# published values have 3-4 decimals, so they are compared at that precision.
+SAKAI_A = [0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30,
+           0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50, 0.20, 0.10]
+SAKAI_B = [0.50, 0.10, 0.00, 0.20, 0.40, 0.30, 0.00, 0.50, 0.30, 0.30,
+           0.40, 0.40, 0.10, 0.40, 0.20, 0.10, 0.10, 0.60, 0.30, 0.20]
+SAKAI_C = [0.00, 0.00, 0.20, 0.10, 0.30, 0.30, 0.10, 0.20, 0.40, 0.40,
+           0.40, 0.30, 0.30, 0.20, 0.20, 0.20, 0.10, 0.50, 0.40, 0.30]
+
+
+def test_sakai_textbook_paired_t_example():
+    # Published: mean difference 0.0750, variance of differences 0.0251, effect size 0.473, t = 2.116,
+    # two-sided p = 0.048 (df = 19).
+    result = compare.paired_t_test(SAKAI_A, SAKAI_B)
+    d_z, _ = compare.paired_effect_sizes(SAKAI_A, SAKAI_B)
+    assert (result.size, round(result.statistic, 3), round(result.p_value, 3), round(d_z, 3)) == (19, 2.116, 0.048,
+                                                                                                  0.473)
+
+
+def test_sakai_textbook_residual_variance_example():
+    # Published two-way ANOVA without replication: residual variation S_E = 0.8317 over (20 - 1)(3 - 1) = 38
+    # degrees of freedom, V_E = 0.0219.
+    values = np.column_stack([SAKAI_A, SAKAI_B, SAKAI_C])
+    v_e = compare.residual_variance(values)
+    assert round(v_e * 38, 4) == 0.8317 and round(v_e, 4) == 0.0219
