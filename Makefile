@@ -9,7 +9,7 @@ BASE_PYTHON ?= $(if $(PYTHON39),$(PYTHON39),python3)
 # Pins closest to the image (numpy 1.22.4, scipy 1.8.1, PyYAML 6.0, jsonschema 4.x) on Python 3.9.
 PINS_39 := "numpy==1.22.4" "scipy==1.8.1" "PyYAML==6.0.1" "jsonschema>=4,<5"
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint bench clean bundle bundle-files
 
 $(VENV)/.done: pyproject.toml
 	$(BASE_PYTHON) -m venv $(VENV)
@@ -30,6 +30,14 @@ test: setup
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
 	$(PY) -m compileall -q scoring_program
+
+# Regenerate the committed bundle files (competition.yaml, pages/, logo.png, starting_kit/schemas/) from the registry.
+bundle-files: setup
+	$(PY) -m runscore bundle --write-root
+
+# The Codabench upload zip (add TASKS=a,b REFERENCE=dir for a subset or the real reference data).
+bundle: setup
+	$(PY) -m runscore bundle -o dist/runscore-bundle.zip $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE))
 
 bench: setup
 	$(PY) benchmarks/bench.py

@@ -1,10 +1,20 @@
-"""Local dry run, laid out exactly as Codabench does: input/ref, input/res (+ the worker's metadata), output/.
+"""Local dry run, laid out exactly as Codabench does: program/, input/ref, input/res (+ the worker's metadata), output/.
 
-Usage: python3 starting_kit/dry_run.py [SUBMISSION_DIR_OR_ZIP] [--ref REFERENCE_DIR] [--workdir DIR]
-Without arguments it scores every sample submission of starting_kit/sample_submission/ against the shipped
-sample reference data (reference_data/) and prints the leaderboard row of each.
+Usage: python3 starting_kit/dry_run.py [SUBMISSION_DIR_OR_ZIP] [--ref REFERENCE_DIR] [--bundle BUNDLE.zip]
+                                       [--workdir DIR]
+Without a submission it scores every sample submission of starting_kit/sample_submission/ against the shipped
+sample reference data (reference_data/) and prints the leaderboard row of each. With --bundle, the scoring
+program, reference data and competition.yaml come from an upload zip built by `runscore bundle`, so what is
+tested is exactly what would be uploaded. Needs Python 3.9+ with numpy, scipy, PyYAML and jsonschema.
+
+What it mimics (shared/specs/codabench.md 1.2): the program is unzipped into program/ (the working directory),
+the command of program/metadata is run with $program, $input and $output replaced and split on spaces (no
+shell), input/res holds the submission's files plus the `metadata` file the worker writes, and the scores
+are read as the site reads them (scores.json first, else scores.txt as YAML), then matched to the leaderboard
+columns of competition.yaml: a key with no column would be dropped by Codabench, a column with no key shows n/a.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -13,14 +23,22 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SCORE_PY = os.path.join(ROOT, "scoring_program", "score.py")
+WORKER_METADATA = "exitCode: 0\nelapsedTime: 1.0\ningestionExitCode: 0\n"   # what the Codabench worker writes
 
 
-def lay_out(workdir: str, reference: str, submission: str) -> None:
-    """input/ref = the reference data, input/res = the unzipped submission plus Codabench's metadata file."""
+def _yaml():
+    import yaml   # PyYAML: also a dependency of the scoring program itself
+
+    return yaml
+
+
+def lay_out(workdir: str, program: str, reference: str, submission: str) -> None:
+    """program/ = the scoring program, input/ref = the reference data, input/res = the submission + metadata."""
     if os.path.exists(workdir):
         shutil.rmtree(workdir)
-    ref, res, out = (os.path.join(workdir, *p) for p in (("input", "ref"), ("input", "res"), ("output",)))
+    program_dir, ref, res, out = (os.path.join(workdir, *p) for p in
+                                  (("program",), ("input", "ref"), ("input", "res"), ("output",)))
+    shutil.copytree(program, program_dir, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
     shutil.copytree(reference, ref)
     os.makedirs(out)
     if os.path.isdir(submission):
@@ -30,35 +48,109 @@ def lay_out(workdir: str, reference: str, submission: str) -> None:
         with zipfile.ZipFile(submission) as archive:
             archive.extractall(res)
     with open(os.path.join(res, "metadata"), "w") as handle:
-        handle.write("exitCode: 0\nelapsedTime: 1.0\n")   # what the Codabench worker writes
+        handle.write(WORKER_METADATA)
 
 
-def score(workdir: str) -> int:
-    command = [sys.executable, SCORE_PY, os.path.join(workdir, "input"), os.path.join(workdir, "output")]
-    return subprocess.call(command)
+def command(workdir: str):
+    """The program's metadata command as the worker runs it: variables replaced, split on spaces, no shell."""
+    with open(os.path.join(workdir, "program", "metadata"), encoding="utf-8") as handle:
+        text = _yaml().safe_load(handle)["command"]
+    for name, path in (("$program", "program"), ("$input", "input"), ("$output", "output")):
+        text = text.replace(name, os.path.join(workdir, path))
+    argv = text.split(" ")
+    if argv[0] in ("python3", "python"):
+        argv[0] = sys.executable     # the interpreter running this script stands in for the image's python3
+    return argv
 
 
-def main() -> int:
+def read_scores(output: str):
+    """Scores as Codabench reads them: scores.json if present, else scores.txt parsed as YAML."""
+    path = os.path.join(output, "scores.json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    path = os.path.join(output, "scores.txt")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            return _yaml().load(handle, Loader=_yaml().Loader)
+    return None
+
+
+def leaderboard_columns(competition_yaml: str):
+    with open(competition_yaml, encoding="utf-8") as handle:
+        data = _yaml().safe_load(handle)
+    return data["leaderboards"][0]["columns"]
+
+
+def leaderboard_row(scores, columns):
+    """(`title: value` cells of the filled columns, keys written with no column)."""
+    cells = []
+    for column in columns:
+        if column["key"] in scores:
+            value = scores[column["key"]]
+            if not isinstance(value, (int, float)):
+                cells.append("%s: not a number (%r)" % (column["title"], value))
+            else:
+                cells.append("%s: %.*f" % (column["title"], column.get("precision", 2), value))
+    known = {c["key"] for c in columns}
+    return cells, [k for k in scores if k not in known]
+
+
+def score_submission(workdir: str, program: str, reference: str, submission: str, columns) -> int:
+    lay_out(workdir, program, reference, submission)
+    output = os.path.join(workdir, "output")
+    rc = subprocess.call(command(workdir), cwd=os.path.join(workdir, "program"))
+    if os.path.exists(os.path.join(output, "metadata")):
+        print("error: the scoring program wrote output/metadata, which the Codabench worker refuses")
+        return 2
+    scores = read_scores(output)
+    if rc != 0 or scores is None:
+        print("exit status %d%s" % (rc, "" if scores is None else " (scores were written anyway)"))
+        return rc or 1
+    cells, unknown = leaderboard_row(scores, columns)
+    print("leaderboard row: " + (", ".join(cells) if cells else "(no column filled)"))
+    if unknown:
+        print("warning: keys with no leaderboard column in competition.yaml (Codabench would drop them; "
+              "regenerate it with `make bundle-files`): %s" % ", ".join(unknown))
+    if not os.path.exists(os.path.join(output, "detailed_results.html")):
+        print("warning: no output/detailed_results.html")
+    return 0
+
+
+def _from_bundle(bundle: str, workdir: str):
+    """Unzip an upload zip; its scoring_program/, reference_data/ and competition.yaml are then used."""
+    target = os.path.join(workdir + "-bundle")
+    if os.path.exists(target):
+        shutil.rmtree(target)
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(target)
+    return target
+
+
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("submission", nargs="?", help="a submission folder or zip (default: every sample)")
-    parser.add_argument("--ref", default=os.path.join(ROOT, "reference_data"), help="reference data folder")
-    parser.add_argument("--workdir", default=os.path.join(HERE, "run"), help="where input/ and output/ go")
-    args = parser.parse_args()
+    parser.add_argument("--ref", help="reference data folder (default: reference_data/ of the repository or "
+                        "of --bundle)")
+    parser.add_argument("--bundle", help="take the program, reference data and columns from this upload zip")
+    parser.add_argument("--workdir", default=os.path.join(HERE, "run"), help="where program/, input/, output/ go")
+    args = parser.parse_args(argv)
+    source = _from_bundle(args.bundle, args.workdir) if args.bundle else ROOT
+    program = os.path.join(source, "scoring_program")
+    reference = args.ref or os.path.join(source, "reference_data")
+    columns = leaderboard_columns(os.path.join(source, "competition.yaml"))
     samples = os.path.join(HERE, "sample_submission")
-    submissions = [args.submission] if args.submission else \
-        [os.path.join(samples, d) for d in sorted(os.listdir(samples))]
+    if args.submission:
+        submissions = [args.submission]
+    else:
+        tasks = sorted(os.listdir(reference))
+        submissions = [os.path.join(samples, d) for d in sorted(os.listdir(samples)) if d in tasks]
     status = 0
     for submission in submissions:
-        print("== %s" % os.path.relpath(submission, ROOT))
-        lay_out(args.workdir, args.ref, submission)
-        rc = score(args.workdir)
-        scores = os.path.join(args.workdir, "output", "scores.txt")
-        if rc == 0 and os.path.exists(scores):
-            with open(scores) as handle:
-                print("leaderboard row: " + ", ".join(line.strip() for line in handle))
-        else:
-            print("exit status %d" % rc)
-            status = status or rc
+        print("== %s" % os.path.relpath(os.path.abspath(submission), ROOT))
+        sys.stdout.flush()
+        status = score_submission(args.workdir, program, reference, submission, columns) or status
+        sys.stdout.flush()
     return status
 
 

@@ -102,12 +102,12 @@ def column_titles(tasks: Sequence[Task]) -> Dict[Tuple[str, str], str]:
     else prefixed by the task id (or the id's last part when the whole would pass 36 characters)."""
     titles = {}
     for task in tasks:
+        prefix = ""
+        if len(tasks) > 1:
+            longest = max(len(c.title) for c in task.columns) if task.columns else 0
+            prefix = task.id if len(task.id) + 1 + longest <= MAX_TITLE else task.id.split("-")[-1]
         for column in task.columns:
-            title = column.title
-            if len(tasks) > 1:
-                title = "%s %s" % (task.id, column.title)
-                if len(title) > MAX_TITLE:
-                    title = "%s %s" % (task.id.split("-")[-1], column.title)
+            title = "%s %s" % (prefix, column.title) if prefix else column.title
             if len(title) > MAX_TITLE:
                 title = title[:MAX_TITLE - 3].rstrip() + "..."
             titles[(task.id, column.key)] = title

@@ -82,6 +82,13 @@ class BundleView:
         view.is_zip = True
         return view
 
+    @classmethod
+    def from_members(cls, members: Dict[str, bytes], label: str, is_zip: bool = True) -> "BundleView":
+        """A bundle held in memory ({name: content}, in order), as the builder makes it before zipping."""
+        view = cls(list(members), members.__getitem__, label)
+        view.is_zip = is_zip
+        return view
+
     def exists(self, name: str) -> bool:
         return name in self._set
 

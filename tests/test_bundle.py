@@ -1,0 +1,233 @@
+"""`runscore bundle`: the upload zip is what the spec asks for, lints clean, and scores the samples when unzipped.
+
+The columns are checked against what score.py really writes (the zip is unzipped, laid out as Codabench lays
+it out and run), not against the builder's own idea of the keys.
+"""
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zipfile
+import zlib
+
+import pytest
+import yaml
+
+from conftest import ROOT, run_cli
+from runscore.bundle import (BundlePlan, FORMAL_REFERENCE, MAX_KEY, MAX_TITLE, bundle_members, competition_v2,
+                             generated_files, logo_png, schema_files, select_tasks)
+from runscore.tasks import all_tasks
+
+TASKS = select_tasks(ROOT)
+DRY_RUN = os.path.join(ROOT, "starting_kit", "dry_run.py")
+
+
+@pytest.fixture(scope="module")
+def bundle_zip(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bundle") / "bundle.zip"
+    code, stdout, stderr = run_cli("bundle", "-o", out)
+    assert code == 0, stdout + stderr
+    assert "bundle ok: 0 error(s)" in stdout          # the builder lints what it built
+    return out
+
+
+def test_zip_layout(bundle_zip):
+    with zipfile.ZipFile(bundle_zip) as archive:
+        names = archive.namelist()
+    assert names[0] == "competition.yaml"                       # first, and at the root (not in a folder)
+    assert {"logo.png", "pages/terms.md", "pages/overview.md", "scoring_program/metadata",
+            "scoring_program/score.py", "scoring_program/runscore/__init__.py"} <= set(names)
+    for name in names:
+        parts = name.split("/")
+        assert parts[0] in {"competition.yaml", "logo.png", "pages", "scoring_program", "reference_data",
+                            "starting_kit"}, name
+        assert not any(p.startswith(".") or p in ("__pycache__", "tests", "run") for p in parts), name
+        assert not name.endswith((".pyc", ".egg-info")), name
+    assert {n.split("/")[1] for n in names if n.startswith("reference_data/")} == {t.id for t in TASKS}
+
+
+def test_zip_is_reproducible(bundle_zip, tmp_path):
+    again = tmp_path / "again.zip"
+    assert run_cli("bundle", "--no-lint", "-o", again)[0] == 0
+    assert again.read_bytes() == bundle_zip.read_bytes()
+
+
+def test_leaderboard_columns_follow_the_registry(bundle_zip):
+    with zipfile.ZipFile(bundle_zip) as archive:
+        competition = yaml.safe_load(archive.read("competition.yaml"))
+    columns = competition["leaderboards"][0]["columns"]
+    expected = [task.leaderboard_key(c) for task in TASKS for c in task.columns]
+    assert [c["key"] for c in columns] == expected
+    assert [c["index"] for c in columns] == list(range(len(expected)))
+    assert all(len(c["key"]) <= MAX_KEY and len(c["title"]) <= MAX_TITLE for c in columns)
+    assert len({c["title"] for c in columns}) == len(columns)
+    assert competition["version"] == 2 and competition["docker_image"] == "codalab/codalab-legacy:py39"
+    assert competition["enable_detailed_results"] is True
+    assert len(competition["tasks"]) == 1 and [p["tasks"] for p in competition["phases"]] == [[0], [0]]
+
+
+def test_unzipped_bundle_scores_every_sample_into_its_columns(bundle_zip, tmp_path):
+    """The dry run from the zip: program/, input/ref, input/res (+ worker metadata), output/, as Codabench."""
+    proc = subprocess.run([sys.executable, DRY_RUN, "--bundle", str(bundle_zip), "--workdir", str(tmp_path / "w")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("leaderboard row: ")]
+    assert len(rows) == len(TASKS)
+    assert "(no column filled)" not in proc.stdout and "warning: keys with no leaderboard column" not in proc.stdout
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
+def test_score_py_writes_exactly_the_task_columns(bundle_zip, tmp_path, task):
+    """Run score.py from the unzipped program on the task's sample; its keys == the task's column keys."""
+    with zipfile.ZipFile(bundle_zip) as archive:
+        archive.extractall(tmp_path / "b")
+        competition = yaml.safe_load(archive.read("competition.yaml"))
+    sample = os.path.join(ROOT, "starting_kit", "sample_submission", task.id)
+    shutil.copytree(tmp_path / "b" / "reference_data" / task.id, tmp_path / "input" / "ref" / task.id)
+    shutil.copytree(sample, tmp_path / "input" / "res")
+    (tmp_path / "input" / "res" / "metadata").write_text("exitCode: 0\n")
+    proc = subprocess.run([sys.executable, str(tmp_path / "b" / "scoring_program" / "score.py"),
+                           str(tmp_path / "input"), str(tmp_path / "output")], capture_output=True, text=True,
+                          cwd=str(tmp_path / "b" / "scoring_program"))
+    assert proc.returncode == 0, proc.stderr
+    written = json.loads((tmp_path / "output" / "scores.json").read_text())
+    prefix = task.key_prefix + "_"
+    columns = [c["key"] for c in competition["leaderboards"][0]["columns"] if c["key"].startswith(prefix)]
+    assert sorted(written) == sorted(columns)
+
+
+def test_subset_bundle(tmp_path):
+    task = TASKS[0]
+    out = tmp_path / "one.zip"
+    code, stdout, stderr = run_cli("bundle", "--tasks", task.id, "-o", out)
+    assert code == 0, stdout + stderr
+    with zipfile.ZipFile(out) as archive:
+        names = archive.namelist()
+        competition = yaml.safe_load(archive.read("competition.yaml"))
+    assert [c["key"] for c in competition["leaderboards"][0]["columns"]] == \
+        [task.leaderboard_key(c) for c in task.columns]
+    assert [c["title"] for c in competition["leaderboards"][0]["columns"]] == [c.title for c in task.columns]
+    assert {n.split("/")[1] for n in names if n.startswith("reference_data/")} == {task.id}
+    assert {n.split("/")[2] for n in names if n.startswith("starting_kit/sample_submission/")} == {task.id}
+    assert [n for n in names if n.startswith("pages/task-")] == ["pages/task-%s.md" % task.id]
+
+
+def test_formal_reference_gets_its_own_task(tmp_path):
+    task = TASKS[0]
+    formal = tmp_path / "formal"
+    shutil.copytree(os.path.join(ROOT, "reference_data", task.id), formal / task.id)
+    out = tmp_path / "formal.zip"
+    code, stdout, stderr = run_cli("bundle", "--tasks", task.id, "--reference", formal, "-o", out,
+                                   "--dates", "2026-02-01 00:00:00,2026-02-28 23:59:59,2026-03-01 00:00:00")
+    assert code == 0, stdout + stderr
+    with zipfile.ZipFile(out) as archive:
+        names = archive.namelist()
+        competition = yaml.safe_load(archive.read("competition.yaml"))
+    assert [t["reference_data"] for t in competition["tasks"]] == ["reference_data/", FORMAL_REFERENCE + "/"]
+    assert [p["tasks"] for p in competition["phases"]] == [[0], [1]]
+    assert [p["start"] for p in competition["phases"]] == ["2026-02-01 00:00:00", "2026-03-01 00:00:00"]
+    assert any(n.startswith(FORMAL_REFERENCE + "/%s/" % task.id) for n in names)
+
+
+BAD_USAGE = [
+    (("bundle", "--tasks", "no-such-task", "-o", "{tmp}/x.zip"), "unknown task 'no-such-task'"),
+    (("bundle", "--reference", "{tmp}/nothing", "-o", "{tmp}/x.zip"), "does not exist"),
+    (("bundle", "--dates", "2026-01-01", "-o", "{tmp}/x.zip"), "--dates expects"),
+    (("bundle",), "give -o FILE.zip"),
+    (("bundle", "--reference", "{tmp}", "-o", "{tmp}/x.zip"), "has no folder for"),
+]
+
+
+@pytest.mark.parametrize("argv,message", BAD_USAGE, ids=[m for _, m in BAD_USAGE])
+def test_bad_usage_exits_2(tmp_path, argv, message):
+    code, stdout, stderr = run_cli(*[a.format(tmp=tmp_path) for a in argv])
+    assert code == 2 and message in stderr and "Traceback" not in stderr
+    assert not (tmp_path / "x.zip").exists()
+
+
+def test_reference_with_a_metadata_file_is_refused(tmp_path):
+    task = TASKS[0]
+    formal = tmp_path / "formal"
+    shutil.copytree(os.path.join(ROOT, "reference_data", task.id), formal / task.id)
+    (formal / task.id / "metadata").write_text("x: y\n")
+    code, stdout, stderr = run_cli("bundle", "--tasks", task.id, "--reference", formal, "-o", tmp_path / "x.zip")
+    assert code == 2 and "holds a file named 'metadata'" in stderr
+
+
+def test_v1_bundle_nests_zips_with_contents_at_their_root(tmp_path):
+    out = tmp_path / "v1.zip"
+    code, stdout, stderr = run_cli("bundle", "--v1", "-o", out)
+    assert code == 0, stdout + stderr
+    with zipfile.ZipFile(out) as archive:
+        names = archive.namelist()
+        competition = yaml.safe_load(archive.read("competition.yaml"))
+        program = zipfile.ZipFile(io.BytesIO(archive.read("scoring_program.zip"))).namelist()
+        reference = zipfile.ZipFile(io.BytesIO(archive.read("reference_data.zip"))).namelist()
+    assert names[0] == "competition.yaml" and not any("/" in n for n in names)
+    assert [n for n in names if ".yaml" in n] == ["competition.yaml"]
+    assert program[0] == "metadata" and "score.py" in program
+    assert {n.split("/")[0] for n in reference} == {t.id for t in TASKS}
+    assert "version" not in competition and set(competition["html"]) >= {"overview", "evaluation", "terms", "data"}
+    assert all(p["scoring_program"].endswith(".zip") and p["reference_data"].endswith(".zip")
+               for p in competition["phases"].values())
+    assert list(competition["leaderboard"]["columns"]) == [t.leaderboard_key(c) for t in TASKS for c in t.columns]
+
+
+# ------------------------------------------------------------------------ committed files are current ---
+
+def test_committed_bundle_files_are_current():
+    plan = BundlePlan(ROOT, TASKS)
+    stale = []
+    for name, content in generated_files(plan).items():
+        path = os.path.join(ROOT, *name.split("/"))
+        if not os.path.exists(path) or open(path, "rb").read() != content:
+            stale.append(name)
+    pages = {"pages/" + n for n in os.listdir(os.path.join(ROOT, "pages"))}
+    stale += sorted(pages - set(generated_files(plan)))
+    assert stale == [], "stale bundle files %s: run `make bundle-files`" % stale
+
+
+def test_published_schemas_are_the_program_schemas():
+    published = os.path.join(ROOT, "starting_kit", "schemas")
+    on_disk = {}
+    for name in sorted(os.listdir(published)):
+        with open(os.path.join(published, name), encoding="utf-8") as handle:
+            on_disk[name] = handle.read()
+    assert on_disk == schema_files(ROOT), "starting_kit/schemas differs: run `make bundle-files`"
+
+
+def test_root_folder_lints_clean():
+    code, stdout, stderr = run_cli("lint-bundle", ROOT)
+    assert code == 0, stdout + stderr
+
+
+# ------------------------------------------------------------------------ the logo ---
+
+def test_logo_is_a_valid_png():
+    data = logo_png()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, pos = [], 8
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        crc, = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        assert zlib.crc32(kind + body) & 0xffffffff == crc
+        chunks.append((kind, body))
+        pos += 12 + length
+    assert [k for k, _ in chunks] == [b"IHDR", b"IDAT", b"IEND"]
+    width, height, depth, colour = struct.unpack(">IIBB", chunks[0][1][:10])
+    raw = zlib.decompress(chunks[1][1])
+    assert (width, height, depth, colour) == (96, 96, 8, 2) and len(raw) == height * (1 + 3 * width)
+    pixels = {raw[r * (1 + 3 * width) + 1 + 3 * x: r * (1 + 3 * width) + 4 + 3 * x]
+              for r in range(height) for x in range(width)}
+    assert len(pixels) == 5                      # background and four bar colours: not a blank tile
+
+
+def test_every_registered_task_with_samples_is_in_the_bundle():
+    with_samples = [t.id for t in all_tasks() if os.path.isdir(os.path.join(ROOT, "reference_data", t.id))]
+    assert [t.id for t in TASKS] == with_samples
+    pages = {p["file"] for p in competition_v2(BundlePlan(ROOT, TASKS))["pages"]}
+    assert {"pages/task-%s.md" % t for t in with_samples} <= pages
