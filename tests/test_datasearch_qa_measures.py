@@ -5,9 +5,10 @@ Expected values are written as their derivations (a fraction, with the sets or b
 """
 import pytest
 
-from runscore.measures.qa import (characters, exact_match, make_normalizer, max_set_f1, mean, normalize_squad,
-                                  normalize_strict, set_f1, squad11_evaluate, squad11_exact_match, squad11_f1,
-                                  squad11_max_over_golds, squad11_normalize_answer, strip_digit_grouping, words)
+from runscore.measures.qa import (characters, exact_match, make_normalizer, make_tokenizer, max_set_f1, mean,
+                                  normalize_squad, normalize_strict, set_f1, squad11_evaluate, squad11_exact_match,
+                                  squad11_f1, squad11_max_over_golds, squad11_normalize_answer, strip_digit_grouping,
+                                  words)
 
 # ------------------------------------------------------------------------------ normalisers ---
 
@@ -102,12 +103,20 @@ def test_exact_match_strict_versus_squad():
 
 # ------------------------------------------------------------------------------ F1 over sets ---
 
-def english(text):
-    return words(normalize_squad(text))
+english = make_tokenizer("E")
+japanese = make_tokenizer("J")
 
 
-def japanese(text):
-    return characters(normalize_strict(text))
+def test_language_tokenizers():
+    # English: squad-normalised words ('The' is an article, '.' ASCII punctuation)
+    assert english("The Tokyo Metropolis.") == ["tokyo", "metropolis"]
+    # Japanese: NFKC then characters, spaces dropped ('ＡＢ' -> 'AB', case kept)
+    assert japanese("東京 ＡＢ") == ["東", "京", "A", "B"]
+    assert make_tokenizer("J", "whitespace")("東京 ＡＢ") == ["東京", "AB"]
+    assert make_tokenizer("E", digit_grouping=True)("13,510,000 people") == ["13510000", "people"]
+    assert make_tokenizer("J", digit_grouping=True)("１３，５１０，０００人") == list("13510000人")
+    with pytest.raises(ValueError):
+        make_tokenizer("F")
 
 
 def bag_f1(prediction, gold):

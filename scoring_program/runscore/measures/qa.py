@@ -81,6 +81,19 @@ def characters(normalized: str) -> List[str]:
 TOKENIZERS: Dict[str, Callable[[str], List[str]]] = {"whitespace": words, "char": characters}
 
 
+def make_tokenizer(lang: str, ja_tokenizer: str = "char", digit_grouping: bool = False) -> Callable[[str], List[str]]:
+    """The words of an answer for F1, by language (Data Search 2, Proposed): English (`E`) = the `squad`-normalised
+    answer split on whitespace; Japanese (`J`) = the `strict`-normalised answer cut by `ja_tokenizer`
+    (`char`: its non-space characters, as Japanese has no word spaces; `whitespace`)."""
+    if lang == "E":
+        normalize, cut = make_normalizer("squad", digit_grouping), words
+    elif lang == "J":
+        normalize, cut = make_normalizer("strict", digit_grouping), TOKENIZERS[ja_tokenizer]
+    else:
+        raise ValueError("language %r: expected E or J" % lang)
+    return lambda text: cut(normalize(text))
+
+
 # ------------------------------------------------------------------------------ Data Search 2 measures ---
 
 def exact_match(prediction: str, golds: Sequence[str], normalize: Callable[[str], str]) -> float:

@@ -9,10 +9,10 @@ A SQuAD v1.1-compatible pair of scores (bag-of-words F1, max over golds) is repo
 import json
 import os
 import re
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from ..errors import ConfigError, Diagnostics
-from ..measures.qa import (TOKENIZERS, exact_match, make_normalizer, max_set_f1, mean, squad11_exact_match,
+from ..measures.qa import (exact_match, make_normalizer, make_tokenizer, max_set_f1, mean, squad11_exact_match,
                            squad11_f1, squad11_max_over_golds)
 from ..textfile import numbered_lines, read_text
 from ..validate import RecordSchema
@@ -198,11 +198,7 @@ class DatasearchQa(Task):
         digits = options["strip_digit_grouping"]
         em_normalize = make_normalizer(options["normalization"], digits)
         squad_normalize = make_normalizer("squad", digits)
-        strict_normalize = make_normalizer("strict", digits)
-        tokens: Dict[str, Callable[[str], List[str]]] = {
-            "E": lambda text: TOKENIZERS["whitespace"](squad_normalize(text)),
-            "J": lambda text: TOKENIZERS[options["ja_tokenizer"]](strict_normalize(text)),
-        }
+        tokens = {lang: make_tokenizer(lang, options["ja_tokenizer"], digits) for lang in LANGUAGES}
         per_topic: Dict[str, Dict[str, float]] = {}
         rows = []
         for qid, question in reference.questions.items():
