@@ -119,7 +119,7 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
             charts.append({"caption": "%s per topic: %s" % (task.primary.title, run.name),
                            "labels": list(scores.per_topic),
                            "values": [float(v.get(primary, 0.0)) for v in scores.per_topic.values()]})
-    tables.extend(t for _, s in scored for t in s.tables)
+    tables[1:1] = [t for _, s in scored for t in s.tables]   # task tables (e.g. confusion matrices) before per-topic ones
     notes = [n for _, s in scored for n in s.notes]
     return {"title": "%s (%s)" % (task.title, task.id), "text": " ".join(notes), "diagnostics": diagnostics,
             "tables": tables, "charts": charts}
