@@ -9,6 +9,7 @@ passage, answer texts that are not the tokens they point at) are warnings unless
 import math
 import os
 import re
+from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import Diagnostics
@@ -38,6 +39,7 @@ def check_file_name(display: str, diags: Diagnostics, strict: bool) -> None:
 
 
 # ------------------------------------------------------------------------------------------ structure ---
+@lru_cache(maxsize=None)
 def _validator():
     import jsonschema
 
