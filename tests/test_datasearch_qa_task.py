@@ -250,3 +250,13 @@ def test_validate_without_reference(tmp_path, capsys):
     exit_code, out, err = cli(capsys, "validate", "--task", "datasearch-qa", run)
     assert exit_code == 0 and "run.tsv: valid (0 error(s), 1 warning(s))" in out
     assert ":5: warning: QUESTION_ID Q-7 is not of the form DS2-QA-E-#### or DS2-QA-J-####" in err
+
+
+def test_tab_inside_answer_is_scored_as_part_of_the_answer(tmp_path, ref, capsys):
+    run = tmp_path / "run.tsv"
+    run.write_text(SYSDESC + ANSWERS.replace("\tIowa", "\tIowa\tstate"), encoding="utf-8")
+    q = scores(capsys, ref, run)["per_topic"]["DS2-QA-E-0002"]
+    # the answer is 'Iowa<TAB>state' -> strict 'Iowa state' != 'Iowa' -> EM 0; words {iowa, state} vs {iowa}:
+    # P = 1/2, R = 1 -> 2/3
+    assert q["em"] == 0.0
+    assert q["f1"] == pytest.approx(2 * (1 / 2) * 1 / (1 / 2 + 1), abs=1e-15)

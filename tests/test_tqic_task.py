@@ -262,3 +262,9 @@ def test_validate_without_reference(tmp_path, capsys):
     exit_code, out, err = cli(capsys, "validate", "--task", "temporalia-tqic", run)
     assert exit_code == 0 and "tqic_g: valid (0 error(s), 1 warning(s))" in out
     assert "class 'present' is not one of" in err
+
+
+def test_bom_and_crlf(tmp_path, ref, capsys):
+    run = tmp_path / "tqic_g"
+    run.write_bytes(b"\xef\xbb\xbf" + ("id\tclass\tgroup_id\trun_id\n" + ALL_RIGHT).replace("\n", "\r\n").encode())
+    assert scores(capsys, ref, run)["r1"]["all"]["accuracy"] == 1.0

@@ -214,7 +214,7 @@ class DatasearchQa(Task):
                           "squad11_f1": squad11_max_over_golds(squad11_f1, prediction, golds)}
             per_topic[qid] = values
             rows.append([qid, question.lang, " | ".join(question.answers),
-                         "(no answer)" if prediction is None else prediction,
+                         "(no answer)" if prediction is None else prediction or "(empty answer)",
                          "%.0f" % values["em"], "%.4f" % values["f1"]])
 
         def average(key: str, lang: Optional[str] = None) -> float:
