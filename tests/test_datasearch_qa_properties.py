@@ -14,7 +14,7 @@ ANSWER = st.text(alphabet=ALPHABET, max_size=12) | st.sampled_from(["the", "a ca
 LANG = st.sampled_from(["E", "J"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(ANSWER, ANSWER)
 def test_set_f1_is_symmetric_and_in_range(x, y):
     tokens = make_tokenizer("E")
@@ -24,7 +24,7 @@ def test_set_f1_is_symmetric_and_in_range(x, y):
     assert (set_f1(a, b) == 1.0) == (a == b)          # F1 = 1 exactly when the sets are equal
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(ANSWER, st.lists(ANSWER, min_size=1, max_size=3), LANG, st.booleans())
 def test_strict_exact_match_implies_full_f1(prediction, golds, lang, digits):
     # strict-equal strings have equal token sets in both languages (squad and character tokens are functions of
@@ -35,7 +35,7 @@ def test_strict_exact_match_implies_full_f1(prediction, golds, lang, digits):
     assert f1 >= max_set_f1(prediction, golds[:1], make_tokenizer(lang, "char", digits))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(ANSWER, ANSWER)
 def test_squad11_ranges_and_em_f1_link(x, y):
     f1 = squad11_f1(x, y)
@@ -45,7 +45,7 @@ def test_squad11_ranges_and_em_f1_link(x, y):
         assert f1 == (1.0 if squad11_normalize_answer(x) else 0.0)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(ANSWER)
 def test_strict_normaliser_is_idempotent(x):
     assert normalize_strict(normalize_strict(x)) == normalize_strict(x)
