@@ -191,3 +191,16 @@ def test_columns_and_keys():
     assert keys == ["qqa23_mrc_pap10", "qqa23_mrc_pap10_answerable", "qqa23_mrc_noanswer_acc"]
     assert all(len(k) <= 36 and k.replace("_", "").isalnum() and k == k.lower() for k in keys)
     assert all(len(c.title) <= 36 for c in TASK.columns)
+
+
+def test_per_question_table_of_the_detailed_report(tmp_path):
+    from runscore.pipeline import check_file, load_reference, score_run
+
+    reference = load_reference(TASK, SAMPLE_REF)
+    checked = check_file(TASK, SAMPLE_RUN, "sample_run01.json", reference, reference.options)
+    table = score_run(reference, checked.runs[0]).tables[0]
+    rows = {row[0]: row[1:] for row in table["rows"]}
+    # 002: gold texts محمد, علي (distinct, in gold order); وعلي is not segmented by the table, so it stays whole.
+    assert rows["901:4-6_002"] == ["محمد | علي", "محمد | وعلي | محمد", "1 1 0", "scored", "1.000000"]
+    assert rows["903:1-4_005"] == ["(zero-answer)", "(none)", "", "answered a zero-answer question", "0.000000"]
+    assert rows["902:3-5_004"][1:] == ["اجتهد نجح كسل خسر | اجتهدوا دروسكم", "0.6667 0", "scored", "0.333333"]

@@ -62,7 +62,12 @@ class RecordScore:
     pap: float
     outcome: str
     matches: Tuple[float, ...] = ()
-    distinct_gold_texts: int = 0
+    gold_texts: Tuple[str, ...] = ()          # distinct normalised gold texts, in sorted gold order
+    predicted_texts: Tuple[str, ...] = ()     # normalised texts of the scored predictions (after the cut-off)
+
+    @property
+    def distinct_gold_texts(self) -> int:
+        return len(self.gold_texts)
 
 
 # ---------------------------------------------------------------------------------------------- helpers ---
@@ -238,18 +243,19 @@ def score_record(passage: str, gold: Sequence[Dict], predictions: Optional[Seque
     """pAP of one question-passage pair. predictions None = the pq_id is missing from the run."""
     positions = PositionMap(passage, segment)
     golds = gold_answers(passage, gold, positions, segment)
-    distinct = len({g.text for g in golds})
+    texts = tuple(OrderedDict.fromkeys(g.text for g in golds))
     if predictions is None:
-        return RecordScore(0.0, MISSING, (), distinct)
+        return RecordScore(0.0, MISSING, (), texts)
     if not gold:
         return RecordScore(1.0, ABSTAINED_CORRECTLY) if not predictions else RecordScore(0.0, ANSWERED_NO_ANSWER)
     if not predictions:
-        return RecordScore(0.0, ABSTAINED_WRONGLY, (), distinct)
+        return RecordScore(0.0, ABSTAINED_WRONGLY, (), texts)
     survivors = surviving_predictions(predictions, positions, segment, cutoff)
     if not survivors:
-        return RecordScore(0.0, ALL_DROPPED, (), distinct)    # the official scorer crashes here
+        return RecordScore(0.0, ALL_DROPPED, (), texts)    # the official scorer crashes here
     emitted: List[Tuple[Span, float]] = []
     for entries in group_by_text(survivors, golds).values():
         split_group(entries, emitted)
     matches = greedy_matches(rerank(emitted), golds)
-    return RecordScore(partial_average_precision(matches, distinct), SCORED, tuple(matches), distinct)
+    return RecordScore(partial_average_precision(matches, len(texts)), SCORED, tuple(matches), texts,
+                       tuple(p.text for p in survivors))

@@ -86,6 +86,7 @@ class Qqa23Mrc(Task):
         segment = get_segmenter(options["segmentation"])
         per_topic: Dict[str, Dict[str, float]] = {}
         outcomes: Dict[str, List[str]] = {}
+        rows = []
         for record in reference:
             result = score_record(record.passage, record.answers, run.data.get(record.pq_id), segment,
                                   options["cutoff"])
@@ -95,6 +96,9 @@ class Qqa23Mrc(Task):
                                        "matched": float(sum(1 for m in result.matches if m)),
                                        "gold_texts": float(result.distinct_gold_texts)}
             outcomes.setdefault(result.outcome, []).append(record.pq_id)
+            rows.append([record.pq_id, " | ".join(result.gold_texts) or "(zero-answer)",
+                         " | ".join(result.predicted_texts) or "(none)",
+                         " ".join("%.4g" % m for m in result.matches), result.outcome, "%.6f" % result.pap])
         answerable = [v["pap10"] for v in per_topic.values() if v["answerable"]]
         zero_answer = [v["pap10"] for v in per_topic.values() if not v["answerable"]]
         measures = {
@@ -114,7 +118,9 @@ class Qqa23Mrc(Task):
             notes.append("the gold file has no zero-answer question; noanswer_acc is shown as 0")
         if not answerable:
             notes.append("the gold file has no answerable question; pap10_answerable is shown as 0")
-        return RunScores(measures, per_topic, notes)
+        table = {"caption": "Per question: %s (normalised texts; match value of each re-ranked item)" % run.name,
+                 "header": ["pq_id", "gold texts", "scored predictions", "matches", "outcome", "pAP"], "rows": rows}
+        return RunScores(measures, per_topic, notes, [table])
 
 
 def _mean(values: List[float]) -> float:
