@@ -204,3 +204,38 @@ def test_per_question_table_of_the_detailed_report(tmp_path):
     assert rows["901:4-6_002"] == ["محمد | علي", "محمد | وعلي | محمد", "1 1 0", "scored", "1.000000"]
     assert rows["903:1-4_005"] == ["(zero-answer)", "(none)", "", "answered a zero-answer question", "0.000000"]
     assert rows["902:3-5_004"][1:] == ["اجتهد نجح كسل خسر | اجتهدوا دروسكم", "0.6667 0", "scored", "0.333333"]
+
+
+def score_sample_variant(tmp_path, change):
+    """Score the sample run after `change(run)`; returns (diagnostic lines, RunScores)."""
+    from runscore.pipeline import check_file, load_reference, score_run
+
+    with open(SAMPLE_RUN, encoding="utf-8") as handle:
+        run = json.load(handle)
+    change(run)
+    path = tmp_path / "sample_run02.json"
+    path.write_text(json.dumps(run, ensure_ascii=False), encoding="utf-8")
+    reference = load_reference(TASK, SAMPLE_REF)
+    checked = check_file(TASK, str(path), "sample_run02.json", reference, reference.options)
+    assert not checked.diags.has_errors, checked.diags.lines()
+    return checked.diags.lines(), score_run(reference, checked.runs[0])
+
+
+def test_extra_pq_id_is_ignored(tmp_path):
+    lines, scores = score_sample_variant(tmp_path, lambda run: run.update({"999:1-2_001": []}))
+    assert scores.per_topic["901:1-3_001"]["pap10"] == 1.0 and "999:1-2_001" not in scores.per_topic
+    assert scores.measures["pap10"] == pytest.approx(sum(SAMPLE_PER_QUESTION.values()) / 6)
+    assert any("are not in the gold file and are ignored: 999:1-2_001" in line for line in lines)
+
+
+def test_missing_and_all_dropped_questions_score_zero_with_notes(tmp_path):
+    def change(run):
+        del run["901:1-3_001"]                                   # was 1.0
+        run["903:5-7_006"] = [{"answer": "على", "rank": 1, "score": 1.0, "strt_token_indx": 19,
+                               "end_token_indx": 19}]            # a stop word only; was 3/7
+    lines, scores = score_sample_variant(tmp_path, change)
+    expected = dict(SAMPLE_PER_QUESTION, **{"901:1-3_001": 0.0, "903:5-7_006": 0.0})
+    assert scores.measures["pap10"] == pytest.approx(sum(expected.values()) / 6)
+    assert scores.notes[:2] == ["sample_run02: 1 pq_id(s) missing from the run, scored 0 (901:1-3_001)",
+                                "sample_run02: 1 pq_id(s) every prediction dropped, scored 0 (903:5-7_006)"]
+    assert any("every answer is dropped by the scorer" in line for line in lines)
