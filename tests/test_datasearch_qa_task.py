@@ -49,6 +49,8 @@ BAD_INPUTS = [
      "run.tsv:5: error: a <SYSDESC> line is allowed only as the first line of the file"),
     (SYSDESC + ANSWERS + "DS2-QA-E-0001\t13510000\n", [], 1,
      "run.tsv:5: error: duplicate QUESTION_ID DS2-QA-E-0001 (first answered at line 2)"),
+    (SYSDESC + ANSWERS + "DS2-QA-E-0001\t13510000\n", ["--option", "duplicates=keep_first"], 0,
+     "run.tsv:5: warning: duplicate QUESTION_ID DS2-QA-E-0001 (first answered at line 2); the first answer is kept"),
     (SYSDESC + ANSWERS + "DS2-QA-E-9999\tx\n", [], 0,
      "run.tsv:5: warning: 1 QUESTION_ID(s) are not test questions and are ignored: DS2-QA-E-9999"),
     (SYSDESC + ANSWERS.replace("DS2-QA-J-0001\t東京都\n", ""), [], 0,

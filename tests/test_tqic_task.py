@@ -58,6 +58,10 @@ BAD_INPUTS = [
      "run.tsv:7: warning: run r1: 1 query id(s) are not in the gold set and are ignored: 999"),
     (ALL_RIGHT.replace("003\tfuture\tg\tr1\n", ""), [], 0,
      "run.tsv: warning: run r1 has no line for 1 of the 6 gold queries; they count as wrong: 003"),
+    (ALL_RIGHT.replace("003\tfuture\tg\tr1\n", ""), ["--option", "missing_query=error"], 1,
+     "run.tsv: error: run r1 has no line for 1 of the 6 gold queries: 003"),
+    (ALL_RIGHT + "001\tfuture\tg\tr1\n", ["--option", "duplicates=keep_first"], 0,
+     "run.tsv:7: warning: duplicate query id 001 in run r1 (first seen at line 1); the first line is kept"),
     ("100\tpast\tg\tr1\n", [], 1, "run.tsv: error: run r1 answers none of the 6 gold queries"),
     ("", [], 1, "run.tsv: error: the file holds no result lines"),
     ("id class group_id run_id\n", [], 1, "run.tsv: error: the file holds no result lines"),
@@ -268,3 +272,10 @@ def test_bom_and_crlf(tmp_path, ref, capsys):
     run = tmp_path / "tqic_g"
     run.write_bytes(b"\xef\xbb\xbf" + ("id\tclass\tgroup_id\trun_id\n" + ALL_RIGHT).replace("\n", "\r\n").encode())
     assert scores(capsys, ref, run)["r1"]["all"]["accuracy"] == 1.0
+
+
+def test_duplicates_keep_first_scores_the_first_line(tmp_path, ref, capsys):
+    run = tmp_path / "tqic_g"
+    run.write_text(ALL_RIGHT + "001\tfuture\tg\tr1\n", encoding="utf-8")
+    # the first line of query 001 (past, right) is kept; the later 'future' is ignored -> 6 of 6
+    assert scores(capsys, ref, run, "--option", "duplicates=keep_first")["r1"]["all"]["accuracy"] == 1.0

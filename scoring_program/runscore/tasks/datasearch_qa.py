@@ -65,6 +65,8 @@ class DatasearchQa(Task):
                "strict-normalised answer (Proposed); whitespace = split on spaces.", ("char", "whitespace")),
         Option("missing_question", "zero", "A test question without an answer line: scores 0 and the denominator "
                "stays all questions (Proposed, SQuAD v1.1), or the run is rejected.", ("zero", "error")),
+        Option("duplicates", "error", "The same QUESTION_ID twice: an error (Proposed: one answer per question), or "
+               "keep the first line and warn.", ("error", "keep_first")),
         Option("tab_in_answer", "keep", "A TAB after the first one: kept as part of the answer with a warning "
                "(Proposed), or the run is rejected.", ("keep", "error")),
         Option("require_sysdesc", False, "Reject a run whose first line is not <SYSDESC>...</SYSDESC> (Proposed "
@@ -133,7 +135,11 @@ class DatasearchQa(Task):
                 diags.error(line_no, "; ".join(problems))
                 continue
             if qid in run.lines:
-                diags.error(line_no, "duplicate QUESTION_ID %s (first answered at line %d)" % (qid, run.lines[qid]))
+                message = "duplicate QUESTION_ID %s (first answered at line %d)" % (qid, run.lines[qid])
+                if options["duplicates"] == "keep_first":
+                    diags.warning(line_no, message + "; the first answer is kept")
+                else:
+                    diags.error(line_no, message)
                 continue
             run.answers[qid] = answer
             run.lines[qid] = line_no

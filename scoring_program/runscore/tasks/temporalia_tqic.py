@@ -65,6 +65,10 @@ class TemporaliaTqic(Task):
     options = (
         Option("unknown_class", "wrong", "A class other than past, future, recent/recency, atemporal (any case): "
                "count the query as wrong and warn (Proposed), or reject the run.", ("wrong", "error")),
+        Option("missing_query", "wrong", "A gold query without a line in a run: counts as wrong with a warning, the "
+               "denominator staying all gold queries (Proposed), or the run is rejected.", ("wrong", "error")),
+        Option("duplicates", "error", "The same query id twice in one run: an error (Proposed; the seed asks for "
+               "one line per query), or keep the first line and warn.", ("error", "keep_first")),
         Option("macro_f1_over", "gold_classes", "Classes averaged by macro F1: those with at least one gold "
                "query (Proposed), or all four.", ("gold_classes", "all_classes")),
     )
@@ -156,8 +160,12 @@ class TemporaliaTqic(Task):
                                                                                       group_id))
             query = int(record["id"])
             if query in run.lines:
-                diags.error(line_no, "duplicate query id %s in run %s (first seen at line %d)"
-                            % (record["id"], run_id, run.lines[query]))
+                message = "duplicate query id %s in run %s (first seen at line %d)" % (record["id"], run_id,
+                                                                                     run.lines[query])
+                if options["duplicates"] == "keep_first":
+                    diags.warning(line_no, message + "; the first line is kept")
+                else:
+                    diags.error(line_no, message)
                 continue
             predicted = normalise_class(record["class"])
             if predicted is None:
@@ -179,11 +187,11 @@ class TemporaliaTqic(Task):
             diags.warning(line_no, message + (" (and %d more lines like it)" % extra if extra else ""))
         if reference is not None:
             for run in runs.values():
-                self._check_against_reference(run, reference, diags)
+                self._check_against_reference(run, reference, diags, options)
         return [ParsedRun(run_id, display, run) for run_id, run in runs.items()]
 
     @staticmethod
-    def _check_against_reference(run: TqicRun, gold: Gold, diags: Diagnostics) -> None:
+    def _check_against_reference(run: TqicRun, gold: Gold, diags: Diagnostics, options: Dict[str, Any]) -> None:
         unknown = [q for q in run.predictions if q not in gold.labels]
         if unknown:
             diags.warning(run.lines[unknown[0]], "run %s: %d query id(s) are not in the gold set and are ignored: "
@@ -192,8 +200,13 @@ class TemporaliaTqic(Task):
         if len(missing) == len(gold.labels):
             diags.error(0, "run %s answers none of the %d gold queries" % (run.run_id, len(gold.labels)))
         elif missing:
-            diags.warning(0, "run %s has no line for %d of the %d gold queries; they count as wrong: %s"
-                          % (run.run_id, len(missing), len(gold.labels), _id_list(missing, gold.names)))
+            message = "run %s has no line for %d of the %d gold queries" % (run.run_id, len(missing),
+                                                                           len(gold.labels))
+            shown = _id_list(missing, gold.names)
+            if options["missing_query"] == "error":
+                diags.error(0, "%s: %s" % (message, shown))
+            else:
+                diags.warning(0, "%s; they count as wrong: %s" % (message, shown))
 
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: Gold, options: Dict[str, Any]) -> RunScores:
