@@ -150,6 +150,8 @@ def test_set_f1_empty_cases():
     assert set_f1(frozenset({"a"}), frozenset({"b"})) == 0.0      # nothing shared -> 0
     assert max_set_f1("", ["the"], english) == 1.0                # '' vs 'the' -> {} vs {} -> 1
     assert max_set_f1("   ", ["Iowa"], english) == 0.0
+    assert set_f1(frozenset(), frozenset(), both_empty=0.0) == 0.0          # the SQuAD v1.1 convention
+    assert max_set_f1("", ["the"], english, both_empty=0.0) == 0.0
 
 
 def test_set_f1_max_over_golds():

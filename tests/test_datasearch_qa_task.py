@@ -262,3 +262,16 @@ def test_tab_inside_answer_is_scored_as_part_of_the_answer(tmp_path, ref, capsys
     # P = 1/2, R = 1 -> 2/3
     assert q["em"] == 0.0
     assert q["f1"] == pytest.approx(2 * (1 / 2) * 1 / (1 / 2 + 1), abs=1e-15)
+
+
+def test_f1_both_empty_option(tmp_path, capsys):
+    folder = tmp_path / "ref"
+    folder.mkdir()
+    (folder / "gold.tsv").write_text("DS2-QA-E-0001\tthe\n", encoding="utf-8")
+    (folder / "task.yaml").write_text("task: datasearch-qa\ngold: gold.tsv\n", encoding="utf-8")
+    run = tmp_path / "run.tsv"
+    run.write_text(SYSDESC + "DS2-QA-E-0001\t\n", encoding="utf-8")
+    # '' vs 'the': no English word on either side -> 1.0 by default, 0.0 with the SQuAD v1.1 convention
+    assert scores(capsys, folder, run)["all"]["macro_f1"] == 1.0
+    assert scores(capsys, folder, run, "--option", "f1_both_empty=0")["all"]["macro_f1"] == 0.0
+    assert scores(capsys, folder, run)["all"]["squad11_f1"] == 0.0

@@ -102,13 +102,14 @@ def exact_match(prediction: str, golds: Sequence[str], normalize: Callable[[str]
     return 1.0 if any(predicted == normalize(gold) for gold in golds) else 0.0
 
 
-def set_f1(predicted: FrozenSet[str], gold: FrozenSet[str]) -> float:
+def set_f1(predicted: FrozenSet[str], gold: FrozenSet[str], both_empty: float = 1.0) -> float:
     """F1 of two word SETS (Data Search 2): P = |X∩Y|/|X|, R = |X∩Y|/|Y|, F1 = 2PR/(P+R).
 
-    Edge cases (Proposed, spec 4.5): both sets empty -> 1.0; exactly one empty -> 0.0; nothing shared -> 0.0.
+    Edge cases (Proposed, spec 4.5): both sets empty -> `both_empty` (1.0, as SQuAD v2.0; SQuAD v1.1 gives 0.0);
+    exactly one empty -> 0.0; nothing shared -> 0.0.
     """
     if not predicted and not gold:
-        return 1.0
+        return float(both_empty)
     common = len(predicted & gold)
     if common == 0:
         return 0.0
@@ -117,10 +118,11 @@ def set_f1(predicted: FrozenSet[str], gold: FrozenSet[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def max_set_f1(prediction: str, golds: Sequence[str], tokens: Callable[[str], Iterable[str]]) -> float:
+def max_set_f1(prediction: str, golds: Sequence[str], tokens: Callable[[str], Iterable[str]],
+               both_empty: float = 1.0) -> float:
     """Set F1 against each gold answer; the best one counts. `tokens` = normalise then tokenise."""
     predicted = frozenset(tokens(prediction))
-    return max(set_f1(predicted, frozenset(tokens(gold))) for gold in golds)
+    return max(set_f1(predicted, frozenset(tokens(gold)), both_empty) for gold in golds)
 
 
 def mean(values: Sequence[float]) -> float:

@@ -63,6 +63,8 @@ class DatasearchQa(Task):
                "(13,510,000 = 13510000) before every comparison (Proposed default: off)."),
         Option("ja_tokenizer", "char", "Words of Japanese answers for F1: char = the non-space characters of the "
                "strict-normalised answer (Proposed); whitespace = split on spaces.", ("char", "whitespace")),
+        Option("f1_both_empty", 1.0, "Set F1 when the prediction and a gold answer both have no word (e.g. '' vs "
+               "'the' in English): 1.0 (Proposed, as SQuAD v2.0) or 0.0 (as SQuAD v1.1).", (1.0, 0.0)),
         Option("missing_question", "zero", "A test question without an answer line: scores 0 and the denominator "
                "stays all questions (Proposed, SQuAD v1.1), or the run is rejected.", ("zero", "error")),
         Option("duplicates", "error", "The same QUESTION_ID twice: an error (Proposed: one answer per question), or "
@@ -214,7 +216,7 @@ class DatasearchQa(Task):
             else:
                 golds = question.answers
                 values = {"em": exact_match(prediction, golds, em_normalize),
-                          "f1": max_set_f1(prediction, golds, tokens[question.lang]),
+                          "f1": max_set_f1(prediction, golds, tokens[question.lang], options["f1_both_empty"]),
                           "em_squad": exact_match(prediction, golds, squad_normalize),
                           "squad11_em": squad11_max_over_golds(squad11_exact_match, prediction, golds),
                           "squad11_f1": squad11_max_over_golds(squad11_f1, prediction, golds)}
@@ -241,9 +243,10 @@ class DatasearchQa(Task):
                  % (run.name, LANGUAGES[lang]) for lang in LANGUAGES if not counts[lang]]
         if missing:
             notes.append("%s: %d test question(s) without an answer score 0" % (run.name, missing))
-        setting = ("normalization=%s, strip_digit_grouping=%s, ja_tokenizer=%s; F1 over word sets, max over gold "
-                   "answers; means over all %d test questions" % (options["normalization"], digits,
-                                                                   options["ja_tokenizer"], len(reference.questions)))
+        setting = ("normalization=%s, strip_digit_grouping=%s, ja_tokenizer=%s, f1_both_empty=%s; F1 over word sets, "
+                   "max over gold answers; means over all %d test questions"
+                   % (options["normalization"], digits, options["ja_tokenizer"], options["f1_both_empty"],
+                      len(reference.questions)))
         tables = [{"caption": "Configuration and system description: %s" % run.name, "header": ["item", "value"],
                    "rows": [["scoring", setting], ["SYSDESC", data.sysdesc if data.sysdesc is not None else
                                                    "(none)"]]},
