@@ -260,6 +260,13 @@ def test_cli_smoke_subprocess():
     assert code == 0 and "unknown_class = 'wrong'" in out
 
 
+def test_short_header_for_files_without_run_ids(tmp_path, ref, capsys):
+    run = tmp_path / "tqic_g"
+    run.write_text("id\tclass\n" + "".join("%03d\t%s\n" % (i, c) for i, c in enumerate(
+        ["past", "past", "future", "recent", "atemporal", "atemporal"], 1)), encoding="utf-8")
+    assert scores(capsys, ref, run)["tqic_g"]["all"]["accuracy"] == 1.0
+
+
 def test_validate_without_reference(tmp_path, capsys):
     run = tmp_path / "tqic_g"
     run.write_text(GOOD, encoding="utf-8")
