@@ -200,8 +200,9 @@ def split_group(entries: Sequence[Entry], emitted: List[Tuple[Span, float]]) -> 
             middle = between.start + len(between) // 2
             first = Span(current[k].start, middle - 1)
             second = Span(middle, current[k + 1].end)
-        emitted.append((first, first_rank + offset))
-        emitted.append((second, first_rank + 2 * offset))
+        first_part_rank = first_rank + offset
+        emitted.append((first, first_part_rank))
+        emitted.append((second, first_part_rank + offset))      # (r0 + off) + off, as the official float sum
         split_done = True
 
 

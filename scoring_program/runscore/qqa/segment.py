@@ -1,9 +1,11 @@
-"""Farasa-style segmentation of one token (`والكتاب` -> `و+ال+كتاب`), pluggable.
+"""Farasa-style segmentation of a text, token by token (`والكتاب` -> `و+ال+كتاب`), pluggable.
 
 Why pluggable: the official scorer calls the Farasa jar (farasapy), which needs Java and a download at first
 use, so it cannot run offline or inside Codabench. The default is a table of the few tokens whose clitics
 change a pAP@10 value on QRCD v1.2 (package data `qqa23_segmentation_table.tsv`); "none" leaves every token
-whole; "farasapy" calls the real segmenter when it is installed (offline comparisons only).
+whole; "farasapy" calls the real segmenter when it is installed (offline comparisons only). A segmenter takes
+a whole text, as the official scorer hands Farasa whole passages and answers, and returns the segmented tokens
+separated by whitespace.
 """
 import os
 from functools import lru_cache
@@ -34,11 +36,11 @@ def load_table(path: str = TABLE_FILE) -> Dict[str, str]:
 
 def prefix_table_segmenter() -> Segmenter:
     table = load_table()
-    return lambda token: table.get(token, token)
+    return lambda text: " ".join(table.get(token, token) for token in text.split())
 
 
 def identity_segmenter() -> Segmenter:
-    return lambda token: token
+    return lambda text: text
 
 
 def farasapy_segmenter() -> Segmenter:
@@ -48,13 +50,13 @@ def farasapy_segmenter() -> Segmenter:
     except ImportError:
         raise ConfigError("option segmentation = farasapy needs the farasapy package and Java "
                           "(pip install farasapy==0.0.14); use prefix_table for offline scoring")
-    farasa = FarasaSegmenter()
+    farasa = FarasaSegmenter(interactive=True)      # as the official scorer
     cache: Dict[str, str] = {}
 
-    def segment(token: str) -> str:
-        if token not in cache:
-            cache[token] = farasa.segment(token).strip() or token
-        return cache[token]
+    def segment(text: str) -> str:
+        if text not in cache:
+            cache[text] = farasa.segment(text)
+        return cache[text]
     return segment
 
 

@@ -23,8 +23,8 @@ def strip_clitic_prefixes(segmented: str) -> str:
 
 
 def strip_clitics(text: str, segment: Segmenter) -> str:
-    """Every whitespace token segmented and stripped of its prefixes, joined by one space."""
-    return " ".join(strip_clitic_prefixes(segment(token)) for token in text.split())
+    """The text segmented, each segmented token stripped of its prefixes, joined by one space."""
+    return " ".join(strip_clitic_prefixes(token) for token in segment(text).split())
 
 
 def normalise(text: str) -> str:
