@@ -227,3 +227,10 @@ def test_cli_exit_codes(tmp_path):
     code, _, err = run_cli("validate", "--task", "qqa23-mrc", bad)
     assert code == 1 and "bigIR_run02.json:3: error: pq_id 901:1-3_001, answer 1: rank must be an integer" in err
     assert "Traceback" not in err
+
+
+def test_messages_stay_on_one_line_and_short(tmp_path):
+    """A pq_id with a newline is escaped; a long value is cut (messages are one line, a few hundred chars)."""
+    lines, has_errors = diagnose(tmp_path, {"a\nb": [ans(rank="x" * 500)]})
+    assert has_errors
+    assert lines == [F + ":3: error: pq_id a\\nb, answer 1: rank must be an integer, found '%s..." % ("x" * 56)]

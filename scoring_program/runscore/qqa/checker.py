@@ -50,11 +50,17 @@ def _validator():
     return jsonschema.validators.extend(jsonschema.Draft7Validator, type_checker=strict_integer)(schema)
 
 
+def _show(text: str, limit: int = 60) -> str:
+    """A participant's string fit for a one-line message: control characters escaped, long ones cut."""
+    shown = text if text.isprintable() else repr(text)[1:-1]
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
+
+
 def _where(path: Sequence[Any]) -> str:
     """`pq_id 2:1-5_570, answer 3` for a path into the run."""
     parts = []
     if len(path) >= 1:
-        parts.append("pq_id %s" % path[0])
+        parts.append("pq_id %s" % _show(str(path[0])))
     if len(path) >= 2:
         parts.append("answer %d" % (path[1] + 1))
     return ", ".join(parts)
@@ -69,7 +75,7 @@ def _found(value: Any) -> str:
         return "%r (a float)" % value
     if isinstance(value, (list, dict)):
         return "a list" if isinstance(value, list) else "an object"
-    return repr(value)
+    return _show(repr(value))
 
 
 def check_structure(doc: JsonDocument, diags: Diagnostics) -> None:
@@ -102,10 +108,10 @@ def check_duplicates(doc: JsonDocument, diags: Diagnostics) -> None:
     for dup in doc.duplicates:
         if not dup.path:
             diags.error(dup.line, "duplicate pq_id %s (first at line %d); only one list per pq_id is allowed"
-                        % (dup.key, dup.first_line))
+                        % (_show(dup.key), dup.first_line))
         else:
-            diags.error(dup.line, "%s: duplicate field %r (first at line %d)" % (_where(dup.path), dup.key,
-                                                                                dup.first_line))
+            diags.error(dup.line, "%s: duplicate field '%s' (first at line %d)" % (_where(dup.path), _show(dup.key),
+                                                                                  dup.first_line))
 
 
 # ------------------------------------------------------------------------------------------ answers ---
@@ -236,22 +242,22 @@ def check_against_gold(doc: JsonDocument, gold: Sequence[GoldRecord], diags: Dia
                 once.add("outside", line, "%s: the span %d..%d is outside the passage (tokens 0..%d); the scorer "
                          "reads it anyway" % (_where((pq_id, k)), start, end, len(tokens) - 1))
             elif " ".join(tokens[start:end + 1]) != answer["answer"]:
-                once.add("text", line, "%s: the answer text is not the passage tokens %d..%d it points at (%r); "
+                once.add("text", line, "%s: the answer text is not the passage tokens %d..%d it points at ('%s'); "
                          "the scorer groups answers by their text and matches them by their span"
-                         % (_where((pq_id, k)), start, end, " ".join(tokens[start:end + 1])))
+                         % (_where((pq_id, k)), start, end, _show(" ".join(tokens[start:end + 1]), 80)))
         if record.answers:
             positions = PositionMap(record.passage, segment)
             if not surviving_predictions(answers, positions, segment, cutoff):
-                once.add("dropped", doc.line((pq_id,)), "pq_id %s: every answer is dropped by the scorer (its "
-                         "text is only stop words and punctuation, or its span only removed tokens); the official "
-                         "scorer crashes here, runscore %s" % (pq_id, "rejects the run" if all_dropped_is_error
-                                                             else "scores the question 0"),
+                outcome = "rejects the run" if all_dropped_is_error else "scores the question 0"
+                once.add("dropped", doc.line((pq_id,)), "%s: every answer is dropped by the scorer (its text is only "
+                         "stop words and punctuation, or its span only removed tokens); the official scorer crashes "
+                         "here, runscore %s" % (_where((pq_id,)), outcome),
                          error=all_dropped_is_error)
     once.report(diags)
 
 
 def _some(items: Sequence[str], limit: int = 10) -> str:
-    return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+    return ", ".join(_show(item) for item in items[:limit]) + (" ..." if len(items) > limit else "")
 
 
 def check_run(doc: JsonDocument, display: str, diags: Diagnostics, strict_filename: bool,
