@@ -598,8 +598,10 @@ def _map_cut(t, params, _o):
 
 
 def _relative_p(t, params, _o):
-    """rel(k) / min(k, R): precision relative to the best possible at k (NaN when R = 0, as trec_eval)."""
-    return [c_div(float(_rel_at(t, k)), float(min(k, t.num_rel))) for k in params]
+    """rel(k) / min(k, R): precision relative to the best possible at k; 0 when R = 0."""
+    if t.num_rel == 0:
+        return [0.0] * len(params)
+    return [_rel_at(t, k) / min(k, t.num_rel) for k in params]
 
 
 def _success(t, params, _o):
