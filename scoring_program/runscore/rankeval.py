@@ -48,11 +48,24 @@ def evaluate_rankings(rankings: Dict[str, TopicRun], qrels: Qrels, topics: Seque
     """
     per_topic: Dict[str, Dict[str, float]] = {}
     for topic in topics:
-        topic_run = rankings.get(topic)
-        docnos = ranked_docnos(topic_run, tie_order, max_docs, score_dtype) if topic_run else []
-        judged = judge_ranking(docnos, qrels.get(topic, {}), level)
-        per_topic[topic] = evaluate_topic(judged, measures, options, params)
+        per_topic[topic] = evaluate_topic_run(rankings.get(topic), qrels.get(topic, {}), measures, level, options,
+                                              tie_order, max_docs, params, score_dtype)
     return per_topic, summarise_topics(per_topic, measures, params)
+
+
+def evaluate_topic_run(topic_run: Optional[TopicRun], topic_qrels: Dict[str, int], measures: Sequence[str],
+                       level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
+                       max_docs: Optional[int] = None, params: Dict[str, Sequence] = None, score_dtype=np.float64,
+                       judged_only: bool = False) -> Dict[str, float]:
+    """Rank, truncate, label and measure one topic (None = the topic is missing from the run: empty ranking).
+
+    judged_only drops documents the qrels do not judge before measuring (trec_eval -J).
+    """
+    docnos = ranked_docnos(topic_run, tie_order, max_docs, score_dtype) if topic_run else []
+    judged = judge_ranking(docnos, topic_qrels, level)
+    if judged_only:
+        judged.rels = judged.rels[judged.rels >= 0]
+    return evaluate_topic(judged, measures, options, params)
 
 
 def summarise_topics(per_topic: Dict[str, Dict[str, float]], measures: Sequence[str],

@@ -14,11 +14,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
-from ..label import judge_ranking
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, REGISTRY, V10_ONLY, TrecOptions,
                              summarise)
 from ..qrels import parse_qrels_text
-from ..rankeval import ranked_docnos
+from ..rankeval import evaluate_topic_run
 from ..textfile import read_text
 from ..trec_format import read_trec_run
 
@@ -287,16 +286,8 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
                 raise _RunProblem("%s: error: topic %s of the qrels has no lines in the run (trec_eval 10.0 "
                                   "stops here; use -c to score it as an empty ranking)" % (run_path, qid))
             continue
-        docnos = ranked_docnos(topic_run, "desc", settings.max_docs, dtype) if topic_run else []
-        judged = judge_ranking(docnos, qrels[qid], settings.level)
-        if settings.judged_only:
-            judged.rels = judged.rels[judged.rels >= 0]
-        values = {}
-        for name in computed:
-            measure = REGISTRY[name]
-            p = params.get(name, measure.params)
-            for value_name, value in zip(measure.value_names(p), measure.compute(judged, p, options)):
-                values[value_name] = value
+        values = evaluate_topic_run(topic_run, qrels[qid], computed, settings.level, options, "desc",
+                                    settings.max_docs, params, dtype, settings.judged_only)
         if topic_run is None:
             # trec_eval scores a missing topic with a one-document placeholder ranking and then zeroes the
             # values that placeholder would change; utility is zeroed whatever its coefficients.
