@@ -234,3 +234,8 @@ def test_messages_stay_on_one_line_and_short(tmp_path):
     lines, has_errors = diagnose(tmp_path, {"a\nb": [ans(rank="x" * 500)]})
     assert has_errors
     assert lines == [F + ":3: error: pq_id a\\nb, answer 1: rank must be an integer, found '%s..." % ("x" * 56)]
+
+
+def test_a_number_too_long_for_python_is_an_error_at_its_line(tmp_path):
+    lines, has_errors = diagnose(tmp_path, '{\n"901:1-3_001": [%s]\n}\n' % ("9" * 5000))
+    assert has_errors and len(lines) == 1 and lines[0].startswith(F + ":2: error: not a usable run: ")

@@ -17,6 +17,7 @@ from ..errors import RunError
 Path = Tuple[Any, ...]
 WHITESPACE = re.compile(r"[ \t\n\r]*")
 NUMBER = re.compile(r"(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?")
+LONG_DIGITS = re.compile(r"\d{1000,}")
 CONSTANTS = {"true": True, "false": False, "null": None, "NaN": float("nan"), "Infinity": float("inf"),
              "-Infinity": float("-inf")}
 
@@ -58,6 +59,10 @@ def parse_json(text: str, display: str) -> JsonDocument:
         raise RunError("not valid JSON: %s (column %d)" % (exc.msg, exc.colno), display, exc.lineno)
     except RecursionError:
         raise RunError("not a usable run: JSON nested too deeply", display, 1)
+    except ValueError as exc:              # Python refuses integers of more than 4300 digits
+        huge = LONG_DIGITS.search(text)
+        line = text.count("\n", 0, huge.start()) + 1 if huge else 1
+        raise RunError("not a usable run: %s" % str(exc).split(";")[0], display, line)
     scanner = _Scanner(text)
     try:
         scanner.value(scanner.skip(0), ())
