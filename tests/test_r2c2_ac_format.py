@@ -218,3 +218,8 @@ def test_cli_validate_without_reference(tmp_path):
     code, out, err = run_cli("validate", "--task", "r2c2-ac", bad)
     assert code == 1 and "%s:1: error: block <D0001> is not closed" % bad in err
     assert "Traceback" not in err
+
+
+def test_space_after_the_tag_is_not_part_of_the_answer(tmp_path):
+    run, diags = parse(tmp_path, "<D0001> Bor Gullet ;100\n</D0001>\n")
+    assert not diags.items and run.blocks["0001"].answer == "Bor Gullet"

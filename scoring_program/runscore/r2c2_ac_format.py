@@ -200,6 +200,7 @@ class _BlockParser:
     # ------------------------------------------------------------------------------ fields ---
     def _answer_line(self, block: Block, line_no: int, content: str) -> None:
         answer, sep, confidence_text = content.rpartition(";")
+        answer = answer.strip()
         hint = ""
         if _looks_like_nugget(content):
             hint = " (the answer line 'Answer;Confidence' must come before the nugget lines)"
