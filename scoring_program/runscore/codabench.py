@@ -103,31 +103,91 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
 
 
 def _task_section(task, scored, best, diagnostics) -> Dict:
-    header = ["run"] + [c.title for c in task.columns]
-    rows = [[r.name + (" (leaderboard)" if r is best else "")] + ["%.4f" % s.measures[c.measure]
-                                                                  for c in task.columns] for r, s in scored]
-    tables = [{"caption": "Runs", "header": header, "rows": rows}]
-    charts = []
-    primary = task.primary.measure
+    """The detailed-results section of one task: every run's leaderboard columns, then a subsection per run
+    (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
+    comparison of the runs when there are several."""
+    columns = list(task.columns)
+    rows = [[run.name, run.path] + [_fmt(scores.measures.get(c.measure)) for c in columns] for run, scores in scored]
+    highlight = [i for i, (run, _) in enumerate(scored) if run is best]
+    best_scores = scored[highlight[0]][1] if highlight else scored[0][1]
+    first_run_of_file: Dict[str, object] = {}
+    for run, _ in scored:
+        first_run_of_file.setdefault(run.path, run)
+    shown = set()
+    subsections = []
     for run, scores in scored:
-        if not scores.per_topic:
-            continue
-        shown = [k for k in task.per_topic_measures if any(k in v for v in scores.per_topic.values())]
-        topic_rows = [[topic] + [_fmt(values.get(k)) for k in shown] for topic, values in scores.per_topic.items()]
-        tables.append({"caption": "Per topic: %s" % run.name, "header": ["topic"] + shown, "rows": topic_rows})
-        if any(primary in v for v in scores.per_topic.values()):
-            charts.append({"caption": "%s per topic: %s" % (task.primary.title, run.name),
-                           "labels": list(scores.per_topic),
-                           "values": [float(v.get(primary, 0.0)) for v in scores.per_topic.values()]})
-    tables[1:1] = [t for _, s in scored for t in s.tables]   # task tables (e.g. confusion matrices) before per-topic ones
-    notes = [n for _, s in scored for n in s.notes]
-    return {"title": "%s (%s)" % (task.title, task.id), "text": " ".join(notes), "diagnostics": diagnostics,
-            "tables": tables, "charts": charts}
+        own = [d for d in diagnostics if first_run_of_file.get(run.path) is run and d.startswith(run.path + ":")]
+        shown.update(own)
+        subsections.append(_run_section(task, run, scores, run is best, own))
+    subsections.extend(_comparison(task, scored))
+    leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
+                                                _fmt(best_scores.measures.get(c.measure))) for c in columns]}
+    text = task.description
+    if len(scored) > 1:
+        text += ". %d runs; the leaderboard shows %s, the best by %s." % (len(scored), best.name, task.primary.title)
+    return {"title": "%s (%s)" % (task.title, task.id), "text": text, "leaderboard": leaderboard,
+            "diagnostics": [d for d in diagnostics if d not in shown],
+            "tables": [{"caption": "Leaderboard columns of every run", "header": ["run", "file"] +
+                        [c.title for c in columns], "rows": rows, "highlight": highlight}],
+            "subsections": subsections}
 
 
-def _fmt(value) -> str:
+def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
+    charts, tables = [], []
+    topics = list(scores.per_topic)
+    present = [k for k in task.per_topic_measures if any(k in v for v in scores.per_topic.values())]
+    if not present:
+        present = sorted({k for v in scores.per_topic.values() for k in v})
+    charted = task.primary.measure if any(task.primary.measure in v for v in scores.per_topic.values()) else \
+        (present[0] if present else None)
+    if charted is not None:
+        values = [float(scores.per_topic[t].get(charted, 0.0)) for t in topics]
+        title = task.primary.title if charted == task.primary.measure else charted
+        charts.append({"caption": "%s per topic (%d topics; dashed line: their mean)" % (title, len(topics)),
+                       "labels": topics, "values": values, "mean": sum(values) / len(values)})
+    if topics:
+        formats = {k: _column_format([scores.per_topic[t].get(k) for t in topics]) for k in present}
+        tables.append({"caption": "Per-topic values", "header": ["topic"] + present,
+                       "rows": [[t] + [_fmt(scores.per_topic[t].get(k), formats[k]) for k in present]
+                                for t in topics],
+                       "collapsed": len(topics) > 30})
+    tables.append({"caption": "Every measure", "header": ["measure", "value"],
+                   "rows": [[name, _fmt(value)] for name, value in scores.measures.items()], "collapsed": True})
+    tables.extend(getattr(scores, "tables", None) or [])
+    text = "File %s." % run.path
+    if scores.notes:
+        text += " " + " ".join(scores.notes)
+    return {"title": "Run %s%s" % (run.name, " \u2014 shown on the leaderboard" if is_best else ""), "text": text,
+            "best": is_best, "diagnostics": diagnostics, "charts": charts, "tables": tables}
+
+
+def _comparison(task, scored) -> List[Dict]:
+    """The runs compared with significance tests (runscore.compare), when there are several and it exists."""
+    if len(scored) < 2:
+        return []
+    try:
+        from .compare import comparison_section
+    except ImportError:
+        return []
+    try:
+        section = comparison_section(task, scored)
+    except Exception as exc:   # a report extra must never fail a valid submission; say why it is missing
+        print("warning: comparison of the %s runs not drawn: %s" % (task.id, exc), file=sys.stderr)
+        return [{"title": "Comparison of the runs", "text": "Not available: %s" % exc}]
+    return [section] if section else []
+
+
+def _column_format(values) -> str:
+    """Counts (every value a whole number) are shown as integers, measures with 4 decimals, per column."""
+    numbers = [float(v) for v in values if v is not None]
+    return "%d" if numbers and all(v.is_integer() for v in numbers) and any(v != 0 for v in numbers) else "%.4f"
+
+
+def _fmt(value, form: str = "") -> str:
     if value is None:
         return ""
+    if form:
+        return form % value
     return "%d" % value if float(value).is_integer() and abs(value) >= 1 else "%.4f" % value
 
 

@@ -1,0 +1,241 @@
+"""detailed_results.html: self-contained, every task and run with its measures, per-topic table and chart, and
+the warnings; and it renders in a real browser (headless Chromium: screenshot not blank, no console message).
+
+The Chromium tests skip with the reason when the `chromium` binary is absent (Debian package `chromium`;
+.ci/run installs it).
+"""
+import html.parser
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+
+import pytest
+
+from conftest import ROOT, run_score_py
+from runscore.report import _bar_chart, detailed_html
+from runscore.tasks import all_tasks
+
+SAMPLES = os.path.join(ROOT, "starting_kit", "sample_submission")
+TASKS = [t for t in all_tasks() if os.path.isdir(os.path.join(ROOT, "reference_data", t.id))
+         and os.path.isdir(os.path.join(SAMPLES, t.id))]
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--enable-logging=stderr", "--v=0", "--hide-scrollbars"]
+BAR_BLUE = (0x4a, 0x7b, 0xd0)        # report.py's bar colour
+TABLE_HEAD = (0xf3, 0xf5, 0xf9)      # report.py's table-header background
+
+
+def _second_ntcir1_run(folder):
+    """A second NTCIR-1 run (same documents, other similarities) so the page shows two runs and a comparison."""
+    lines = open(os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), encoding="utf-8").read().splitlines()
+    out = []
+    for number, line in enumerate(lines, 1):
+        fields = line.split("\t")
+        fields[4], fields[5] = str((number * 7919) % 1000), "ntc2"     # Rank kept: it now disagrees
+        out.append("\t".join(fields))
+    with open(os.path.join(folder, "ntc2"), "w", encoding="utf-8") as handle:
+        handle.write("\n".join(out) + "\n")
+
+
+@pytest.fixture(scope="module")
+def scored_page(tmp_path_factory):
+    """Every task's sample in one submission (plus a second ntcir1-adhoc run), scored by score.py."""
+    base = tmp_path_factory.mktemp("page")
+    ref, res, out = base / "input" / "ref", base / "input" / "res", base / "output"
+    for task in TASKS:
+        shutil.copytree(os.path.join(ROOT, "reference_data", task.id), ref / task.id)
+        shutil.copytree(os.path.join(SAMPLES, task.id), res / task.id)
+    if any(t.id == "ntcir1-adhoc" for t in TASKS):
+        _second_ntcir1_run(str(res / "ntcir1-adhoc"))
+    (res / "metadata").write_text("exitCode: 0\n")
+    code, stdout, stderr = run_score_py(base / "input", out)
+    assert code == 0, stderr
+    return out / "detailed_results.html", json.loads((out / "scores.json").read_text()), stderr
+
+
+@pytest.fixture(scope="module")
+def rejected_page(tmp_path_factory):
+    base = tmp_path_factory.mktemp("rejected")
+    task = TASKS[0]
+    shutil.copytree(os.path.join(ROOT, "reference_data", task.id), base / "input" / "ref" / task.id)
+    sample = os.path.join(SAMPLES, task.id)
+    name = sorted(os.listdir(sample))[0]
+    (base / "input" / "res").mkdir(parents=True)
+    with open(os.path.join(sample, name), encoding="utf-8") as handle:
+        text = handle.read()
+    (base / "input" / "res" / name).write_text(text + "this line is not a valid record\n", encoding="utf-8")
+    code, stdout, stderr = run_score_py(base / "input", base / "output")
+    assert code == 1
+    return base / "output" / "detailed_results.html"
+
+
+class _Collector(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.urls, self.text = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.urls += [v for k, v in attrs if k in ("src", "href", "xlink:href") and v]
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _parse(path):
+    collector = _Collector()
+    collector.feed(path.read_text(encoding="utf-8"))
+    return collector
+
+
+def test_page_is_self_contained(scored_page, rejected_page):
+    for path in (scored_page[0], rejected_page):
+        page = path.read_text(encoding="utf-8")
+        parsed = _parse(path)
+        assert "script" not in parsed.tags and "link" not in parsed.tags and "img" not in parsed.tags
+        assert all(u.startswith("#") for u in parsed.urls), parsed.urls     # in-page anchors only
+        assert not re.search(r"url\(|@import|https?://(?!www\.w3\.org/2000/svg)", page)
+
+
+def test_every_task_and_run_is_on_the_page(scored_page):
+    path, scores, _ = scored_page
+    parsed = _parse(path)
+    text = " ".join(parsed.text)
+    page = path.read_text(encoding="utf-8")
+    for task in TASKS:
+        assert "(%s)" % task.id in text
+        for column in task.columns:
+            key = task.leaderboard_key(column)
+            shown = re.findall(r'<td class="text">%s</td><td>([^<]*)</td>' % key, page)
+            assert len(shown) == 1 and float(shown[0]) == pytest.approx(scores[key], abs=5e-5)   # as scored
+    runs = len(re.findall(r"<h3 id=\"s\d+-\d+\">Run ", path.read_text(encoding="utf-8")))
+    assert runs >= len(TASKS) + (1 if any(t.id == "ntcir1-adhoc" for t in TASKS) else 0)
+    assert parsed.tags.count("svg") >= 1 and parsed.tags.count("table") >= 2 * len(TASKS)
+
+
+def test_ntcir1_per_topic_chart_and_table(scored_page):
+    if not any(t.id == "ntcir1-adhoc" for t in TASKS):
+        pytest.skip("ntcir1-adhoc has no sample")
+    page = scored_page[0].read_text(encoding="utf-8")
+    section = page[page.index("Run ntc1"):page.index("Run ntc2")]
+    # Six topics in the sample qrels: six bars with their topic in the tooltip, and six table rows.
+    assert len(re.findall(r"<rect [^>]*><title>00\d\d: ", section)) == 6
+    assert len(re.findall(r"<tr><td>00\d\d</td>", section)) == 6
+    assert "Comparison of the ntcir1-adhoc runs" in page
+    assert "warning: Rank and Similarity disagree" in page[page.index("Run ntc2"):]   # the warning of ntc2
+
+
+def test_rejected_page_lists_the_errors(rejected_page):
+    page = rejected_page.read_text(encoding="utf-8")
+    assert "Submission rejected" in page and '<li class="err">' in page
+
+
+def test_bar_chart_scales_and_escapes():
+    svg = _bar_chart([0.5, 2.0, -1.0], ["a<b", "c", "d"], mean=0.5)
+    assert "a&lt;b: 0.5000" in svg and "<title>c: 2</title>" in svg
+    assert 'fill="#d0664a"' in svg                      # negative values drawn below the zero line
+    assert ">2</text>" in svg and ">-1</text>" in svg   # the axis widened from [0, 1] to the data
+    assert _bar_chart([], []) == ""
+
+
+# ------------------------------------------------------------------------------------------ Chromium ---
+
+def _chromium():
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)")
+
+
+def _render(page, tmp_path, width=1200, height=1600, scale=0.5):
+    """Screenshot the page (drawn at `scale` to keep the pure-Python PNG decoding quick); returns (RGB pixel
+    rows, console lines)."""
+    shot = tmp_path / ("%s.png" % page.stem)
+    profile = tmp_path / ("profile-%s" % page.stem)
+    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % profile,
+                                                            "--window-size=%d,%d" % (width, height),
+                                                            "--force-device-scale-factor=%s" % scale,
+                                                            "--screenshot=%s" % shot, page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert shot.exists(), proc.stderr
+    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    return _png_pixels(shot.read_bytes()), console
+
+
+def _png_pixels(data):
+    """Rows of (r, g, b) of an 8-bit RGB/RGBA PNG (what Chromium writes): a small decoder, no imaging library."""
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height, depth, colour = header[:4]
+    assert depth == 8 and colour in (2, 6)
+    channels = 3 if colour == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b = previous[i]
+            c = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 0xff
+            elif kind == 2:
+                line[i] = (line[i] + b) & 0xff
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 0xff
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xff
+        rows.append([tuple(line[x * channels:x * channels + 3]) for x in range(width)])
+        previous = line
+    return rows
+
+
+def _colours(rows):
+    counts = {}
+    for row in rows:
+        for pixel in row:
+            counts[pixel] = counts.get(pixel, 0) + 1
+    return counts
+
+
+def test_chromium_renders_tables_and_charts(scored_page, tmp_path):
+    rows, console = _render(scored_page[0], tmp_path, height=5000, scale=0.25)
+    assert console == []
+    colours = _colours(rows)
+    white = colours.get((255, 255, 255), 0)
+    assert white < 0.97 * len(rows) * len(rows[0])          # not a blank page
+    assert colours.get(BAR_BLUE, 0) > 20                    # the bars of a chart are drawn
+    assert colours.get(TABLE_HEAD, 0) > 200                 # table headers are drawn
+
+
+def test_chromium_renders_the_rejected_and_started_pages(rejected_page, tmp_path):
+    started = tmp_path / "started.html"
+    started.write_text(detailed_html("Scoring in progress", [], "started"), encoding="utf-8")
+    for page in (rejected_page, started):
+        rows, console = _render(page, tmp_path, height=600)
+        assert console == []
+        assert len(_colours(rows)) > 20                     # text and colours, not a blank tile
+
+
+def test_console_detector_sees_errors(tmp_path):
+    """The check above can fail: a page with a script error produces a console line."""
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!DOCTYPE html><p>x</p><script>console.error('boom'); missing();</script>")
+    _, console = _render(bad, tmp_path, height=200)
+    assert any("boom" in line for line in console) and any("missing is not defined" in line for line in console)
