@@ -309,7 +309,7 @@ def run(argv: Sequence[str]) -> int:
         return _run(argv)
     except _Usage as exc:
         print("runscore trec_eval: error: %s" % exc.args[0], file=sys.stderr)
-        print(USAGE, file=sys.stderr)
+        print("usage: runscore trec_eval [options] QRELS RUN  (runscore trec_eval -h for help)", file=sys.stderr)
         return EXIT_CONFIG
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)

@@ -1,0 +1,229 @@
+"""`runscore trec_eval`: option syntax, version rules, and a table of bad inputs with their exact messages."""
+import pytest
+
+from conftest import run_cli
+from runscore.commands import trec_eval
+
+QRELS = "1 0 A 1\n1 0 B 0\n1 0 C 2\n2 0 D 1\n"
+RUN = "1 Q0 A 1 0.5 r1\n1 Q0 B 2 0.9 r1\n1 Q0 C 3 0.1 r1\n2 Q0 D 1 1.0 r1\n"
+
+
+def _files(tmp_path, qrels=QRELS, run=RUN):
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text(qrels)
+    r.write_text(run)
+    return str(q), str(r)
+
+
+def _call(capsys, *argv):
+    code = trec_eval.run(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _values(out):
+    """{(name, qid): text} of an output."""
+    return {(line.split("\t")[0].rstrip(), line.split("\t")[1]): line.split("\t")[2] for line in out.splitlines()}
+
+
+# ------------------------------------------------------------------------------------------- bad input ---
+
+# (run file content, expected stderr line for the run file, or None for the qrels case below)
+BAD_RUNS = [
+    ("1 Q0 A 1 0.5\n", ":1: error: malformed line: 5 field(s), expected at least 6: qid iter docno rank sim run_id"),
+    ("1 Q0 A 1 abc r1\n", ":1: error: score (field 5) 'abc' is not a number"),
+    ("1 Q0 A 1 0x10 r1\n", ":1: error: score (field 5) '0x10' is not a number"),
+    ("1 Q0 A 1 nan r1\n", ":1: error: score (field 5) 'nan' is not a number"),
+    ("1 Q0 A 1 1e999 r1\n", ":1: error: score (field 5) '1e999' is out of range for a double"),
+    ("1 Q0 A 1 0.5 r1\n\n1 Q0 A 2 0.4 r1\n", ":3: error: duplicate docno A in topic 1 (first seen at line 1)"),
+    ("# comment\n1 Q0 A 1 0.5 r1\n", ":1: error: malformed line: 2 field(s), expected at least 6: qid iter docno "
+                                     "rank sim run_id"),
+    (b"1 Q0 \xff 1 0.5 r1\n", ":1: error: file is not valid UTF-8 (byte 0xff at offset 5); save it as UTF-8"),
+    ("", ": error: the run has no result lines"),
+]
+
+
+@pytest.mark.parametrize("content,message", BAD_RUNS)
+def test_bad_run_is_reported_with_its_physical_line_and_exit_1(tmp_path, capsys, content, message):
+    q, r = _files(tmp_path)
+    (tmp_path / "run").write_bytes(content if isinstance(content, bytes) else content.encode())
+    code, out, err = _call(capsys, q, r)
+    assert (code, out) == (1, "")
+    assert r + message in err.splitlines()
+
+
+def test_every_run_error_is_listed_at_once(tmp_path, capsys):
+    q, r = _files(tmp_path, run="1 Q0 A 1 x r1\n1 Q0 B 2\n1 Q0 C 3 0.2 r1\n1 Q0 C 4 0.1 r1\n")
+    code, _out, err = _call(capsys, q, r)
+    assert code == 1
+    assert [line.split(": error:")[0] for line in err.splitlines()] == [r + ":1", r + ":2", r + ":4"]
+
+
+def test_comment_lines_count_as_lines_in_10_mode(tmp_path, capsys):
+    """trec_eval numbers "Malformed line" without comments; we give the physical line (here 3, not 2)."""
+    q, r = _files(tmp_path, run="# header\n1 Q0 A 1 0.5 r1\n1 Q0 B 2\n")
+    code, _out, err = _call(capsys, "--v10", q, r)
+    assert code == 1
+    assert err.startswith(r + ":3: error: malformed line")
+
+
+BAD_QRELS = [
+    ("1 0 A\n", ":1: error: qrels line has 3 fields, expected 4: topic iter docno grade"),
+    ("1 0 A 1\n1 0 A 0\n", ":2: error: duplicate judgement of document A for topic 1"),
+    ("1 0 A 1\n1 0 B x\n", ":2: error: grade 'x' is not an integer"),
+    ("\n", ": error: the qrels file has no judgements"),
+]
+
+
+@pytest.mark.parametrize("content,message", BAD_QRELS)
+def test_bad_qrels_is_the_organisers_error_exit_2(tmp_path, capsys, content, message):
+    q, r = _files(tmp_path, qrels=content)
+    code, out, err = _call(capsys, q, r)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [q + message]
+
+
+USAGE_ERRORS = [
+    (["-m", "mapp"], "illegal measure 'mapp'; did you mean map or gm_map?"),
+    (["-m", "ndcg_cutt"], "illegal measure 'ndcg_cutt'; did you mean ndcg_cut or ndcg?"),
+    (["-m", "P.0"], "illegal measure 'P.0': cutoffs of P must be positive, got '0'"),
+    (["-m", "P.5,5"], "illegal measure 'P.5,5': duplicate cutoffs in '5,5' for P"),
+    (["-m", "P."], "improper measure in parameter 'P.': nothing after the dot"),
+    (["-m", "ndcg.1"], "illegal measure 'ndcg.1': malformed pair parameters '1' for ndcg: expected level=gain,..."),
+    (["-m", "map.5"], "illegal measure 'map.5': measure map takes no parameters"),
+    (["-m", "unj"], "illegal measure 'unj' (a trec_eval 10.0 measure: add --v10)"),
+    (["-m", "all_prefs"], "trec_eval measure 'all_prefs' is not supported by runscore (see docs/trec_eval.md)"),
+    (["-R", "prefs"], "rel_info formats other than qrels (prefs, qrels_jg) is not supported by runscore trec_eval"),
+    (["-Z", "z"], "z-scores (-Z) is not supported by runscore trec_eval"),
+    (["-x"], "unknown option -x"),
+    (["--bogus"], "unknown option --bogus"),
+    (["-M", "ten"], "option -M needs an integer, got 'ten'"),
+    (["-M-1"], "-M needs a number >= 0, got -1"),
+    (["-V", "8"], "-V takes 9 (trec_eval 9.0.8, default) or 10 (trec_eval 10.0), got '8'"),
+]
+
+
+@pytest.mark.parametrize("options,message", USAGE_ERRORS)
+def test_bad_usage_exit_2_with_message(tmp_path, capsys, options, message):
+    q, r = _files(tmp_path)
+    code, out, err = _call(capsys, *(options + [q, r]))
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == "runscore trec_eval: error: " + message
+
+
+def test_missing_files_and_wrong_argument_count(tmp_path, capsys):
+    q, r = _files(tmp_path)
+    missing = str(tmp_path / "nope")
+    assert _call(capsys, q, missing)[::2] == (2, missing + ": error: cannot read run file: No such file or directory\n")
+    assert _call(capsys, missing, r)[::2] == (2, missing + ": error: cannot read file: No such file or directory\n")
+    code, _out, err = _call(capsys, q)
+    assert code == 2 and "expected two files, QRELS and RUN, got 1 argument(s)" in err
+
+
+def test_no_topic_in_common_is_an_error(tmp_path, capsys):
+    q, r = _files(tmp_path, run="9 Q0 A 1 0.5 r1\n")
+    code, _out, err = _call(capsys, q, r)
+    assert code == 1
+    assert err == r + ": error: no topic of the run is in the qrels (nothing to evaluate)\n"
+
+
+# ------------------------------------------------------------------------------------------ option syntax ---
+
+@pytest.mark.parametrize("argv", [
+    ["-mP.1,2", "-mmap"], ["-m", "P.1,2", "-m", "map"], ["--measure=P.1,2", "--measure", "map"],
+    ["--meas=P.1,2", "-m", "map"],
+])
+def test_measure_options_in_every_getopt_spelling(tmp_path, capsys, argv):
+    q, r = _files(tmp_path)
+    code, out, _err = _call(capsys, *(argv + [q, r]))
+    assert code == 0
+    # Ranking of topic 1: B (0.9, grade 0), A (0.5, 1), C (0.1, 2); topic 2: D (1).
+    # P_1 = (0/1 + 1/1) / 2, P_2 = (1/2 + 1/2) / 2, map = ((1/2 + 2/3)/2 + 1) / 2.
+    assert out.splitlines() == ["map                   \tall\t%6.4f" % (((1 / 2 + 2 / 3) / 2 + 1) / 2),
+                                "P_1                   \tall\t%6.4f" % 0.5,
+                                "P_2                   \tall\t%6.4f" % 0.5]
+
+
+def test_options_after_the_files_and_bundled_flags(tmp_path, capsys):
+    q, r = _files(tmp_path)
+    code, out, _ = _call(capsys, q, r, "-qn", "-mP.1")
+    assert code == 0
+    assert out.splitlines() == ["P_1                   \t1\t0.0000", "P_1                   \t2\t1.0000"]
+
+
+def test_level_and_truncation_and_judged_only(tmp_path, capsys):
+    q, r = _files(tmp_path, run=RUN + "1 Q0 Z 4 0.95 r1\n")
+    # -l2: only C is relevant in topic 1, D is not relevant in topic 2.
+    assert _values(_call(capsys, "-q", "-l2", "-mnum_rel", q, r)[1])[("num_rel", "1")] == "1"
+    # -M1 keeps Z (0.95) only in topic 1.
+    assert _values(_call(capsys, "-q", "-M1", "-mnum_ret", q, r)[1])[("num_ret", "1")] == "1"
+    # -J drops Z (not in the qrels): B, A, C remain, so relstring is 012 instead of -012.
+    assert _values(_call(capsys, "-q", "-J", "-mrelstring", q, r)[1])[("relstring", "1")] == "'012'"
+    assert _values(_call(capsys, "-q", "-mrelstring", q, r)[1])[("relstring", "1")] == "'-012'"
+
+
+def test_cli_wiring_and_stdin(tmp_path):
+    q, _r = _files(tmp_path)
+    code, out, err = run_cli("trec_eval", "-mnum_ret", q, "-", stdin=RUN)
+    assert (code, err) == (0, "")
+    assert out == "num_ret               \tall\t4\n"
+
+
+def test_help_lists_supported_and_unsupported_measures(capsys):
+    code, out, _ = _call(capsys, "-h")
+    assert code == 0
+    assert "ndcg_cut" in out and "Not supported: all_prefs" in out
+
+
+# ------------------------------------------------------------------------------ 9.0.8 versus 10.0 rules ---
+
+def test_missing_topic_v9_ignored_v10_error_and_with_c_printed_only_in_v10(tmp_path, capsys):
+    q, r = _files(tmp_path, run="1 Q0 A 1 0.5 r1\n")
+    code, out, _ = _call(capsys, "-mnum_q", q, r)
+    assert (code, out) == (0, "num_q                 \tall\t1\n")
+    code, out, err = _call(capsys, "--v10", "-mnum_q", q, r)
+    assert (code, out) == (1, "")
+    assert "topic 2 of the qrels has no lines in the run" in err
+    code, out, _ = _call(capsys, "-c", "-q", "-mnum_ret", "-mnum_q", q, r)
+    assert out.splitlines() == ["num_ret               \t1\t1", "num_q                 \tall\t2",
+                                "num_ret               \tall\t1"]
+    code, out, _ = _call(capsys, "-V", "10", "-c", "-q", "-mnum_ret", "-mnum_q", q, r)
+    assert out.splitlines() == ["num_ret               \t1\t1", "num_ret               \t2\t0",
+                                "num_q                 \tall\t2", "num_ret               \tall\t1"]
+
+
+def test_missing_topic_with_c_scores_zero_and_counts_its_relevant(tmp_path, capsys):
+    q, r = _files(tmp_path, run="1 Q0 A 1 0.5 r1\n")
+    values = _values(_call(capsys, "-c", "-mmap", "-mnum_rel", "-mutility.1,-1,-1,0", "-mgm_map", q, r)[1])
+    assert values[("num_rel", "all")] == "3"               # 2 relevant in topic 1 + 1 in the missing topic 2
+    assert values[("map", "all")] == "%6.4f" % ((1 / 2 + 0) / 2)
+    # utility of topic 1: 1*1 - 1*0 - 1*(2-1) = 0; the missing topic scores 0 (not -1), as trec_eval.
+    assert values[("utility_1,-1,-1,0", "all")] == "0.0000"
+    assert values[("gm_map", "all")] == "%6.4f" % ((0.5 * 0.00001) ** 0.5)
+
+
+def test_scores_are_float_in_9_and_double_in_10(tmp_path, capsys):
+    """1.0000000001 and 1.0 are equal as C floats, so 9.0.8 breaks the tie by docno (B before A)."""
+    q, r = _files(tmp_path, qrels="1 0 A 1\n1 0 B 0\n", run="1 Q0 A 1 1.0000000001 r\n1 Q0 B 2 1.0 r\n")
+    assert _values(_call(capsys, "-mP.1", q, r)[1])[("P_1", "all")] == "0.0000"
+    assert _values(_call(capsys, "--v10", "-mP.1", q, r)[1])[("P_1", "all")] == "1.0000"
+
+
+def test_comments_only_in_10(tmp_path, capsys):
+    q, r = _files(tmp_path, qrels="# judged\n1 0 A 1\n", run="# run\n1 Q0 A 1 0.5 r1\n")
+    assert _call(capsys, "--v10", "-mnum_rel_ret", q, r)[:2] == (0, "num_rel_ret           \tall\t1\n")
+    code, _out, err = _call(capsys, "-mnum_rel_ret", q, r)
+    assert code == 2 and ":1: error: qrels line has 2 fields" in err
+
+
+def test_interpolation_rule_follows_the_version(tmp_path, capsys):
+    """R = 3, relevant at ranks 1, 4, 10 (shared/specs/ranking-measures.md A.6): p = 0.4 and 0.8 differ."""
+    qrels = "1 0 A 1\n1 0 B 1\n1 0 C 1\n"
+    ranking = ["A", "n1", "n2", "B", "n3", "n4", "n5", "n6", "n7", "C"]
+    run = "".join("1 Q0 %s %d %d r\n" % (d, i, 100 - i) for i, d in enumerate(ranking, 1))
+    q, r = _files(tmp_path, qrels=qrels, run=run)
+    v9 = _values(_call(capsys, "-miprec_at_recall.0.4,0.7,0.8", q, r)[1])
+    v10 = _values(_call(capsys, "--v10", "-miprec_at_recall.0.4,0.7,0.8", q, r)[1])
+    assert [v9[("iprec_at_recall_%s" % p, "all")] for p in ("0.40", "0.70", "0.80")] == ["0.5000", "0.5000", "0.3000"]
+    assert [v10[("iprec_at_recall_%s" % p, "all")] for p in ("0.40", "0.70", "0.80")] == ["1.0000", "0.5000",
+                                                                                        "0.5000"]
