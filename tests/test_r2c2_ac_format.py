@@ -223,3 +223,9 @@ def test_cli_validate_without_reference(tmp_path):
 def test_space_after_the_tag_is_not_part_of_the_answer(tmp_path):
     run, diags = parse(tmp_path, "<D0001> Bor Gullet ;100\n</D0001>\n")
     assert not diags.items and run.blocks["0001"].answer == "Bor Gullet"
+
+
+def test_empty_nugget_text_is_a_warning(tmp_path):
+    run, diags = parse(tmp_path, "<D0001>A;10\n1;T-PO-1;1;\n</D0001>\n")
+    assert warnings(diags) == ["TEAM-AC-1:2: warning: nugget 1 of question 0001 has an empty text"]
+    assert len(run.blocks["0001"].nuggets) == 1          # still counted in the NugPrec denominator

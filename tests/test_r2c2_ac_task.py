@@ -354,6 +354,10 @@ REFERENCE_DEFECTS = [
      "first: "),
     ("pool/notarun", "0001;1;D1;a\n", "error: file 'notarun' in the PR run pool is not named "
      "[TeamName]-{PG|PO}-[RunNumber]"),
+    ("pool/ORG-PO-1.txt", "0001;1;D1;a\n", "error: two files of the PR run pool are named ORG-PO-1"),
+    ("nuggets.tsv", "run_id\tqID\tNuggetNum\tPRrunname\tPassageRank\tentailed\trelevant\n"
+     "T-AC-1\t0001\t1\tORG-PO-1\tfirst\t1\t1\n", "nuggets.tsv:2: error: PassageRank must be an integer, found "
+     "'first'"),
 ]
 
 
@@ -373,6 +377,32 @@ def test_reference_defect_exits_2_through_the_cli(tmp_path):
     code, out, err = run_cli("score", "--task", "r2c2-ac", "--ref", ref, tmp_path / "T-AC-1")
     assert code == 2
     assert "answers.tsv:2: error: correct must be 0 or 1, found '7'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"topics": "topics.txt", "answer_labels": "answers.tsv", "pr_run_aliases": ["x"]},
+     "pr_run_aliases must map display names to PR run names"),
+    ({"topics": "topics.txt", "nugget_labels": "answers.tsv", "options": {"unlabelled_runs": "auto_only"}},
+     "nugget_labels needs answer_labels too"),
+    ({"answer_labels": "answers.tsv"}, "task.yaml must give the official topic list"),
+    ({"topics": "topics.txt", "answer_labels": "missing.tsv"}, "answer labels file 'missing.tsv' named in task.yaml "
+     "does not exist"),
+    ({"topics": "topics.txt", "answer_labels": "answers.tsv", "pr_runs": "nowhere"}, "PR run pool folder"),
+    ({"topics": [], "answer_labels": "answers.tsv"}, "the official topic list is empty"),
+])
+def test_task_yaml_defects(tmp_path, config, message):
+    ref = make_reference(tmp_path, ["0001"], None, [("T-AC-1", "0001", 1)])
+    config = dict(config, task="r2c2-ac")
+    write(ref / "task.yaml", json.dumps(config))
+    with pytest.raises(ConfigError) as caught:
+        load_reference(TASK, str(ref))
+    assert message in str(caught.value)
+
+
+def test_reference_must_be_a_folder(tmp_path):
+    ref = make_reference(tmp_path, ["0001"], None, [("T-AC-1", "0001", 1)])
+    with pytest.raises(ConfigError, match="not a single file"):
+        load_reference(TASK, str(ref / "answers.tsv"))
 
 
 def test_reference_without_labels_needs_auto_only(tmp_path):
