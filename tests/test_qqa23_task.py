@@ -1,19 +1,31 @@
 """qqa23-mrc end to end: the CLI and score.py on the synthetic sample (values derived by hand), the real dev
 gold as a single-file reference, the baseline generator, options, and the gold-file reader's errors."""
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
 from conftest import ROOT, run_cli, run_score_py, shared_path
+
+from runscore.cli import main as cli_main
 from runscore.errors import ConfigError
 from runscore.qqa.gold import read_gold
 from runscore.tasks import get_task
 
 TASK = get_task("qqa23-mrc")
+
+
+def cli(*args):
+    """`runscore ARGS` in this process (fast); test_sample_scores_by_cli runs the real command once."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli_main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
 SAMPLE_REF = os.path.join(ROOT, "reference_data", "qqa23-mrc")
 SAMPLE_RUN = os.path.join(ROOT, "starting_kit", "sample_submission", "qqa23-mrc", "sample_run01.json")
 BASELINE = os.path.join(ROOT, "starting_kit", "baselines", "qqa23_whole_passage.py")
@@ -78,7 +90,7 @@ def test_dev_gold_as_a_single_file_reference():
     gold = shared_path("data", "qqa23", "QQA23_TaskB_qrcd_v1.2_dev_preprocessed.jsonl")
     run = shared_path("data", "qqa23", "runs", "organizers", "whole_passage_baseline_dev.json")
     for options, expected in (((), 0.254840), (("--option", "segmentation=none"), 0.258066)):
-        code, out, err = run_cli("score", "--task", "qqa23-mrc", "--ref", gold, run, "--json", *options)
+        code, out, err = cli("score", "--task", "qqa23-mrc", "--ref", gold, run, "--json", *options)
         assert code == 0, err
         assert round(json.loads(out)["whole_passage_baseline_dev"]["pap10"], 6) == expected
 
@@ -87,7 +99,7 @@ def test_dev_gold_named_in_task_yaml(tmp_path):
     gold = shared_path("data", "qqa23", "QQA23_TaskB_qrcd_v1.2_dev_preprocessed.jsonl")
     run = shared_path("data", "qqa23", "runs", "gym_mit", "Gym_dev0.json")
     (tmp_path / "task.yaml").write_text("task: qqa23-mrc\ngold: %s\n" % gold)
-    code, out, err = run_cli("score", "--task", "qqa23-mrc", "--ref", tmp_path, run, "--json")
+    code, out, err = cli("score", "--task", "qqa23-mrc", "--ref", tmp_path, run, "--json")
     assert code == 0, err
     assert round(json.loads(out)["Gym_dev0"]["pap10"], 6) == 0.485261
 
@@ -100,7 +112,7 @@ def test_baseline_generator_reproduces_the_organisers_run(tmp_path):
     assert proc.returncode == 0, proc.stderr
     with open(official, "rb") as handle:
         assert out.read_bytes() == handle.read()
-    code, text, err = run_cli("score", "--task", "qqa23-mrc", "--ref", gold, out, "--json")
+    code, text, err = cli("score", "--task", "qqa23-mrc", "--ref", gold, out, "--json")
     assert code == 0 and err == ""                 # valid by construction, not even a warning
     assert round(json.loads(text)["bigIR_wholepass"]["pap10"], 6) == 0.254840
 
@@ -112,13 +124,13 @@ def test_baseline_generator_on_the_sample(tmp_path):
     run = json.loads(out.read_text(encoding="utf-8"))
     assert run["901:1-3_001"] == [{"answer": read_gold(gold)[0].passage, "strt_token_indx": 0,
                                    "end_token_indx": 21, "rank": 1, "score": 1}]
-    assert run_cli("validate", "--task", "qqa23-mrc", "--ref", SAMPLE_REF, out)[0] == 0
+    assert cli("validate", "--task", "qqa23-mrc", "--ref", SAMPLE_REF, out)[0] == 0
 
 
 def test_test_split_runs_validate_with_warnings():
     gold = shared_path("data", "qqa23", "test", "QQA23_TaskB_qrcd_v1.2_test_gold_preprocessed.jsonl")
     run = shared_path("data", "qqa23", "test", "Gym_run0_test.json")
-    code, out, err = run_cli("score", "--task", "qqa23-mrc", "--ref", gold, run, "--json")
+    code, out, err = cli("score", "--task", "qqa23-mrc", "--ref", gold, run, "--json")
     assert code == 0, err
     assert "24 pq_id(s) are not in the gold file and are ignored" in err
     assert 0 < json.loads(out)["Gym_run0_test"]["pap10"] < 1
@@ -130,7 +142,7 @@ def test_test_split_runs_validate_with_warnings():
     (("--option", "cutof=5"), "unknown option 'cutof' for task qqa23-mrc (did you mean cutoff?)"),
 ])
 def test_bad_options_are_usage_errors(argv, message):
-    code, _, err = run_cli("score", "--task", "qqa23-mrc", "--ref", SAMPLE_REF, SAMPLE_RUN, *argv)
+    code, _, err = cli("score", "--task", "qqa23-mrc", "--ref", SAMPLE_REF, SAMPLE_RUN, *argv)
     assert code == 2 and message in err, err
 
 
@@ -140,7 +152,7 @@ def test_farasapy_absent_is_a_clear_usage_error():
         pytest.skip("farasapy is installed here")
     except ImportError:
         pass
-    code, _, err = run_cli("score", "--task", "qqa23-mrc", "--ref", SAMPLE_REF, SAMPLE_RUN, "--option",
+    code, _, err = cli("score", "--task", "qqa23-mrc", "--ref", SAMPLE_REF, SAMPLE_RUN, "--option",
                            "segmentation=farasapy")
     assert code == 2 and "needs the farasapy package and Java" in err
 
@@ -182,7 +194,7 @@ def test_bad_gold_files(tmp_path, lines, message):
 
 def test_task_yaml_without_gold_is_a_config_error(tmp_path):
     (tmp_path / "task.yaml").write_text("task: qqa23-mrc\n")
-    code, _, err = run_cli("score", "--task", "qqa23-mrc", "--ref", tmp_path, SAMPLE_RUN)
+    code, _, err = cli("score", "--task", "qqa23-mrc", "--ref", tmp_path, SAMPLE_RUN)
     assert code == 2 and "task.yaml must name the preprocessed QRCD gold file as gold: FILE" in err
 
 
