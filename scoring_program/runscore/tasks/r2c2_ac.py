@@ -7,6 +7,7 @@ labels (runscore.r2c2_labels), the non-official automatic judge (runscore.r2c2_a
 (runscore.measures.confidence).
 """
 import os
+import re
 from typing import Any, Dict, List, Optional
 
 from ..errors import ConfigError, Diagnostics
@@ -101,8 +102,6 @@ class R2C2AC(Task):
                           "n_entailed", "n_relevant", "auto_correct")
 
     def sniff(self, head: str) -> bool:
-        import re
-
         for line in head.splitlines()[:5]:
             if line.strip():
                 return re.match(r"\s*<[Dd]\d{3,4}>", line) is not None
@@ -198,40 +197,47 @@ class R2C2AC(Task):
         for qid, block in blocks.items():
             if not block.answered and options["empty_block"] == "absent":
                 continue
-            topic = JudgedTopic(qid, block.answered or options["empty_block"] == "wrong",
-                                block.confidence or 0.0, block.answer or "")
+            # here the block is answered, or empty and counted as a wrong answer at confidence 0
+            topic = JudgedTopic(qid, True, block.confidence or 0.0, block.answer or "")
             topics[qid] = topic
             if reference.golds:
                 topic.auto_correct = int(block.answered and matches(block.answer, reference.golds.get(qid, []),
                                                                     options["auto_match"]))
             topic.n_nuggets = len(block.nuggets)
             topic.n_unresolved = sum(1 for n in block.nuggets if not resolved[n.line])
-            if not labelled:
-                continue
-            answer = labels.answers.get((run.name, qid))
-            if answer is None:
-                if block.answered:
-                    diags.warning(block.answer_line, "no answer label for question %s of run %s; counted as "
-                                  "incorrect" % (qid, run.name))
-                topic.correct = 0
-            else:
-                used_answers.add((run.name, qid))
-                topic.correct = answer.correct
-            for nugget in block.nuggets:
-                key = labels.nugget_key(run.name, qid, nugget.number, pool.name_of(nugget.pr_run), nugget.rank)
-                label = labels.nuggets.get(key)
-                if label is None:
-                    diags.warning(nugget.line, "no label for nugget %d of question %s; counted as not entailed "
-                                  "and not relevant" % (nugget.number, qid))
-                    continue
-                used_nuggets.add(key)
-                usable = resolved[nugget.line] or options["unresolved_nuggets"] == "labels"
-                topic.n_entailed += int(usable and label.entailed)
-                topic.n_relevant += int(usable and label.relevant and topic.correct == 1)
+            if labelled:
+                self._join_labels(topic, block, run.name, labels, pool, resolved, options, diags,
+                                  used_answers, used_nuggets)
         if labelled:
             for message in unused_labels(labels, run.name, used_answers, used_nuggets):
                 diags.warning(0, message)
         return [ParsedRun(run.name, display, JudgedRun(run, topics, labelled))]
+
+    @staticmethod
+    def _join_labels(topic: JudgedTopic, block, run_name: str, labels: Labels, pool: PassagePool,
+                     resolved: Dict[int, bool], options: Dict[str, Any], diags: Diagnostics,
+                     used_answers: set, used_nuggets: set) -> None:
+        """Fill the label-based fields of one topic: correctness, entailed and relevant nugget lines."""
+        answer = labels.answers.get((run_name, topic.qid))
+        if answer is None:
+            if block.answered:
+                diags.warning(block.answer_line, "no answer label for question %s of run %s; counted as "
+                              "incorrect" % (topic.qid, run_name))
+            topic.correct = 0
+        else:
+            used_answers.add((run_name, topic.qid))
+            topic.correct = answer.correct
+        for nugget in block.nuggets:
+            key = labels.nugget_key(run_name, topic.qid, nugget.number, pool.name_of(nugget.pr_run), nugget.rank)
+            label = labels.nuggets.get(key)
+            if label is None:
+                diags.warning(nugget.line, "no label for nugget %d of question %s; counted as not entailed "
+                              "and not relevant" % (nugget.number, topic.qid))
+                continue
+            used_nuggets.add(key)
+            usable = resolved[nugget.line] or options["unresolved_nuggets"] == "labels"
+            topic.n_entailed += int(usable and label.entailed)
+            topic.n_relevant += int(usable and label.relevant and topic.correct == 1)
 
     @staticmethod
     def _resolve_all(run: ACRun, blocks, pool: PassagePool, diags: Diagnostics, warn_unknown: bool) -> Dict[int, bool]:
