@@ -1,4 +1,4 @@
-"""`runscore r2c2_qrels`: PR qrels derived from AC nugget labels (entailed / relevant modes, binary, run_rank
+"""`runscore r2c2-qrels`: PR qrels derived from AC nugget labels (entailed / relevant modes, binary, run_rank
 keys, aliases, `.txt` run names, repeated NuggetNum lines counted per line), and a round trip into r2c2-pr."""
 import os
 
@@ -45,7 +45,7 @@ def files(tmp_path):
 
 
 def _qrels(cli, files, *extra):
-    code, out, err = cli("r2c2_qrels", "--pr", files["ORG-PO-1"], files["X-PG-2.txt"], "--ac",
+    code, out, err = cli("r2c2-qrels", "--pr", files["ORG-PO-1"], files["X-PG-2.txt"], "--ac",
                              files["TEAM-AC-1"], "--labels", files["labels.tsv"], "--aliases", files["aliases.tsv"],
                              *extra)
     assert code == 0, err
@@ -86,7 +86,7 @@ def test_run_rank_keys(cli, files):
 def test_derived_qrels_feed_the_pr_task(cli, files, tmp_path):
     out = tmp_path / "ref"
     out.mkdir()
-    code, _, err = cli("r2c2_qrels", "--pr", files["ORG-PO-1"], files["X-PG-2.txt"], "--ac", files["TEAM-AC-1"],
+    code, _, err = cli("r2c2-qrels", "--pr", files["ORG-PO-1"], files["X-PG-2.txt"], "--ac", files["TEAM-AC-1"],
                            "--labels", files["labels.tsv"], "--aliases", files["aliases.tsv"], "-o",
                            str(out / "qrels.tsv"))
     assert code == 0, err
@@ -114,7 +114,7 @@ def test_derived_qrels_feed_the_pr_task(cli, files, tmp_path):
 def test_bad_label_file_is_exit_2(cli, files, tmp_path, labels, message):
     bad = tmp_path / "bad.tsv"
     bad.write_text(labels, encoding="utf-8")
-    code, _, err = cli("r2c2_qrels", "--pr", files["ORG-PO-1"], "--ac", files["TEAM-AC-1"], "--labels", str(bad))
+    code, _, err = cli("r2c2-qrels", "--pr", files["ORG-PO-1"], "--ac", files["TEAM-AC-1"], "--labels", str(bad))
     assert code == 2
     assert "bad.tsv:" in err and (message is None or message in err)
 
@@ -122,6 +122,6 @@ def test_bad_label_file_is_exit_2(cli, files, tmp_path, labels, message):
 def test_invalid_pr_run_is_exit_1(cli, files, tmp_path):
     bad = tmp_path / "BAD-PO-1"
     bad.write_text("0001;30;d;t\n", encoding="utf-8")
-    code, _, err = cli("r2c2_qrels", "--pr", str(bad), "--ac", files["TEAM-AC-1"], "--labels", files["labels.tsv"])
+    code, _, err = cli("r2c2-qrels", "--pr", str(bad), "--ac", files["TEAM-AC-1"], "--labels", files["labels.tsv"])
     assert code == 1
     assert "BAD-PO-1:1: error: PassageRank 30 is outside the range [1-20]" in err

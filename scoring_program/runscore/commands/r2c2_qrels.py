@@ -1,4 +1,4 @@
-"""`runscore r2c2_qrels`: derive R2C2 PR qrels from AC nugget labels (offline helper, spec r2c2.md 4.3).
+"""`runscore r2c2-qrels`: derive R2C2 PR qrels from AC nugget labels (offline helper, spec r2c2.md 4.3).
 
 Why: the official PR qrels are not public; the design paper derives a passage's grade from the AC judgements
 (nuggets citing it). This tool makes that derivation reproducible so the r2c2-pr scorer can be run on qrels
@@ -7,7 +7,7 @@ reading consistent with topic 0039, or `relevant`, the design paper's reading), 
 PassageRank) is resolved to a passage of the PR runs and that passage's count grows by 1; level = min(count,
 15), or L1 for any count with --binary. Every passage of the PR runs is written (L0 when never credited).
 
-Usage: runscore r2c2_qrels --pr PR_RUN... --ac AC_RUN... --labels ac_nugget_labels.tsv
+Usage: runscore r2c2-qrels --pr PR_RUN... --ac AC_RUN... --labels ac_nugget_labels.tsv
        [--mode entailed|relevant] [--binary] [--key-mode content|run_rank] [--aliases FILE] [-o OUT]
 Output lines: `qID<TAB>passage_key<TAB>Lk` with a header line, sorted by qID then key.
 """
@@ -23,8 +23,8 @@ from ..measures.ntcireval import MAX_LEVELS
 from ..r2c2_format import KEY_MODES, PRRun, key_text, normalise_qid, normalise_run_name, parse_pr_run
 from ..textfile import numbered_lines, read_text
 
-NAME = "r2c2_qrels"
-HELP = "derive R2C2 PR qrels (qID, passage key, Lk) from AC nugget labels: runscore r2c2_qrels --pr ... --ac ..."
+NAME = "r2c2-qrels"
+HELP = "derive R2C2 PR qrels (qID, passage key, Lk) from AC nugget labels (offline helper)"
 MODES = ("entailed", "relevant")
 
 _OPEN = re.compile(r"<D(\d{3,4})>")
@@ -151,7 +151,7 @@ def derive_qrels(pr_runs: Dict[str, PRRun], citations: Dict[str, List[NuggetCita
 
 
 def run(argv: List[str]) -> int:
-    parser = argparse.ArgumentParser(prog="runscore r2c2_qrels", description=HELP)
+    parser = argparse.ArgumentParser(prog="runscore r2c2-qrels", description=HELP)
     parser.add_argument("--pr", nargs="+", required=True, help="PR run files ([Team]-{PG|PO}-[1-4])")
     parser.add_argument("--ac", nargs="+", required=True, help="AC run files ([Team]-AC-[1-4])")
     parser.add_argument("--labels", required=True, help="ac_nugget_labels.tsv")

@@ -2,7 +2,7 @@
 
 Seed: shared/seeds/000_13a97d0348fb03bd.txt; spec: shared/specs/r2c2.md sections 1.1, 4 and 8. The run format
 is read by runscore.r2c2_format (shared with r2c2-ac). The PR qrels are an input file, `qID<TAB>passage
-key<TAB>Lk`, so official qrels can be dropped in; `runscore r2c2_qrels` derives them from AC labels.
+key<TAB>Lk`, so official qrels can be dropped in; `runscore r2c2-qrels` derives them from AC labels.
 """
 import os
 from typing import Any, Dict, List, Optional
