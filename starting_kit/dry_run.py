@@ -2,8 +2,9 @@
 
 Usage: python3 starting_kit/dry_run.py [SUBMISSION_DIR_OR_ZIP] [--ref REFERENCE_DIR] [--bundle BUNDLE.zip]
                                        [--workdir DIR]
-Without a submission it scores every sample submission of starting_kit/sample_submission/ against the shipped
-sample reference data (reference_data/) and prints the leaderboard row of each. With --bundle, the scoring
+Without a submission it scores every sample submission of sample_submission/ against the shipped sample
+reference data (reference_data/) and prints the leaderboard row of each. scoring_program/ and reference_data/
+are taken next to this script (the kit downloaded from the platform) or one level up (the repository). With --bundle, the scoring
 program, reference data and competition.yaml come from an upload zip built by `runscore bundle`, so what is
 tested is exactly what would be uploaded. Needs Python 3.9+ with numpy, scipy, PyYAML and jsonschema.
 
@@ -107,6 +108,9 @@ def score_submission(workdir: str, program: str, reference: str, submission: str
     if rc != 0 or scores is None:
         print("exit status %d%s" % (rc, "" if scores is None else " (scores were written anyway)"))
         return rc or 1
+    if columns is None:     # the kit alone has no competition.yaml: show the keys as written
+        print("leaderboard row: " + ", ".join("%s: %.4f" % (k, v) for k, v in scores.items()))
+        return 0
     cells, unknown = leaderboard_row(scores, columns)
     print("leaderboard row: " + (", ".join(cells) if cells else "(no column filled)"))
     if unknown:
@@ -127,6 +131,12 @@ def _from_bundle(bundle: str, workdir: str):
     return target
 
 
+def _source() -> str:
+    """Where scoring_program/ and reference_data/ are: next to this script in the kit downloaded from the
+    platform, one level up in the repository."""
+    return HERE if os.path.isdir(os.path.join(HERE, "scoring_program")) else ROOT
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("submission", nargs="?", help="a submission folder or zip (default: every sample)")
@@ -135,10 +145,11 @@ def main(argv=None) -> int:
     parser.add_argument("--bundle", help="take the program, reference data and columns from this upload zip")
     parser.add_argument("--workdir", default=os.path.join(HERE, "run"), help="where program/, input/, output/ go")
     args = parser.parse_args(argv)
-    source = _from_bundle(args.bundle, args.workdir) if args.bundle else ROOT
+    source = _from_bundle(args.bundle, args.workdir) if args.bundle else _source()
     program = os.path.join(source, "scoring_program")
     reference = args.ref or os.path.join(source, "reference_data")
-    columns = leaderboard_columns(os.path.join(source, "competition.yaml"))
+    competition = os.path.join(source, "competition.yaml")
+    columns = leaderboard_columns(competition) if os.path.exists(competition) else None
     samples = os.path.join(HERE, "sample_submission")
     if args.submission:
         submissions = [args.submission]

@@ -328,9 +328,14 @@ def reference_files(folder: str, tasks: Sequence[Task], what: str) -> Dict[str, 
 
 
 def starting_kit_files(root: str, tasks: Sequence[Task]) -> Dict[str, str]:
+    """The participants' kit; it carries its own copy of the scoring program and of the sample reference data,
+    so the kit downloaded from the platform runs dry_run.py and `runscore validate/score` on its own."""
     kit = os.path.join(root, "starting_kit")
     files = tree_files(kit, "", ["README.md", "dry_run.py", "schemas", "baselines"])
     files.update(tree_files(os.path.join(kit, "sample_submission"), "sample_submission/", [t.id for t in tasks]))
+    files.update({"scoring_program/" + name: path for name, path in program_files(root).items()})
+    files.update({"reference_data/" + name: path for name, path in
+                  reference_files(sample_reference_dir(root), tasks, "sample reference data").items()})
     return files
 
 
