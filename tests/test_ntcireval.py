@@ -105,6 +105,8 @@ HAND_CASES = [
     ("Q(beta=0)", (1 / 2 + 2 / 4) / 3),                          # β = 0: Q-measure is AP
     ("nDCG@3", (1 / 1) / IDEAL_DCG_B2),
     ("nDCG@10", (1 / 1 + 2 / math.log2(4)) / (IDEAL_DCG_B2 + 0)),  # l > L: value at L = 4
+    ("nDCG@4(logb=0)", (1 / 1 + 2 / math.log(4)) / (2 / 1 + 1 / 1 + 1 / math.log(3))),   # natural log: r < e
+    ("nDCG@4(logb=3)", (1 / 1 + 2 / math.log(4, 3)) / (2 / 1 + 1 / 1 + 1 / 1)),   # log_3(3) = 1 at r = b
     ("MSnDCG@4", (1 / math.log2(3) + 2 / math.log2(5)) / (2 / 1 + 1 / math.log2(3) + 1 / math.log2(4))),
     ("MSnDCG@1", 0 / 2),
     ("P@3", 1 / 3),
