@@ -219,6 +219,10 @@ class TemporaliaTir(Task):
                          "order" % (run.run_id, subtopic))
         if not runs and not diags.has_errors:
             diags.error(0, "the file holds no result lines")
+        groups = sorted(g for g in runs_of_group if g)
+        base = os.path.basename(display).lower()
+        if groups and base not in ("tir_%s" % g.lower() for g in groups):
+            once("filename", 0, "the file should be named tir_<group_id> (tir_%s), as the seed asks" % groups[0])
         if len(runs_of_group) > 1:
             once("groups", 0, "the file holds runs of %d groups (%s); the format asks for one file per group"
                  % (len(runs_of_group), ", ".join(sorted(runs_of_group))))
