@@ -149,3 +149,29 @@ def test_registry_lists_every_official_measure():
     assert {"hmr", "accuracy", "mnp", "r_o", "r_u", "avconf", "ob"} <= keys
     assert all(m.formula and m.denominator for m in cm.REGISTRY)
     assert not math.isnan(cm.harmonic_mean_of_rewards(0.0, 0.0))
+
+
+try:
+    from hypothesis import given, settings, strategies as st
+except ImportError:                       # hypothesis is a test extra; skip the property test without it
+    given = None
+
+if given is not None:
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.tuples(st.booleans(), st.integers(0, 100)), max_size=70))
+    def test_measures_match_the_spec_formulas_written_as_loops(answers):
+        """The spec's formulas, written out as plain loops over (correct, Confidence) pairs."""
+        correct = [int(y) for y, _ in answers]
+        percents = [p for _, p in answers]
+        got = cm.confidence_measures(correct, percents)
+        n = len(answers)
+        wrong_c = [p / 100 for y, p in answers if not y]
+        right_c = [p / 100 for y, p in answers if y]
+        r_o = 1 - sum(wrong_c) / len(wrong_c) if wrong_c else 1.0
+        r_u = 1 - sum(1 - c for c in right_c) / len(right_c) if right_c else 1.0
+        assert got["r_o"] == pytest.approx(r_o, abs=1e-12)
+        assert got["r_u"] == pytest.approx(r_u, abs=1e-12)
+        assert got["hmr"] == pytest.approx(2 * r_o * r_u / (r_o + r_u) if r_o + r_u else 0.0, abs=1e-12)
+        assert got["accuracy"] == pytest.approx(sum(correct) / n if n else 0.0, abs=1e-12)
+        assert got["avconf"] == pytest.approx(sum(percents) / 100 / n if n else 0.0, abs=1e-12)
+        assert 0.0 <= got["hmr"] <= max(got["r_o"], got["r_u"]) + 1e-12
