@@ -14,6 +14,22 @@ EXIT_CONFIG = 2
 ERROR = "error"
 WARNING = "warning"
 
+# A message quoting a hostile field (a 5 MB "document id") is cut in the middle to stay readable (docs/limits.md).
+MAX_MESSAGE_CHARS = 2000
+# Line breaks and other control characters quoted from a file would break the one-line FILE:LINE format.
+_CONTROL = {c: "\\x%02x" % c for c in range(32) if c != 9}
+_CONTROL.update({10: "\\n", 13: "\\r", 0x85: "\\x85", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def clip_message(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """One printable line of at most about `limit` characters."""
+    message = message.translate(_CONTROL)
+    if len(message) <= limit:
+        return message
+    head, tail = limit * 4 // 5, limit // 8
+    return "%s [... %d characters left out ...] %s" % (message[:head], len(message) - head - tail,
+                                                      message[-tail:])
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -24,6 +40,9 @@ class Diagnostic:
     severity: str
     message: str
     code: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", clip_message(self.message))
 
     def __str__(self) -> str:
         where = "%s:%d" % (self.path, self.line) if self.line else self.path

@@ -1,20 +1,30 @@
 """Reading participant and reference text files: strict UTF-8, physical line numbers, tolerant line endings.
 
 Why here: every parser needs the same answer to "what is line 12 of this file", and a decode error must point
-at a line and a byte offset instead of raising UnicodeDecodeError deep inside a parser.
+at a line and a byte offset instead of raising UnicodeDecodeError deep inside a parser. It is also the one place
+that bounds what a file may cost: every run and reference file is read once, through read_text, and a file over
+MAX_FILE_BYTES is refused before it is read (docs/limits.md).
 """
 import codecs
+import os
 from typing import Iterator, List, Tuple
 
 from .errors import RunError
 
 BOM = codecs.BOM_UTF8
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+# The largest file read (run or reference). Reading keeps the bytes, the text and its lines in memory at once,
+# so the peak is a few times this; 128 MiB is 30 times the largest official run of the campaigns served.
+MAX_FILE_BYTES = 128 * 1024 * 1024
 
 
 def decode_utf8(data: bytes, path: str, error_class=RunError) -> str:
     """Decode UTF-8 (a leading BOM is dropped); a bad byte is reported with its line and offset."""
     if data.startswith(BOM):
         data = data[len(BOM):]
+    elif data.startswith(UTF16_BOMS):
+        raise error_class("file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8", path, 1)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -23,15 +33,28 @@ def decode_utf8(data: bytes, path: str, error_class=RunError) -> str:
                           % (data[exc.start], exc.start), path, line)
 
 
-def read_text(path: str, display: str = "", error_class=RunError) -> str:
-    """The whole file as text; `display` is the name used in messages (defaults to `path`)."""
+def read_text(path: str, display: str = "", error_class=RunError, max_bytes: int = 0) -> str:
+    """The whole file as text; `display` is the name used in messages (defaults to `path`).
+
+    A file larger than max_bytes (default MAX_FILE_BYTES) is an error, told before reading it; at most
+    max_bytes + 1 bytes are ever read, so a file that grows or lies about its size cannot exhaust memory.
+    """
     name = display or path
+    limit = max_bytes or MAX_FILE_BYTES
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            size = os.fstat(handle.fileno()).st_size
+            data = b"" if size > limit else handle.read(limit + 1)
     except OSError as exc:
-        raise error_class("cannot read file: %s" % exc.strerror, name)
+        raise error_class("cannot read file: %s" % (exc.strerror or exc), name)
+    if size > limit or len(data) > limit:
+        raise error_class("file is %d bytes, more than the limit of %d bytes (%s); split the run or ask the "
+                          "organisers" % (max(size, len(data)), limit, _human(limit)), name)
     return decode_utf8(data, name, error_class)
+
+
+def _human(size: int) -> str:
+    return "%d MiB" % (size // (1024 * 1024)) if size >= 1024 * 1024 else "%d bytes" % size
 
 
 def split_lines(text: str) -> List[str]:

@@ -20,6 +20,15 @@ def load_schema(name: str) -> Dict[str, Any]:
         return json.load(handle)
 
 
+@lru_cache(maxsize=None)
+def _check_schema_once(name: str) -> bool:
+    """A schema file is checked once per process, not once per run file (it costs milliseconds)."""
+    import jsonschema
+
+    jsonschema.Draft7Validator.check_schema(load_schema(name))
+    return True
+
+
 def schema_names() -> List[str]:
     return sorted(f[:-5] for f in os.listdir(SCHEMA_DIR) if f.endswith(".json"))
 
@@ -49,7 +58,7 @@ class RecordSchema:
         import jsonschema
 
         self.schema = load_schema(name)
-        jsonschema.Draft7Validator.check_schema(self.schema)
+        _check_schema_once(name)
         self.validator = jsonschema.Draft7Validator(self.schema)
         props = self.schema.get("properties", {})
         self.patterns = {k: re.compile(v["pattern"]) for k, v in props.items()
