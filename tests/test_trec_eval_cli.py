@@ -59,6 +59,14 @@ def test_every_run_error_is_listed_at_once(tmp_path, capsys):
     assert [line.split(": error:")[0] for line in err.splitlines()] == [r + ":1", r + ":2", r + ":4"]
 
 
+def test_keep_first_duplicate_turns_the_error_into_a_warning(tmp_path, capsys):
+    q, r = _files(tmp_path, run="1 Q0 A 1 0.5 r1\n1 Q0 B 2 0.9 r1\n1 Q0 A 3 2.0 r1\n")
+    code, out, err = _call(capsys, "--keep-first-duplicate", "-q", "-mrelstring", q, r)
+    assert code == 0
+    assert err == r + ":3: warning: duplicate docno A in topic 1 (first seen at line 1; this line is ignored)\n"
+    assert _values(out)[("relstring", "1")] == "'01'"   # B (0.9) before A (0.5, its first score)
+
+
 def test_comment_lines_count_as_lines_in_10_mode(tmp_path, capsys):
     """trec_eval numbers "Malformed line" without comments; we give the physical line (here 3, not 2)."""
     q, r = _files(tmp_path, run="# header\n1 Q0 A 1 0.5 r1\n1 Q0 B 2\n")

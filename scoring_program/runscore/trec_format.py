@@ -24,8 +24,12 @@ class TrecRun:
     run_id: str = ""
 
 
-def parse_trec_run(data: bytes, path: str, comments: bool = False, max_errors: int = 50) -> (TrecRun, Diagnostics):
-    """Parse run bytes; `comments` makes lines starting with `#` comments (trec_eval 10.0)."""
+def parse_trec_run(data: bytes, path: str, comments: bool = False, max_errors: int = 50,
+                   keep_first_duplicate: bool = False) -> (TrecRun, Diagnostics):
+    """Parse run bytes; `comments` makes lines starting with `#` comments (trec_eval 10.0).
+
+    A repeated (topic, docno) is an error; with `keep_first_duplicate` it is a warning and the first line wins.
+    """
     diags = Diagnostics(path, max_errors)
     run = TrecRun()
     try:
@@ -53,8 +57,9 @@ def parse_trec_run(data: bytes, path: str, comments: bool = False, max_errors: i
             continue
         key = (qid, docno)
         if key in first_line:
-            diags.error(line_no, "duplicate docno %s in topic %s (first seen at line %d)"
-                        % (docno, qid, first_line[key]))
+            report = diags.warning if keep_first_duplicate else diags.error
+            report(line_no, "duplicate docno %s in topic %s (first seen at line %d%s)"
+                   % (docno, qid, first_line[key], "; this line is ignored" if keep_first_duplicate else ""))
             continue
         first_line[key] = line_no
         run.topics.setdefault(qid, TopicRun()).add(docno, sim, line_no)
@@ -64,9 +69,10 @@ def parse_trec_run(data: bytes, path: str, comments: bool = False, max_errors: i
     return run, diags
 
 
-def read_trec_run(path: str, comments: bool = False, max_errors: int = 50, data: Optional[bytes] = None):
+def read_trec_run(path: str, comments: bool = False, max_errors: int = 50, data: Optional[bytes] = None,
+                  keep_first_duplicate: bool = False):
     """Read and parse a run file (or the given bytes, e.g. stdin); OSError propagates to the caller."""
     if data is None:
         with open(path, "rb") as handle:
             data = handle.read()
-    return parse_trec_run(data, path, comments, max_errors)
+    return parse_trec_run(data, path, comments, max_errors, keep_first_duplicate)

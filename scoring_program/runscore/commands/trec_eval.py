@@ -46,7 +46,8 @@ LONG_OPTIONS = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure"
                 "complete_rel_info_wanted": "c", "level_for_rel": "l", "nosummary": "n", "Debug_level": "D",
                 "Judged_docs_only": "J", "Number_docs_in_coll": "N", "Max_retrieved_per_topic": "M",
                 "Rel_info_format": "R", "Results_format": "T", "Output_old_results_format": "o",
-                "Zscore": "Z", "v10": "V10", "full-precision": "FULL"}
+                "Zscore": "Z", "v10": "V10", "full-precision": "FULL",
+                "keep-first-duplicate": "DUP"}
 
 USAGE = """usage: runscore trec_eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-m MEASURE[.PARAMS]]...
                           [--v10 | -V 9|10] QRELS RUN
@@ -58,6 +59,7 @@ USAGE = """usage: runscore trec_eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N 
                  missing from the run is an error without -c and printed with -c -q, all_trec adds rbp,
                  rbp_resid, unj.  Default: trec_eval 9.0.8 (scores read as C float).
   --full-precision  print values with %.17g instead of %6.4f (runscore extension)
+  --keep-first-duplicate  a repeated docno of a topic is a warning and its first line counts (default: error)
 RUN may be '-' for standard input. See docs/trec_eval.md."""
 
 
@@ -87,6 +89,8 @@ def _parse_argv(argv: Sequence[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
                 opts.append(("V", "10"))
             elif letter == "FULL":
                 opts.append(("F", ""))
+            elif letter == "DUP":
+                opts.append(("K", ""))
             elif letter in SHORT_WITH_ARG:
                 if not eq:
                     if i >= len(args):
@@ -142,6 +146,7 @@ class Settings:
         self.help = False
         self.version = False
         self.full_precision = False   # runscore extension: %.17g instead of %6.4f
+        self.keep_first_duplicate = False   # runscore extension: a repeated docno is a warning, first line wins
 
 
 def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
@@ -170,6 +175,8 @@ def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
             s.measure_args.append(value)
         elif letter == "F":
             s.full_precision = True
+        elif letter == "K":
+            s.keep_first_duplicate = True
         elif letter == "V":
             if value not in ("9", "10"):
                 raise _Usage("-V takes 9 (trec_eval 9.0.8, default) or 10 (trec_eval 10.0), got %r" % value)
@@ -362,10 +369,11 @@ def _run(argv: Sequence[str]) -> int:
         except OSError as exc:
             raise ConfigError("cannot read run file: %s" % exc.strerror, run_path)
         shown = run_path
-    run_data, diags = read_trec_run(shown, comments=settings.v10, data=data)
+    run_data, diags = read_trec_run(shown, comments=settings.v10, data=data,
+                                    keep_first_duplicate=settings.keep_first_duplicate)
+    for line in diags.lines():
+        print(line, file=sys.stderr)
     if diags.has_errors:
-        for line in diags.lines():
-            print(line, file=sys.stderr)
         return EXIT_INVALID_RUN
     per_topic, printed = evaluate(settings, qrels, run_data, measures, params, shown)
     if not per_topic:
