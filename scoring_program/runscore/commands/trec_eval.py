@@ -64,7 +64,11 @@ RUN may be '-' for standard input. See docs/trec_eval.md."""
 
 
 class _Usage(ConfigError):
-    pass
+    """Bad command line (exit 2)."""
+
+
+class _RunProblem(Exception):
+    """The run cannot be evaluated as a whole, e.g. nothing in common with the qrels (exit 1)."""
 
 
 def _parse_argv(argv: Sequence[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
@@ -305,10 +309,6 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
         if topic_run is not None or settings.v10:
             printed.append(qid)
     return per_topic, printed
-
-
-class _RunProblem(Exception):
-    pass
 
 
 def run(argv: Sequence[str]) -> int:

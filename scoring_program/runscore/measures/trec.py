@@ -8,6 +8,7 @@ shared/specs/ranking-measures.md Part A; peer: trec_eval (names are trec_eval's 
 trec_eval's print order).
 """
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -105,14 +106,12 @@ class TrecMeasure:
 
 def c_atol(text: str) -> int:
     """C atol: the leading integer of the text (`23.4` -> 23, `abc` -> 0), as trec_eval reads cutoffs."""
-    import re
     match = re.match(r"\s*([+-]?\d+)", text)
     return int(match.group(1)) if match else 0
 
 
 def c_atof(text: str) -> float:
     """C atof: the leading decimal number of the text (`.25` -> 0.25, `abc` -> 0.0)."""
-    import re
     match = re.match(r"\s*([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)", text)
     return float(match.group(1)) if match else 0.0
 
