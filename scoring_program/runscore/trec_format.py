@@ -6,6 +6,7 @@ abort the evaluation, and numbers its "Malformed line" messages without comment 
 defect at once with the physical line number and refuse to score (exit 1).
 """
 import re
+import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, Optional
@@ -16,6 +17,8 @@ from .textfile import decode_utf8, numbered_lines
 
 FIELDS = "qid iter docno rank sim run_id"
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_FINITE_MAX = sys.float_info.max
+_FINITE_MIN = -_FINITE_MAX
 
 
 @dataclass
@@ -38,32 +41,39 @@ def parse_trec_run(data: bytes, path: str, comments: bool = False, max_errors: i
         diagnostic = getattr(exc, "diagnostic", None)
         diags.error(diagnostic.line if diagnostic else 0, diagnostic.message if diagnostic else str(exc))
         return run, diags
-    first_line: Dict[tuple, int] = {}
+    first_line: Dict[str, Dict[str, int]] = {}     # topic -> docno -> line of its first occurrence
+    topics = run.topics
+    number = _NUMBER.fullmatch
     for line_no, line in numbered_lines(text):
-        stripped = line.strip()
-        if not stripped or (comments and stripped.startswith("#")):
+        fields = line.split()
+        if not fields or (comments and fields[0].startswith("#")):
             continue
-        fields = stripped.split()
         if len(fields) < 6:
             diags.error(line_no, "malformed line: %d field(s), expected at least 6: %s" % (len(fields), FIELDS))
             continue
-        qid, docno, sim_text, run_id = fields[0], fields[2], fields[4], fields[5]
-        if not _NUMBER.fullmatch(sim_text):
+        qid, docno, sim_text = fields[0], fields[2], fields[4]
+        if not number(sim_text):
             diags.error(line_no, "score (field 5) %r is not a number" % sim_text)
             continue
         sim = float(sim_text)
-        if sim != sim or sim in (float("inf"), float("-inf")):
+        if not _FINITE_MIN <= sim <= _FINITE_MAX:
             diags.error(line_no, "score (field 5) %r is out of range for a double" % sim_text)
             continue
-        key = (qid, docno)
-        if key in first_line:
+        seen = first_line.get(qid)
+        if seen is None:
+            seen = first_line[qid] = {}
+            topics[qid] = TopicRun()
+        elif docno in seen:
             report = diags.warning if keep_first_duplicate else diags.error
             report(line_no, "duplicate docno %s in topic %s (first seen at line %d%s)"
-                   % (docno, qid, first_line[key], "; this line is ignored" if keep_first_duplicate else ""))
+                   % (docno, qid, seen[docno], "; this line is ignored" if keep_first_duplicate else ""))
             continue
-        first_line[key] = line_no
-        run.topics.setdefault(qid, TopicRun()).add(docno, sim, line_no)
-        run.run_id = run_id
+        seen[docno] = line_no
+        topic = topics[qid]
+        topic.docnos.append(docno)
+        topic.scores.append(sim)
+        topic.lines.append(line_no)
+        run.run_id = fields[5]
     if not first_line and not diags.has_errors:
         diags.error(0, "the run has no result lines")
     return run, diags
