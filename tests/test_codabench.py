@@ -110,9 +110,13 @@ def test_several_runs_best_one_on_the_leaderboard(tmp_path):
     alone, _ = read_scores(solo_out)
     solo1_inp, solo1_out = layout(tmp_path / "solo1", {"ntc1": text})
     run_score_py(solo1_inp, solo1_out)
-    best = max(read_scores(solo1_out)[0]["ntcir1_adhoc_map_rel1"], alone["ntcir1_adhoc_map_rel1"])
-    assert both["ntcir1_adhoc_map_rel1"] == best
-    assert "(leaderboard)" in (out / "detailed_results.html").read_text()
+    scores_ntc1 = read_scores(solo1_out)[0]["ntcir1_adhoc_map_rel1"]
+    assert scores_ntc1 != alone["ntcir1_adhoc_map_rel1"]
+    best_name = "ntc1" if scores_ntc1 > alone["ntcir1_adhoc_map_rel1"] else "ntc2"
+    assert both["ntcir1_adhoc_map_rel1"] == max(scores_ntc1, alone["ntcir1_adhoc_map_rel1"])
+    page = (out / "detailed_results.html").read_text()
+    assert "Run %s \u2014 shown on the leaderboard" % best_name in page
+    assert "Comparison of the ntcir1-adhoc runs" in page
 
 
 @pytest.mark.parametrize("files", [
@@ -192,3 +196,16 @@ def test_scores_are_deterministic(tmp_path):
         assert run_score_py(inp, out)[0] == 0
         outputs.append((out / "scores.txt").read_bytes() + (out / "scores.json").read_bytes())
     assert outputs[0] == outputs[1]
+
+
+def test_companion_files_are_read_not_rejected(tmp_path):
+    """A competition with r2c2-ac but not r2c2-pr: the submission's PR run, cited by its AC run, is a companion."""
+    inp = tmp_path / "input"
+    shutil.copytree(os.path.join(ROOT, "reference_data", "r2c2-ac"), str(inp / "ref" / "r2c2-ac"))
+    shutil.copytree(os.path.join(ROOT, "starting_kit", "sample_submission", "r2c2-ac"), str(inp / "res"))
+    assert any("-PG-" in name or "-PO-" in name for name in os.listdir(str(inp / "res")))
+    (inp / "res" / "metadata").write_text("exitCode: 0\n")
+    code, stdout, stderr = run_score_py(inp, tmp_path / "output")
+    assert code == 0, stderr
+    assert "not scored as a run" in stdout
+    assert all(k.startswith("r2c2_ac_") for k in json.loads((tmp_path / "output" / "scores.json").read_text()))

@@ -62,7 +62,10 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     if not candidates:
         expected = "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
         raise RunError("no run file found in the submission; expected %s" % expected)
+    candidates, companions = _set_companions_aside(candidates, tasks)
     pairs, problems = assign_tasks(candidates, tasks)
+    for companion in companions:
+        print("%s: note: read beside the runs that cite it, not scored as a run" % companion.display)
     messages: List[str] = [str(p) for p in problems]
     checked_by_task: Dict[str, list] = {}
     for candidate, task in pairs:
@@ -100,6 +103,18 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
     print(summary_table(summary_rows))
     return EXIT_OK
+
+
+def _set_companions_aside(candidates, tasks):
+    """Files that no task claims as a run but some task reads beside its runs (see Task.companion_pattern)."""
+    runs, companions = [], []
+    for candidate in candidates:
+        base = os.path.basename(candidate.display)
+        if not any(t.claims_name(base) for t in tasks) and any(t.claims_companion(base) for t in tasks):
+            companions.append(candidate)
+        else:
+            runs.append(candidate)
+    return runs, companions
 
 
 def _task_section(task, scored, best, diagnostics) -> Dict:

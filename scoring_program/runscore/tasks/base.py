@@ -77,6 +77,9 @@ class Task:
     description = ""               # one line, shown by `runscore tasks`
     run_file_help = ""             # what a run file of this task is called / looks like
     name_pattern: Optional[str] = None   # regex on the file's base name that claims a run file
+    # Files a run of this task may read beside it (e.g. the PR runs an AC run cites). When no task of the
+    # competition claims such a file as a run, it is kept as a companion instead of being rejected.
+    companion_pattern: Optional[str] = None
     options: Sequence[Option] = ()
     columns: Sequence[Column] = ()
     max_runs_per_submission: Optional[int] = None
@@ -85,6 +88,9 @@ class Task:
     # ---------------------------------------------------------------------------- discovery ---
     def claims_name(self, basename: str) -> bool:
         return bool(self.name_pattern) and re.fullmatch(self.name_pattern, basename) is not None
+
+    def claims_companion(self, basename: str) -> bool:
+        return bool(self.companion_pattern) and re.fullmatch(self.companion_pattern, basename) is not None
 
     def sniff(self, head: str) -> bool:
         """Does the start of a file (decoded text) look like a run of this task?"""

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional
 
 from ..errors import ConfigError, Diagnostics
 from ..measures import confidence as cm
+from ..r2c2_format import RUN_NAME_PATTERN as PR_RUN_NAME_PATTERN
 from ..r2c2_ac_format import AC_RUN_NAME_PATTERN, CONFIDENCE_RULES, ACRun, parse_ac_run
 from ..r2c2_ac_passages import (PassagePool, load_pool, missing_rank_message, submission_pr_runs,
                                 unknown_run_message)
@@ -64,6 +65,7 @@ class R2C2AC(Task):
     run_file_help = ("a file named [TeamName]-AC-[RunNumber] (RunNumber 1-4, optional .txt), UTF-8 <D0001> ... "
                      "</D0001> blocks of 'Answer;Confidence' and 'NuggetNum;PRrunname;PassageRank;Nugget' lines")
     name_pattern = AC_RUN_NAME_PATTERN + r"(\.txt)?"
+    companion_pattern = PR_RUN_NAME_PATTERN + r"(\.txt)?"   # the submission's own PR runs, cited by nuggets
     max_runs_per_submission = 4
     options = (
         Option("confidence_out_of_range", "error", "A Confidence outside [0-100]: an error (the seed) or clamped "
