@@ -99,6 +99,7 @@ USAGE_ERRORS = [
     (["-m", "P."], "improper measure in parameter 'P.': nothing after the dot"),
     (["-m", "ndcg.1"], "illegal measure 'ndcg.1': malformed pair parameters '1' for ndcg: expected level=gain,..."),
     (["-m", "map.5"], "illegal measure 'map.5': measure map takes no parameters"),
+    (["-m", "utility.1,2"], "illegal measure 'utility.1,2': utility takes exactly 4 parameters, got 2"),
     (["-m", "unj"], "illegal measure 'unj' (a trec_eval 10.0 measure: add --v10)"),
     (["-m", "all_prefs"], "trec_eval measure 'all_prefs' is not supported by runscore (see docs/trec_eval.md)"),
     (["-R", "prefs"], "rel_info formats other than qrels (prefs, qrels_jg) is not supported by runscore trec_eval"),

@@ -67,6 +67,7 @@ class TrecMeasure:
     is_count: bool = False                    # printed as an integer count
     param_kind: Optional[str] = None          # one of the *_CUTOFFS / *_PARAMS kinds above
     is_string: bool = False                   # value is text (relstring), printed quoted per topic only
+    param_count: Optional[int] = None         # exact number of parameters required (utility: 4)
 
     def value_names(self, params: Optional[Sequence] = None) -> List[str]:
         params = self.params if params is None else params
@@ -90,6 +91,8 @@ class TrecMeasure:
         elif self.param_kind == DOUBLE_CUTOFFS:
             values = sorted(c_atof(p) for p in parts)
         elif self.param_kind == DOUBLE_PARAMS:
+            if self.param_count is not None and len(parts) != self.param_count:
+                raise ValueError("%s takes exactly %d parameters, got %d" % (self.name, self.param_count, len(parts)))
             return Params.of([c_atof(p) for p in parts], text)
         else:
             pairs = []
@@ -123,6 +126,13 @@ def c_div(a: float, b: float) -> float:
             return -math.nan   # x86 produces the negative default NaN; glibc prints it as -nan
         return math.copysign(math.inf, a) * math.copysign(1.0, b)
     return a / b
+
+
+def c_log2(x: float) -> float:
+    """log2 with C semantics: -inf at 0 and NaN below, instead of a Python exception."""
+    if x > 0:
+        return math.log2(x)
+    return -math.inf if x == 0 else -math.nan
 
 
 REGISTRY: Dict[str, TrecMeasure] = {}
@@ -447,14 +457,14 @@ def _g(t, params, _o):
             sum_ideal += ideal_gain
         sum_cost += ideal_gain if ideal_gain >= 1.0 else 1.0
         if gain != 0:
-            result_g += gain / math.log2(2 + sum_cost - sum_results)
+            result_g += c_div(gain, c_log2(2 + sum_cost - sum_results))
         i += 1
     while i < len(gains):
         gain = gains[i]
         sum_results += gain
         sum_cost += 1.0
         if gain != 0:
-            result_g += gain / math.log2(2 + sum_cost - sum_results)
+            result_g += c_div(gain, c_log2(2 + sum_cost - sum_results))
         i += 1
     while walk.gain > 0.0:
         ideal_gain = walk.advance()
@@ -635,7 +645,7 @@ def _set_f(t, params, _o):
         return [0.0]
     p, r = rel_ret / t.num_ret, rel_ret / t.num_rel
     beta = params[0]
-    return [(beta + 1.0) * p * r / (beta * p + r)]
+    return [c_div((beta + 1.0) * p * r, beta * p + r)]
 
 
 def _num_nonrel_judged_ret(t, _p, _o):
@@ -657,7 +667,7 @@ def _rbp(t, params, _o):
         low, high = min(gains), max(gains)
         if low < 0 or high > 1:
             for entry in levels:
-                entry[2] = (entry[2] - low) / (high - low)
+                entry[2] = c_div(entry[2] - low, high - low)
     table = _gain_of(levels)
     total = 0.0
     weight = 1.0
@@ -723,7 +733,7 @@ _m("Rprec_mult", "Precision at multiples m of R: rel(c)/c with c = (long)(m*R + 
    params=RPREC_MULTIPLES, param_type=float, param_kind=DOUBLE_CUTOFFS)
 _m("utility", "p1*a + p2*b + p3*c + p4*d over the contingency table (a relevant retrieved, b non-relevant "
    "retrieved, c relevant missed, d the rest of the -N collection); default 1,-1,0,0.", _utility,
-   params=Params.of([1.0, -1.0, 0.0, 0.0]), param_type=float, param_kind=DOUBLE_PARAMS)
+   params=Params.of([1.0, -1.0, 0.0, 0.0]), param_type=float, param_kind=DOUBLE_PARAMS, param_count=4)
 _m("11pt_avg", "Mean interpolated precision over recall points (default the 11 points 0.0 ... 1.0).", _11pt,
    params=Params.of(list(ELEVEN_POINTS)), param_type=float, param_kind=DOUBLE_PARAMS)
 _m("binG", "Binary G: mean over relevant documents of 1/log2(2 + non-relevant ranked above it).", _bin_g)
