@@ -236,3 +236,26 @@ def test_interpolation_rule_follows_the_version(tmp_path, capsys):
     assert [v9[("iprec_at_recall_%s" % p, "all")] for p in ("0.40", "0.70", "0.80")] == ["0.5000", "0.5000", "0.3000"]
     assert [v10[("iprec_at_recall_%s" % p, "all")] for p in ("0.40", "0.70", "0.80")] == ["1.0000", "0.5000",
                                                                                         "0.5000"]
+
+
+def test_odd_measure_parameters_never_raise(tmp_path, capsys):
+    """Seeded fuzz of `-m name.params` with flags: every call ends with exit 0 or 2 and never a traceback."""
+    import random
+    from runscore.measures.trec import PAIR_PARAMS, REGISTRY
+    q, r = _files(tmp_path, qrels=QRELS + "1 0 E -1\n2 0 F 5\n", run=RUN + "3 Q0 D 1 1.0 r1\n")
+    rng = random.Random(5)
+    numbers = ["0", "-1", "1", "2.5", "-3.7", "100", "1e3", "abc", ".5"]
+    codes = set()
+    for _ in range(400):
+        name = rng.choice(list(REGISTRY))
+        if REGISTRY[name].param_kind == PAIR_PARAMS:
+            params = ",".join("%s=%s" % (rng.choice(["0", "1", "2", "5", "p", "x"]), rng.choice(numbers))
+                              for _ in range(rng.randint(1, 3)))
+        else:
+            params = ",".join(rng.choice(numbers) for _ in range(rng.randint(1, 4)))
+        flags = rng.sample(["-c", "--v10", "-l2", "-M1", "-J", "-l0", "--full-precision"], rng.randint(0, 3))
+        code, out, err = _call(capsys, *(["-q", "-m", name + "." + params] + flags + [q, r]))
+        assert code in (0, 2), (name, params, flags, err)
+        assert "Traceback" not in err
+        codes.add(code)
+    assert codes == {0, 2}
