@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional
 import yaml
 
 from . import __version__
-from .commands import command_modules
+from .commands import command_modules, find_command
 from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
 from .pipeline import check_file, check_run_limit, load_reference, score_run
 from .report import summary_table
@@ -138,9 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        extra = command_modules()
-        if argv and argv[0] in extra:
-            return extra[argv[0]].run(argv[1:])
+        command = find_command(argv[0]) if argv else None
+        if command is not None:
+            return command.run(argv[1:])
         args = build_parser().parse_args(argv)
         if args.command is None:
             build_parser().print_help()

@@ -9,6 +9,17 @@ import pkgutil
 from typing import Dict
 
 
+def find_command(name: str):
+    """The module of one command, imported alone (importing every command would load scipy for trec_eval)."""
+    module_name = name.replace("-", "_")
+    if not module_name.isidentifier() or module_name.startswith("_"):
+        return None
+    if module_name not in {info.name for info in pkgutil.iter_modules(__path__)}:
+        return None
+    module = importlib.import_module("%s.%s" % (__name__, module_name))
+    return module if getattr(module, "NAME", None) == name and hasattr(module, "run") else None
+
+
 def command_modules() -> Dict[str, object]:
     found = {}
     for info in pkgutil.iter_modules(__path__):
