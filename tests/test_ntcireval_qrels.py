@@ -30,6 +30,7 @@ def test_rel_file():
     ("0001 d1 L2 extra\n", "ntcir", None, r"qrels:1: error: NTCIR qrels line has 4 fields, expected 3"),
     ("0001 d1 2\n", "ntcir", None, r"qrels:1: error: relevance level '2' is not of the form Lk"),
     ("0001 d1 L16\n", "ntcir", None, r"qrels:1: error: relevance level L16 is above the highest declared level L15"),
+    ("0001 d1 L%s\n" % ("9" * 5000), "ntcir", None, r"qrels:1: error: relevance level L9999.* is above the highest"),
     ("0001 d1 L1\n0001 d2 L3\n", "auto", 2, r"qrels:2: error: relevance level L3 is above the highest declared "
                                             r"level L2"),
     ("0001 d1 L1\n0001 d1 L0\n", "auto", None, r"qrels:2: error: duplicate judgement of document d1 for topic 0001"),

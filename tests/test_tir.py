@@ -55,6 +55,8 @@ BAD_INPUTS = [
     ("001p\t1\tD1\tg\tr\n001p\t1\tD2\tg\tr\n", ["tir_g:1: warning: run r subtopic 001p: equal ranks; those "
                                                 "documents keep their file order"]),
     ("001p\t0\tD1\tg\tr\n", ["tir_g:1: warning: rank 0 is below 1 (documents are ranked by rank ascending)"]),
+    ("001p\t-%s\tD1\tg\tr\n" % ("9" * 5000), ["tir_g:1: warning: rank -1000000000 is below 1 (documents are "
+                                                "ranked by rank ascending)"]),
     ("001p\t1\tD1\tg\tr\n\n", ["tir_g:2: warning: blank line ignored"]),
     ("001p\t1\tD1\tg\tr\n001p\t1\tD1\th\ts\n", ["tir_g: warning: the file holds runs of 2 groups (g, h); the format "
                                                 "asks for one file per group"]),

@@ -27,7 +27,7 @@ def parse_level(text: str, path: str, line_no: int, max_level: Optional[int] = N
     if not match:
         raise ConfigError("relevance level %r is not of the form Lk (L0 = judged non-relevant, L1..L%d)"
                           % (text, top), path, line_no)
-    level = int(match.group(1))
+    level = int(match.group(1)) if len(match.group(1)) <= 4 else top + 1
     if level > top:
         raise ConfigError("relevance level %s is above the highest declared level L%d" % (text, top),
                           path, line_no)

@@ -123,6 +123,19 @@ def run_name_problem(name: str) -> Optional[str]:
             % name)
 
 
+def bounded_int(text: str, limit: int = 10 ** 9) -> int:
+    """An integer string as int, clamped to +-limit without converting a huge digit string (Python refuses
+    strings of more than 4300 digits, and a run may hold anything)."""
+    sign = -1 if text.startswith("-") else 1
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    return sign * (limit if len(digits) > len(str(limit)) else min(int(digits), limit))
+
+
+def short(text: str, width: int = 24) -> str:
+    """A field as shown in a message: cut (with its length) when a fuzzer or a bug made it huge."""
+    return text if len(text) <= width else "%s... (%d characters)" % (text[:width], len(text))
+
+
 # ------------------------------------------------------------------------------------ ids ---
 def normalise_qid(raw: str) -> Optional[str]:
     """`0001` (real runs), `D001` or `D0001` (the seed's examples) -> `0001`; None if not a question id."""
@@ -196,9 +209,10 @@ def parse_pr_run(path: str, display: str, diags: Diagnostics, check_name: bool =
             diags.error(line_no, "; ".join(problems))
             continue
         qid, passage_text, doc_id = normalise_qid(record["qID"]), fields[3], record["docID"]
-        rank = int(record["PassageRank"])
+        rank = bounded_int(record["PassageRank"])
         if not 1 <= rank <= max_passages:
-            diags.error(line_no, "PassageRank %d is outside the range [1-%d]" % (rank, max_passages))
+            diags.error(line_no, "PassageRank %s is outside the range [1-%d]"
+                        % (short(record["PassageRank"]), max_passages))
             continue
         if not passage_text.strip():
             diags.warning(line_no, "PassageText is empty")

@@ -20,7 +20,8 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostics
 from ..measures.ntcireval import MAX_LEVELS
-from ..r2c2_format import KEY_MODES, PRRun, key_text, normalise_qid, normalise_run_name, parse_pr_run
+from ..r2c2_format import (KEY_MODES, PRRun, bounded_int, key_text, normalise_qid, normalise_run_name,
+                           parse_pr_run)
 from ..textfile import numbered_lines, read_text
 
 NAME = "r2c2-qrels"
@@ -139,7 +140,7 @@ def derive_qrels(pr_runs: Dict[str, PRRun], citations: Dict[str, List[NuggetCita
                 continue
             pr_name = normalise_run_name(cite.pr_run, aliases)
             run = pr_runs.get(pr_name)
-            rank = int(cite.rank) if re.fullmatch(r"\d+", cite.rank) else None
+            rank = bounded_int(cite.rank) if re.fullmatch(r"\d+", cite.rank) else None
             if run is None or rank is None or run.passage(cite.qid, rank) is None:
                 warn("%s:%d: nugget %s cites %s;%s, which no PR run has for question %s; not counted"
                      % (ac_run, cite.line, cite.number, cite.pr_run, cite.rank, cite.qid))

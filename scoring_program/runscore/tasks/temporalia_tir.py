@@ -37,6 +37,14 @@ def normalise_subtopic(text: str) -> Optional[str]:
     return "%03d%s" % (int(match.group(1)), match.group(2).lower())
 
 
+def rank_value(text: str, limit: int = 10 ** 9) -> int:
+    """An integer rank, clamped to +-limit without converting a huge digit string (Python refuses more than
+    4300 digits)."""
+    sign = -1 if text.startswith("-") else 1
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    return sign * (limit if len(digits) > 9 else min(int(digits), limit))
+
+
 def temporal_class(subtopic: str) -> str:
     return CLASSES[subtopic[-1]]
 
@@ -202,7 +210,7 @@ class TemporaliaTir(Task):
             if len(entries) == MAX_DOCS:
                 too_many.setdefault((run_id, subtopic), [line_no, 0])[1] += 1
                 continue
-            rank = int(record["rank"])
+            rank = rank_value(record["rank"])
             if rank < 1:
                 once("rank", line_no, "rank %d is below 1 (documents are ranked by rank ascending)" % rank)
             run.seen[key] = line_no
