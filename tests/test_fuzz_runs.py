@@ -20,6 +20,17 @@ from hostile.mutate import BOM, mutate
 INPUTS_PER_FORMAT = int(os.environ.get("RUNSCORE_FUZZ_INPUTS", "10000"))
 PER_SEED = 20
 SHOWN_FAILURES = 8
+# Defects found by this fuzzing in modules owned by other engineers, left to them (reported to the lead).
+KNOWN = {
+    "r2c2-ac/SAMPLE-AC-1": "r2c2_ac_format.py: a Confidence, NuggetNum or PassageRank of more than 4300 digits "
+                           "makes int() raise ValueError (Python's int digit limit), a crash instead of a diagnostic",
+}
+
+
+def _param(subject_id):
+    if subject_id in KNOWN:
+        return pytest.param(subject_id, marks=pytest.mark.xfail(reason=KNOWN[subject_id], strict=False))
+    return subject_id
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +71,7 @@ def _report(failures):
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("subject_id", _subject_ids())
+@pytest.mark.parametrize("subject_id", [_param(s) for s in _subject_ids()])
 def test_hostile_variants_score_or_fail_cleanly(workdir, subject_id):
     subject = _subject(workdir, subject_id)
     # A companion file (an r2c2-ac sample's PR run) is another task's format: fuzzed at full rate there.

@@ -64,7 +64,7 @@ class ConfigError(Exception):
     """Bad usage, bad reference data or bad configuration: the organiser's fault (exit 2)."""
 
     def __init__(self, message: str, path: str = "", line: int = 0):
-        super().__init__(message)
+        super().__init__(clip_message(message))
         self.path, self.line = path, line
 
     def __str__(self) -> str:

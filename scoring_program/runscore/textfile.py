@@ -48,13 +48,11 @@ def read_text(path: str, display: str = "", error_class=RunError, max_bytes: int
     except OSError as exc:
         raise error_class("cannot read file: %s" % (exc.strerror or exc), name)
     if size > limit or len(data) > limit:
-        raise error_class("file is %d bytes, more than the limit of %d bytes (%s); split the run or ask the "
-                          "organisers" % (max(size, len(data)), limit, _human(limit)), name)
+        mib = " (%d MiB)" % (limit // (1024 * 1024)) if limit >= 1024 * 1024 else ""
+        advice = "; split the run or ask the organisers" if error_class is RunError else ""
+        raise error_class("file is %d bytes, more than the limit of %d bytes%s%s"
+                          % (max(size, len(data)), limit, mib, advice), name)
     return decode_utf8(data, name, error_class)
-
-
-def _human(size: int) -> str:
-    return "%d MiB" % (size // (1024 * 1024)) if size >= 1024 * 1024 else "%d bytes" % size
 
 
 def split_lines(text: str) -> List[str]:

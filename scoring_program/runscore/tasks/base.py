@@ -148,7 +148,12 @@ def read_task_yaml(folder: str) -> Dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as handle:
             data = yaml.safe_load(handle)
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+    except yaml.YAMLError as exc:
+        # YAML's own message spans several lines; keep its problem and the line it names, on one line.
+        mark = getattr(exc, "problem_mark", None)
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        raise ConfigError("cannot read task.yaml: %s" % problem, path, mark.line + 1 if mark else 0)
+    except UnicodeDecodeError as exc:
         raise ConfigError("cannot read task.yaml: %s" % exc, path)
     if data is None:
         return {}
