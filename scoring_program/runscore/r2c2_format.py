@@ -131,7 +131,7 @@ def bounded_int(text: str, limit: int = 10 ** 9) -> int:
     return sign * (limit if len(digits) > len(str(limit)) else min(int(digits), limit))
 
 
-def short(text: str, width: int = 24) -> str:
+def short(text: str, width: int = 40) -> str:
     """A field as shown in a message: cut (with its length) when a fuzzer or a bug made it huge."""
     return text if len(text) <= width else "%s... (%d characters)" % (text[:width], len(text))
 
