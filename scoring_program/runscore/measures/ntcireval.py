@@ -224,7 +224,7 @@ def nrbp(t: GradedRanking, cutoff: Optional[int] = None, p: float = DEFAULT_RBP_
 
 
 def irbu(t: GradedRanking, cutoff: Optional[int] = None, p: float = DEFAULT_IRBU_P) -> float:
-    """iRBU@l = Σ p^r s(r) Π_{i<r}(1 − s(i)) over r ≤ l' (Sakai's intent-aware rank-biased utility form)."""
+    """iRBU@l = Σ p^r s(r) Π_{i<r}(1 − s(i)) over r ≤ l' (Sakai & Zeng's intentwise rank-biased utility)."""
     return _cascade(t.g / (t.g_max + 1.0), p ** t.ranks, t.depth(cutoff))
 
 
@@ -284,7 +284,19 @@ class NtcirMeasure:
     compute: Callable[..., float]
     cutoff: str = "none"             # none | optional | required
     params: Dict[str, float] = field(default_factory=dict)   # parameter -> default
+    citation: str = ""
 
+
+# Citations of the registry entries.
+SAKAI_2004 = "Sakai, T.: New performance metrics based on multigrade relevance, NTCIR-4 (2004)"
+JARVELIN_2002 = "Järvelin, K., Kekäläinen, J.: Cumulated gain-based evaluation of IR techniques, TOIS (2002)"
+BURGES_2005 = "Burges, C. et al.: Learning to rank using gradient descent, ICML (2005)"
+CHAPELLE_2009 = "Chapelle, O. et al.: Expected reciprocal rank for graded relevance, CIKM (2009)"
+MOFFAT_2008 = "Moffat, A., Zobel, J.: Rank-biased precision for measurement of retrieval effectiveness, TOIS (2008)"
+SAKAI_2007_IPM = "Sakai, T.: On the reliability of IR metrics based on graded relevance, IP&M 43(2) (2007)"
+SAKAI_2007_TOD = "Sakai, T.: On the properties of evaluation metrics for finding one highly relevant document (2007)"
+SAKAI_ROBERTSON_2008 = "Sakai, T., Robertson, S.: Modelling a user population for designing IR metrics, EVIA (2008)"
+SAKAI_ZENG_2019 = "Sakai, T., Zeng, Z.: Which diversity evaluation measures are 'good'?, SIGIR (2019) (iRBU)"
 
 FAMILIES: Dict[str, NtcirMeasure] = {}
 
@@ -296,32 +308,46 @@ def _family(*args, **kwargs) -> None:
 
 _family("AP", "AP", "average precision; AP@l divides by min(l, R)", average_precision, "optional")
 _family("Q", "Q-measure", "Q-measure: AP with blended ratios (graded)", q_measure, "optional",
-        {"beta": DEFAULT_BETA})
+        {"beta": DEFAULT_BETA},
+        citation=SAKAI_2004)
 _family("nDCG", "nDCG", "original nDCG@l (Järvelin-Kekäläinen, log_b discount)", ndcg, "required",
-        {"logb": DEFAULT_LOGB})
-_family("MSnDCG", "MSnDCG", "'Microsoft' nDCG@l (discount 1/log2(r+1))", msndcg, "required")
+        {"logb": DEFAULT_LOGB},
+        citation=JARVELIN_2002)
+_family("MSnDCG", "MSnDCG", "'Microsoft' nDCG@l (discount 1/log2(r+1))", msndcg, "required",
+        citation=BURGES_2005)
 _family("P", "P", "precision at l (count(l')/l)", precision, "required")
 _family("Hit", "Hit", "1 if a relevant document is in the top l", hit, "required")
 _family("RR", "RR", "reciprocal rank of the first relevant document", reciprocal_rank)
-_family("ERR", "ERR", "expected reciprocal rank, s = g/(g_max+1)", err, "optional")
-_family("nERR", "nERR", "ERR@l normalised by the ideal list", nerr, "required")
-_family("RBP", "RBP", "rank-biased precision, graded", rbp, "optional", {"p": DEFAULT_RBP_P})
-_family("nRBP", "nRBP", "RBP normalised by the ideal list", nrbp, "optional", {"p": DEFAULT_RBP_P})
-_family("iRBU", "iRBU", "intent-aware rank-biased utility cascade", irbu, "optional", {"p": DEFAULT_IRBU_P})
-_family("niRBU", "niRBU", "iRBU normalised by the ideal list", nirbu, "optional", {"p": DEFAULT_IRBU_P})
-_family("Omeasure", "O-measure", "blended ratio at the first relevant rank", o_measure, params={"beta": 1.0})
-_family("Pmeasure", "P-measure", "blended ratio at the first top-level rank", p_measure, params={"beta": 1.0})
+_family("ERR", "ERR", "expected reciprocal rank, s = g/(g_max+1)", err, "optional",
+        citation=CHAPELLE_2009)
+_family("nERR", "nERR", "ERR@l normalised by the ideal list", nerr, "required",
+        citation=CHAPELLE_2009)
+_family("RBP", "RBP", "rank-biased precision, graded", rbp, "optional", {"p": DEFAULT_RBP_P},
+        citation=MOFFAT_2008)
+_family("nRBP", "nRBP", "RBP normalised by the ideal list", nrbp, "optional", {"p": DEFAULT_RBP_P},
+        citation=MOFFAT_2008)
+_family("iRBU", "iRBU", "intentwise rank-biased utility cascade", irbu, "optional", {"p": DEFAULT_IRBU_P},
+        citation=SAKAI_ZENG_2019)
+_family("niRBU", "niRBU", "iRBU normalised by the ideal list", nirbu, "optional", {"p": DEFAULT_IRBU_P},
+        citation=SAKAI_ZENG_2019)
+_family("Omeasure", "O-measure", "blended ratio at the first relevant rank", o_measure, params={"beta": 1.0},
+        citation=SAKAI_2007_IPM)
+_family("Pmeasure", "P-measure", "blended ratio at the first top-level rank", p_measure, params={"beta": 1.0},
+        citation=SAKAI_2007_TOD)
 _family("Pplus", "P-plus", "mean blended ratio over relevant ranks up to the first top-level rank", p_plus,
-        params={"beta": 1.0})
+        params={"beta": 1.0},
+        citation=SAKAI_2007_TOD)
 _family("NCUguP", "NCUgu,P", "NCU, graded-uniform stopping, precision utility",
-        lambda t: ncu(t, "gu", "P"))
+        lambda t: ncu(t, "gu", "P"), citation=SAKAI_ROBERTSON_2008)
 _family("NCUguBR", "NCUgu,BR", "NCU, graded-uniform stopping, blended-ratio utility",
-        lambda t, beta=DEFAULT_BETA: ncu(t, "gu", "BR", beta=beta), params={"beta": DEFAULT_BETA})
+        lambda t, beta=DEFAULT_BETA: ncu(t, "gu", "BR", beta=beta), params={"beta": DEFAULT_BETA},
+        citation=SAKAI_ROBERTSON_2008)
 _family("NCUrbP", "NCUrb,P", "NCU, rank-biased stopping, precision utility",
-        lambda t, gamma=DEFAULT_GAMMA: ncu(t, "rb", "P", gamma=gamma), params={"gamma": DEFAULT_GAMMA})
+        lambda t, gamma=DEFAULT_GAMMA: ncu(t, "rb", "P", gamma=gamma), params={"gamma": DEFAULT_GAMMA},
+        citation=SAKAI_ROBERTSON_2008)
 _family("NCUrbBR", "NCUrb,BR", "NCU, rank-biased stopping, blended-ratio utility",
         lambda t, beta=DEFAULT_BETA, gamma=DEFAULT_GAMMA: ncu(t, "rb", "BR", beta=beta, gamma=gamma),
-        params={"beta": DEFAULT_BETA, "gamma": DEFAULT_GAMMA})
+        params={"beta": DEFAULT_BETA, "gamma": DEFAULT_GAMMA}, citation=SAKAI_ROBERTSON_2008)
 
 
 def compute(name, t: GradedRanking) -> float:
