@@ -9,7 +9,13 @@ BASE_PYTHON ?= $(if $(PYTHON39),$(PYTHON39),python3)
 # Pins closest to the image (numpy 1.22.4, scipy 1.8.1, PyYAML 6.0, jsonschema 4.x) on Python 3.9.
 PINS_39 := "numpy==1.22.4" "scipy==1.8.1" "PyYAML==6.0.1" "jsonschema>=4,<5"
 
-.PHONY: setup demo test lint bench clean bundle bundle-files
+# A second venv with the machine's python3 and the newest numpy/scipy/PyYAML/jsonschema: the suite must pass at
+# both ends of the supported range (the image's pins above, and today's releases).
+VENV_LATEST := .venv-latest
+PY_LATEST := $(VENV_LATEST)/bin/python
+LATEST_PYTHON ?= python3
+
+.PHONY: setup demo test lint bench clean bundle bundle-files test-latest fuzz
 
 $(VENV)/.done: pyproject.toml
 	$(BASE_PYTHON) -m venv $(VENV)
@@ -27,6 +33,24 @@ demo: setup
 test: setup
 	$(PY) -m pytest
 
+$(VENV_LATEST)/.done: pyproject.toml
+	$(LATEST_PYTHON) -m venv $(VENV_LATEST)
+	$(PY_LATEST) -m pip install -q --upgrade pip
+	$(PY_LATEST) -m pip install -q -e '.[test]'
+	$(PY_LATEST) -m pip install -q --upgrade numpy scipy PyYAML jsonschema
+	touch $@
+
+test-latest: $(VENV_LATEST)/.done
+	$(PY_LATEST) -c 'import sys, numpy, scipy, yaml, jsonschema; from importlib.metadata import version; \
+		print("test-latest: Python %s, numpy %s, scipy %s, PyYAML %s, jsonschema %s" % (sys.version.split()[0], \
+		numpy.__version__, scipy.__version__, yaml.__version__, version("jsonschema")))'
+	$(PY_LATEST) -m pytest
+
+# Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file).
+fuzz: setup
+	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 $(PY) -m pytest tests/test_fuzz_runs.py \
+		tests/test_fuzz_references.py
+
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
 	$(PY) -m compileall -q scoring_program
@@ -43,4 +67,4 @@ bench: setup
 	$(PY) benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info scoring_program/*.egg-info .pytest_cache
+	rm -rf $(VENV) $(VENV_LATEST) build *.egg-info scoring_program/*.egg-info .pytest_cache

@@ -18,7 +18,7 @@ from runscore.errors import ConfigError
 from runscore.pipeline import load_reference
 from runscore.tasks import all_tasks, get_task
 
-INPUTS_PER_FILE = int(os.environ.get("RUNSCORE_FUZZ_REFERENCE_INPUTS", "200"))
+INPUTS_PER_FILE = int(os.environ.get("RUNSCORE_FUZZ_REFERENCE_INPUTS", "150"))
 PER_SEED = 10
 # Defects found by this fuzzing in modules owned by other engineers, left to them (reported to the lead).
 KNOWN = {

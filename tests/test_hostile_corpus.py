@@ -52,7 +52,10 @@ def test_hostile_file_gets_its_recorded_outcome(tmp_path, kind, task_id, rel, co
     got_code, got_finding, output = outcome(kind, task_id, rel, str(tmp_path))
     assert "Traceback" not in output
     assert got_code == code, output[-2000:]
-    assert got_finding == finding
+    if finding.endswith("..."):   # a message quoting Python's own words: its stable prefix is recorded
+        assert got_finding.startswith(finding[:-3])
+    else:
+        assert got_finding == finding
     if code == 1:
         errors = [l for l in output.splitlines() if ": error:" in l and not l.startswith("submission rejected")]
         assert errors and all(ERROR_LINE.match(l) for l in errors), errors[:3]

@@ -229,6 +229,9 @@ JSON_MUTATIONS: Dict[str, Callable[[bytes, random.Random], bytes]] = {
 }
 # Mutations that are expensive to run (large inputs) are drawn less often.
 RARE = {"huge_line", "json_deep_nesting"}
+# Mutations with few possible outcomes on a given file (repeated draws give repeated inputs).
+FEW_OUTCOMES = {"bom", "crlf", "cr_only", "trailing_blank_lines", "leading_blank_lines", "delete_line",
+                "duplicate_line", "swap_lines", "truncate_at_boundary", "json_duplicate_key"}
 
 
 def looks_like_json(data: bytes) -> bool:
@@ -251,6 +254,11 @@ def mutate(data: bytes, rng: random.Random, rounds: int = 1) -> (str, bytes):
         name = rng.choice(names)
         if name in RARE and rng.random() < 0.8:
             name = rng.choice([n for n in names if n not in RARE])
+        data = kinds[name](data, rng)
+        applied.append(name)
+    if all(name in FEW_OUTCOMES for name in applied) and rng.random() < 0.9:
+        # A BOM or CRLF alone on the same seed gives the same input again: add a mutation with many outcomes.
+        name = rng.choice([n for n in names if n not in FEW_OUTCOMES and n not in RARE])
         data = kinds[name](data, rng)
         applied.append(name)
     return "+".join(applied), data
