@@ -1,0 +1,453 @@
+"""Columnar reading of big TREC / NACSIS run files: numpy arrays instead of one Python object per line.
+
+Why: a 5M-line run costs minutes as Python strings and dicts, and several GB. Here the file is read in large
+byte chunks and each chunk is cut into fields with numpy (token boundaries from a whitespace table), so the
+cost per line is a few vector operations. A document id becomes fixed-width big-endian uint64 words: comparing
+the words compares the bytes, so trec_eval's tie-break (docno in byte order) is a lexsort of the words, and
+joining with the qrels is an exact comparison of words.
+
+The fast path never words a diagnostic. `read_columns` returns None for a file with anything the exact reader
+would report (a bad field, a duplicate, a blank NACSIS line, a non-ASCII byte, ...) or that it does not handle
+(comments, CR line ends in NACSIS files); the caller then runs the exact line-by-line reader, which produces the
+messages with their line numbers. So both paths accept the same files and report the same diagnostics.
+"""
+import os
+import re
+from dataclasses import dataclass
+from typing import BinaryIO, Dict, List, Optional
+
+import numpy as np
+
+TREC = "trec"        # whitespace-separated, >= 6 fields, blank lines skipped (trec_format.parse_trec_run)
+NACSIS = "nacsis"    # exactly 6 TAB-separated fields (tasks/ntcir1_adhoc.py), no warning-worthy line
+LAYOUTS = (TREC, NACSIS)
+
+CHUNK_BYTES = 16 * 1024 * 1024
+MAX_FIELD_BYTES = 256          # longer ids go to the exact reader
+PAD = MAX_FIELD_BYTES + 8
+FAST_DIGITS = 15               # a decimal with at most 15 digits is exact as mantissa / 10**k (Clinger)
+
+# Python's str.split() separators among ASCII bytes; bytes >= 0x80 never reach the fast path.
+_WHITESPACE = np.zeros(256, dtype=bool)
+_WHITESPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+_NACSIS_FORBIDDEN = _WHITESPACE.copy()          # inside a NACSIS file only TAB and LF may separate
+_NACSIS_FORBIDDEN[[9, 10]] = False
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_POW10 = 10.0 ** np.arange(FAST_DIGITS + 8)
+
+
+@dataclass
+class ColumnarRun:
+    """A checked run as arrays, in file order (one entry per result line).
+
+    topics: topic ids by code, in order of first appearance; topic: code of each line (int32);
+    docno: (lines, words) uint64 big-endian words of the document id, zero padded (row order = byte order);
+    score: float64; first_line: physical line of each topic's first line; grouped_order: indices that list
+    the lines topic by topic (None when the file already does); starts: offsets of each topic in that order.
+    """
+
+    topics: List[str]
+    topic: np.ndarray
+    docno: np.ndarray
+    score: np.ndarray
+    first_line: List[int]
+    grouped_order: Optional[np.ndarray]
+    starts: np.ndarray
+    run_id: str
+    dummy: str = ""
+
+    def __len__(self) -> int:
+        return int(self.topic.shape[0])
+
+    def topic_lines(self, code: int) -> np.ndarray:
+        """File-order indices of one topic's lines."""
+        start, end = int(self.starts[code]), int(self.starts[code + 1])
+        if self.grouped_order is None:
+            return np.arange(start, end)
+        return self.grouped_order[start:end]
+
+    def count(self, code: int) -> int:
+        return int(self.starts[code + 1] - self.starts[code])
+
+
+def field_bytes(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, width: int = 0) -> np.ndarray:
+    """(n, width) uint8 matrix of the fields buf[start:end], zero padded (width 0 = the longest field).
+
+    `buf` must be followed by at least `width` readable bytes: a view made by `padded_buffer`, whose base has
+    PAD zero bytes after it, is used as it is; any other array is copied with room for the last field."""
+    lengths = ends - starts
+    if not width:
+        width = int(lengths.max()) if lengths.shape[0] else 1
+    width = max(width, 1)
+    base = buf.base
+    if isinstance(base, np.ndarray) and base.dtype == np.uint8 and base.shape[0] >= buf.shape[0] + width \
+            and base.ctypes.data == buf.ctypes.data:
+        padded = base
+    else:
+        padded = padded_buffer(buf, width).base
+    matrix = np.lib.stride_tricks.sliding_window_view(padded, width)[starts]
+    matrix *= np.arange(width) < lengths[:, None]
+    return matrix
+
+
+def padded_buffer(data, pad: int = 0) -> np.ndarray:
+    """The bytes as a uint8 array (a view) whose base has zero bytes after it, for field gathers."""
+    source = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
+    size = source.shape[0]
+    padded = np.zeros(size + max(pad, PAD), dtype=np.uint8)
+    padded[:size] = source
+    return padded[:size]
+
+
+def pack_fields(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, words: int = 0) -> np.ndarray:
+    """Fields buf[start:end] as (n, words) uint64 big-endian words, zero padded (`words` 0 = as needed)."""
+    lengths = ends - starts
+    needed = (int(lengths.max()) + 7) // 8 if lengths.shape[0] else 1
+    matrix = field_bytes(buf, starts, ends, 8 * max(words, needed, 1))
+    return matrix.view(">u8").astype(np.uint64)
+
+
+def pack_strings(texts: List[str], words: int = 0) -> Optional[np.ndarray]:
+    """The same words for Python strings (qrels document ids); None if one holds a NUL or whitespace."""
+    blob = "\n".join(texts).encode("utf-8") + b"\n"
+    buf = np.frombuffer(blob, dtype=np.uint8)
+    if buf[buf == 0].shape[0]:
+        return None
+    ends = np.flatnonzero(buf == 10)
+    if ends.shape[0] != len(texts):
+        return None
+    starts = np.empty_like(ends)
+    starts[0:1] = 0
+    starts[1:] = ends[:-1] + 1
+    return pack_fields(buf, starts, ends, words)
+
+
+def widen(words: np.ndarray, count: int) -> np.ndarray:
+    """Pad (n, w) words with zero columns to (n, count)."""
+    if words.shape[1] >= count:
+        return words
+    out = np.zeros((words.shape[0], count), dtype=np.uint64)
+    out[:, :words.shape[1]] = words
+    return out
+
+
+def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
+    """The fields as float64, exactly as Python's float() reads them; None if one is not a finite number of
+    the run grammar `[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?`.
+
+    Common case (sign, at most 15 digits, one dot, no exponent) in numpy: the digits as an integer m < 2**53
+    and k digits after the dot give m / 10**k, one correctly rounded division of exact doubles, so the value
+    equals float(text). Other fields (exponents, long mantissas) are read one by one with float()."""
+    n = starts.shape[0]
+    lengths = ends - starts
+    chars = field_bytes(buf, starts, ends)
+    width = chars.shape[1]
+    columns = np.arange(width)
+    inside = columns < lengths[:, None]
+    digit = (chars >= 48) & (chars <= 57) & inside
+    dot = (chars == 46) & inside
+    sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
+    digits = digit.sum(axis=1)
+    dots = dot.sum(axis=1)
+    simple = (digits + dots + sign == lengths) & (dots <= 1) & (digits >= 1) & (digits <= FAST_DIGITS)
+    mantissa = np.zeros(n, dtype=np.int64)
+    for column in range(width):
+        d = digit[:, column]
+        mantissa = np.where(d, mantissa * 10 + (chars[:, column].astype(np.int64) - 48), mantissa)
+    dot_at = np.where(dots > 0, np.argmax(dot, axis=1), lengths - 1)
+    fraction = lengths - 1 - dot_at
+    values = mantissa.astype(np.float64) / _POW10[np.minimum(fraction, _POW10.shape[0] - 1)]
+    negative = chars[:, 0] == 45
+    values[negative] = -values[negative]
+    for i in np.flatnonzero(~simple).tolist():
+        text = buf[starts[i]:ends[i]].tobytes().decode("ascii")
+        if not _NUMBER.fullmatch(text):
+            return None
+        value = float(text)
+        if value != value or value in (float("inf"), float("-inf")):
+            return None
+        values[i] = value
+    return values
+
+
+def parse_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
+    """`[+-]?\\d+` fields of at most 18 digits as int64; None if one is not."""
+    n = starts.shape[0]
+    lengths = ends - starts
+    chars = field_bytes(buf, starts, ends)
+    width = chars.shape[1]
+    columns = np.arange(width)
+    inside = columns < lengths[:, None]
+    digit = (chars >= 48) & (chars <= 57) & inside
+    sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
+    digits = digit.sum(axis=1)
+    if not np.all((digits + sign == lengths) & (digits >= 1) & (digits <= 18)):
+        return None
+    value = np.zeros(n, dtype=np.int64)
+    for column in range(width):
+        value = np.where(digit[:, column], value * 10 + (chars[:, column].astype(np.int64) - 48), value)
+    return np.where(chars[:, 0] == 45, -value, value)
+
+
+def _numeric_topic_key(topic: str):
+    return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+
+
+class _Reader:
+    """State carried from chunk to chunk."""
+
+    def __init__(self, layout: str, comments: bool):
+        self.layout = layout
+        self.comments = comments
+        self.codes: Dict[str, int] = {}
+        self.topics: List[str] = []
+        self.first_line: List[int] = []
+        self.grouped = True
+        self.last_topic = -1
+        self.lines_before = 0
+        self.topic_parts: List[np.ndarray] = []
+        self.docno_parts: List[np.ndarray] = []
+        self.score_parts: List[np.ndarray] = []
+        self.run_id = ""
+        self.dummy: Optional[bytes] = None
+        self.last_rank_score = None   # (rank, score) of the previous NACSIS line
+
+    def chunk(self, data: bytes, final: bool) -> bool:
+        """Read the complete lines of one chunk; False = this file needs the exact reader."""
+        buf = padded_buffer(data)
+        if buf.shape[0] == 0:
+            return True
+        if int(buf.max()) >= 0x80:
+            return False
+        field = self._fixed_fields(buf)
+        if field is not None:
+            lines = kept_count = field[0][0].shape[0]
+            line_numbers = self.lines_before + np.arange(1, lines + 1)
+        else:
+            found = self._general_fields(buf)
+            if found is None:
+                return False
+            field, line_numbers, lines = found
+            kept_count = line_numbers.shape[0]
+        self.lines_before += lines
+        if kept_count == 0:
+            return True
+        return self._columns(buf, field, line_numbers)
+
+    def _fixed_fields(self, buf):
+        """The common layout in a few vector operations: every line is exactly six fields separated by single
+        TABs or spaces, LF ended. None when this chunk is anything else (the general tokeniser decides)."""
+        if buf[-1] != 10:
+            return None
+        cuts = np.flatnonzero(buf < 33)
+        if cuts.shape[0] % 6 or buf[0] < 33:
+            return None
+        kinds = buf[cuts].reshape(-1, 6)
+        separator = kinds[:, :5]
+        if np.any(kinds[:, 5] != 10):
+            return None
+        if self.layout == NACSIS:
+            if np.any(separator != 9):
+                return None
+        elif np.any((separator != 9) & (separator != 32)):
+            return None
+        if np.any(np.diff(cuts) < 2):
+            return None               # an empty field or a blank line
+        cuts = cuts.reshape(-1, 6)
+        line_starts = np.empty(cuts.shape[0], dtype=cuts.dtype)
+        line_starts[0] = 0
+        line_starts[1:] = cuts[:-1, 5] + 1
+        if self.comments and np.any(buf[line_starts] == 35):
+            return None
+        starts = [line_starts] + [cuts[:, i] + 1 for i in range(5)]
+        return [(starts[i], cuts[:, i]) for i in range(6)]
+
+    def _general_fields(self, buf):
+        """Any whitespace between fields, blank lines, extra fields: (fields, line numbers, lines) or None."""
+        if np.count_nonzero(buf == 0):
+            return None
+        newline = np.flatnonzero(buf == 10)
+        line_ends = newline if newline.shape[0] and newline[-1] == buf.shape[0] - 1 else \
+            np.append(newline, buf.shape[0])
+        lines = line_ends.shape[0]
+        if self.layout == NACSIS and np.count_nonzero(_NACSIS_FORBIDDEN[buf]):
+            return None
+        token = ~_WHITESPACE[buf]
+        before = np.empty_like(token)
+        before[0] = False
+        before[1:] = token[:-1]
+        after = np.empty_like(token)
+        after[-1] = False
+        after[:-1] = token[1:]
+        starts = np.flatnonzero(token & ~before)
+        ends = np.flatnonzero(token & ~after) + 1
+        del token, before, after
+        line_of = np.searchsorted(line_ends, starts)
+        per_line = np.bincount(line_of, minlength=lines)
+        if self.layout == NACSIS:
+            tabs = np.bincount(np.searchsorted(line_ends, np.flatnonzero(buf == 9)), minlength=lines)
+            if np.any(per_line != 6) or np.any(tabs != 5):
+                return None      # blank lines, missing or empty fields: the exact reader words them
+            kept = np.arange(lines)
+        else:
+            if np.any((per_line > 0) & (per_line < 6)):
+                return None
+            kept = np.flatnonzero(per_line)
+        first = (np.cumsum(per_line) - per_line)[kept]
+        if self.comments and np.any(buf[starts[first]] == 35):
+            return None
+        return [(starts[first + i], ends[first + i]) for i in range(6)], self.lines_before + kept + 1, lines
+
+    def _columns(self, buf, field, line_numbers) -> bool:
+        if any(int((e - s).max()) > MAX_FIELD_BYTES for s, e in field):
+            return False
+        score = parse_decimals(buf, *field[4])
+        if score is None:
+            return False
+        if not self._topics(buf, field[0], line_numbers):
+            return False
+        if self.layout == NACSIS and not self._nacsis_checks(buf, field, score, line_numbers):
+            return False
+        self.docno_parts.append(pack_fields(buf, *field[2]))
+        self.score_parts.append(score)
+        last = int(line_numbers.shape[0]) - 1
+        self.run_id = buf[field[5][0][last]:field[5][1][last]].tobytes().decode("ascii")
+        return True
+
+    def _topics(self, buf, field, line_numbers) -> bool:
+        words = pack_fields(buf, *field)
+        change = np.ones(words.shape[0], dtype=bool)
+        change[1:] = np.any(words[1:] != words[:-1], axis=1)
+        segment_starts = np.flatnonzero(change)
+        segment_codes = np.empty(segment_starts.shape[0], dtype=np.int32)
+        for i, row in enumerate(segment_starts.tolist()):
+            topic = buf[field[0][row]:field[1][row]].tobytes().decode("ascii")
+            code = self.codes.get(topic)
+            if code is None:
+                code = self.codes[topic] = len(self.topics)
+                self.topics.append(topic)
+                self.first_line.append(int(line_numbers[row]))
+            elif code != self.last_topic:
+                self.grouped = False
+            self.last_topic = code
+            segment_codes[i] = code
+        lengths = np.diff(np.append(segment_starts, words.shape[0]))
+        self.topic_parts.append(np.repeat(segment_codes, lengths))
+        return True
+
+    def _nacsis_checks(self, buf, field, score, line_numbers) -> bool:
+        """What the NACSIS reader would warn about, as a yes/no: any of it sends the file to the exact reader."""
+        if not self.grouped:
+            return False            # topics out of order
+        previous = None
+        for topic in self.topics:
+            if topic.isdigit() and len(topic) < 4:
+                return False        # not zero-padded
+            key = _numeric_topic_key(topic)
+            if previous is not None and key < previous:
+                return False        # not sorted by Topic-ID
+            previous = key
+        rank = parse_integers(buf, *field[3])
+        if rank is None:
+            return False
+        for which in (1, 5):        # Dummy constant (a warning otherwise), one Run-ID (an error otherwise)
+            words = pack_fields(buf, *field[which])
+            if np.any(words != words[0]):
+                return False
+            text = buf[field[which][0][0]:field[which][1][0]].tobytes()
+            if which == 1:
+                if self.dummy is not None and text != self.dummy:
+                    return False
+                self.dummy = text
+            elif self.run_id and text.decode("ascii") != self.run_id:
+                return False
+        topic = self.topic_parts[-1]
+        previous_rank = np.empty_like(rank)
+        previous_score = np.empty_like(score)
+        previous_rank[1:], previous_score[1:] = rank[:-1], score[:-1]
+        same = np.zeros(rank.shape[0], dtype=bool)
+        same[1:] = topic[1:] == topic[:-1]
+        if self.last_rank_score is not None:
+            previous_rank[0], previous_score[0] = self.last_rank_score[1], self.last_rank_score[2]
+            same[0] = self.last_rank_score[0] == topic[0]
+        if np.any(same & (rank > previous_rank) & (score > previous_score)):
+            return False            # Rank and Similarity disagree
+        self.last_rank_score = (int(topic[-1]), int(rank[-1]), float(score[-1]))
+        return True
+
+    def finish(self) -> Optional[ColumnarRun]:
+        if not self.topics:
+            return None             # no result lines: the exact reader says so
+        topic = np.concatenate(self.topic_parts)
+        width = max(p.shape[1] for p in self.docno_parts)
+        docno = np.concatenate([widen(p, width) for p in self.docno_parts])
+        self.docno_parts = []
+        score = np.concatenate(self.score_parts)
+        counts = np.bincount(topic, minlength=len(self.topics))
+        starts = np.zeros(len(self.topics) + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        order = None if self.grouped else np.argsort(topic, kind="stable")
+        run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
+                          (self.dummy or b"").decode("ascii"))
+        if has_duplicates(run):
+            return None
+        return run
+
+
+def has_duplicates(run: ColumnarRun) -> bool:
+    """Does a topic list a document twice? (one small sort per topic, words compared exactly)"""
+    docno = run.docno
+    for code in range(len(run.topics)):
+        if run.count(code) < 2:
+            continue
+        words = docno[run.topic_lines(code)]
+        if words.shape[1] == 1:
+            keys = np.sort(words[:, 0])
+            if np.any(keys[1:] == keys[:-1]):
+                return True
+        else:
+            order = np.lexsort(words.T[::-1])
+            ranked = words[order]
+            if np.any(np.all(ranked[1:] == ranked[:-1], axis=1)):
+                return True
+    return False
+
+
+def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
+                 chunk_bytes: int = CHUNK_BYTES) -> Optional[ColumnarRun]:
+    """Read a run from a binary file object; None = use the exact reader (see the module docstring)."""
+    if layout not in LAYOUTS:
+        raise ValueError("unknown run layout %r" % layout)
+    reader = _Reader(layout, comments)
+    rest = b""
+    seen_newline = False
+    while True:
+        block = handle.read(chunk_bytes)
+        data = rest + block if rest else block
+        if not block:
+            if data and not reader.chunk(data, True):
+                return None
+            break
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            rest = data
+            continue
+        seen_newline = True
+        rest = data[cut + 1:]
+        if not reader.chunk(data[:cut + 1], False):
+            return None
+    if not seen_newline:
+        return None                 # a file without LF (maybe CR-only line ends): the exact reader decides
+    return reader.finish()
+
+
+def read_columns_file(path: str, layout: str = TREC, comments: bool = False) -> Optional[ColumnarRun]:
+    with open(path, "rb") as handle:
+        return read_columns(handle, layout, comments)
+
+
+def file_size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

@@ -1,0 +1,105 @@
+"""The columnar fast path (columnar.py + measures/vectorised.py) against the exact path (trec_format +
+rankeval + measures.trec) on seeded random runs: every per-topic value of every measure with a kernel, and of a
+few without one, must agree within 1e-12 (they are built to agree bit for bit; the test says how many differ at
+all). Cases mix ties, tiny score differences that only float32 merges, documents of 1 to 30 bytes (several
+words), missing and extra topics, topics without relevant documents, negative (unjudged) grades, relevance
+levels 1-3, truncation, the three tie orders and the three interpolation rules.
+"""
+import io
+import random
+
+import numpy as np
+import pytest
+
+from runscore.columnar import NACSIS, TREC, read_columns
+from runscore.measures.trec import TrecOptions
+from runscore.measures.vectorised import KERNELS, QrelsColumns, evaluate_columnar, rank_lines
+from runscore.rankeval import evaluate_rankings, summarise_topics
+from runscore.trec_format import parse_trec_run
+
+NUM_CASES = 120
+# Kernels plus measures served per topic by measures.trec on the fast path's grade arrays.
+MEASURES = KERNELS + ("infAP", "ndcg", "set_F", "relative_P")
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
+
+
+def _docno(rng):
+    return "".join(rng.choice(LETTERS) for _ in range(rng.choice((1, 2, 5, 8, 9, 16, 17, 30))))
+
+
+def make_case(seed):
+    """(qrels dict, run text, topics to evaluate)."""
+    rng = random.Random(seed)
+    qrels, lines = {}, []
+    topics = ["%d" % (100 + t) for t in range(rng.randint(1, 12))]
+    for topic in topics:
+        pool = list({_docno(rng) for _ in range(rng.randint(1, 60))})
+        if rng.random() < 0.85:
+            judged = rng.sample(pool, rng.randint(0, len(pool)))
+            qrels[topic] = {d: rng.choice((-1, 0, 0, 1, 1, 2, 3)) for d in judged}
+        if rng.random() < 0.15:
+            continue                      # a qrels topic missing from the run
+        retrieved = rng.sample(pool, rng.randint(1, len(pool)))
+        base = rng.choice((1.0, 1000.0, 0.5))
+        for rank, docno in enumerate(retrieved, 1):
+            score = rng.choice((base, base + 1e-9, round(rng.random(), 2), rng.random() * 10, -rng.random()))
+            lines.append("%s Q0 %s %d %r run%d" % (topic, docno, rank, score, seed))
+    lines.append("999 Q0 extra 1 1.5 run%d" % seed)   # a run topic absent from the qrels
+    if rng.random() < 0.3:
+        rng.shuffle(lines)                # topics not grouped
+    return qrels, "\n".join(lines) + "\n", sorted(set(qrels) | {topics[0]})
+
+
+def exact_and_fast(seed, level, tie_order, max_docs, rule, dtype):
+    qrels, text, topics = make_case(seed)
+    options = TrecOptions(interp_cutoff=rule)
+    slow_run, diags = parse_trec_run(text.encode(), "run")
+    assert not diags.has_errors
+    exact, _ = evaluate_rankings(slow_run.topics, qrels, topics, MEASURES, level, options, tie_order, max_docs,
+                                 score_dtype=dtype)
+    run = read_columns(io.BytesIO(text.encode()), TREC)
+    assert run is not None
+    fast = evaluate_columnar(run, QrelsColumns(qrels), topics, MEASURES, level, options, tie_order, max_docs,
+                             score_dtype=dtype)
+    return exact, fast
+
+
+CASES = [(seed, 1 + seed % 3, ("desc", "asc", "file")[seed % 3 if seed % 7 else 0], (None, 5, 30)[seed % 3],
+          ("v9", "v10", "ceil")[(seed // 3) % 3], (np.float64, np.float32)[seed % 2]) for seed in range(NUM_CASES)]
+
+
+@pytest.mark.parametrize("seed,level,tie_order,max_docs,rule,dtype", CASES)
+def test_fast_path_equals_exact_path(seed, level, tie_order, max_docs, rule, dtype):
+    exact, fast = exact_and_fast(seed, level, tie_order, max_docs, rule, dtype)
+    assert list(fast) == list(exact)
+    for topic, values in exact.items():
+        assert list(fast[topic]) == list(values), topic
+        for name, value in values.items():
+            assert abs(fast[topic][name] - value) <= 1e-12, (topic, name, fast[topic][name], value)
+
+
+def test_values_are_bit_identical_on_every_case():
+    """Stronger than 1e-12: the sums run in the exact path's order, so no value differs in any bit."""
+    differing = []
+    for seed, level, tie_order, max_docs, rule, dtype in CASES[:40]:
+        exact, fast = exact_and_fast(seed, level, tie_order, max_docs, rule, dtype)
+        differing += [(seed, t, n) for t, values in exact.items() for n, v in values.items() if fast[t][n] != v]
+        assert summarise_topics(fast, MEASURES) == summarise_topics(exact, MEASURES)
+    assert differing == []
+
+
+def test_the_worked_tie_example_of_the_spec():
+    """ranking-measures.md A.2: sims B 0.5, A 0.5, C 0.9 rank C, B, A; qrels A=1 gives P_3 = 1/3, map = 1/3."""
+    run = read_columns(io.BytesIO(b"1 Q0 B 1 0.5 r\n1 Q0 A 2 0.5 r\n1 Q0 C 3 0.9 r\n"))
+    ranked, offsets = rank_lines(run, ["1"])
+    assert [chr(int(w) >> 56) for w in run.docno[ranked, 0]] == ["C", "B", "A"]
+    values = evaluate_columnar(run, QrelsColumns({"1": {"A": 1, "B": 0, "C": 0}}), ["1"], ("P", "map"))["1"]
+    assert (values["P_5"], values["map"]) == (1 / 5, 1 / 3)
+
+
+def test_nacsis_layout_reads_the_same_lines():
+    text = "0001\t0\tD1\t1\t0.9\tr1\n0001\t0\tD2\t2\t0.5\tr1\n0002\t0\tD1\t1\t3\tr1\n"
+    run = read_columns(io.BytesIO(text.encode()), NACSIS)
+    assert run.topics == ["0001", "0002"] and run.run_id == "r1" and run.dummy == "0"
+    assert run.score.tolist() == [0.9, 0.5, 3.0]
+    assert run.first_line == [1, 3]
