@@ -130,3 +130,13 @@ def test_cli_usage_errors_exit_2(args, fragment):
 def test_cli_missing_run_file_exit_2(tmp_path):
     code, out, err = run_cli("validate", "--task", "ntcir1-adhoc", str(tmp_path / "nope"))
     assert code == 2 and "does not exist" in err
+
+
+def test_warning_once_reports_the_first_line_with_a_count():
+    diags = Diagnostics("run.txt")
+    for line in (4, 9, 12):
+        diags.warning_once("notab", line, "line has no TAB")
+    diags.warning_once("blank", 7, "blank line ignored")
+    assert diags.lines() == ["run.txt:4: warning: line has no TAB (and 2 more lines like it)",
+                             "run.txt:7: warning: blank line ignored"]
+    assert diags.warning_count == 2 and not diags.has_errors

@@ -5,7 +5,7 @@ organiser's mistake (bad reference data, bad usage) must be told apart from a pa
 exit code: 1 for the participant's fault, 2 for the organiser's.
 """
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 EXIT_OK = 0
 EXIT_INVALID_RUN = 1
@@ -80,20 +80,42 @@ class Diagnostics:
     def __init__(self, path: str, max_errors: int = 50):
         self.path = path
         self.max_errors = max_errors
-        self.items: List[Diagnostic] = []
+        self._items: List[Diagnostic] = []
+        self._once: Dict[str, List[int]] = {}   # kind -> [index in _items, repeats]
         self.error_count = 0
         self.warning_count = 0
-        self._suppressed_warnings = 0
 
     def error(self, line: int, message: str, code: str = "") -> None:
         self.error_count += 1
         if self.error_count <= self.max_errors:
-            self.items.append(Diagnostic(self.path, line, ERROR, message, code))
+            self._items.append(Diagnostic(self.path, line, ERROR, message, code))
 
     def warning(self, line: int, message: str, code: str = "") -> None:
         self.warning_count += 1
         if self.warning_count <= self.max_errors:
-            self.items.append(Diagnostic(self.path, line, WARNING, message, code))
+            self._items.append(Diagnostic(self.path, line, WARNING, message, code))
+
+    def warning_once(self, kind: str, line: int, message: str) -> None:
+        """A warning that may repeat on many lines: reported at its first line, with a count of the others."""
+        entry = self._once.get(kind)
+        if entry is not None:
+            entry[1] += 1
+            return
+        kept = len(self._items)
+        self.warning(line, message, kind)
+        self._once[kind] = [kept if len(self._items) > kept else -1, 0]
+
+    @property
+    def items(self) -> List[Diagnostic]:
+        """Every kept finding, a repeated warning carrying the count of its other lines."""
+        items = list(self._items)
+        for index, repeats in self._once.values():
+            if index >= 0 and repeats:
+                d = items[index]
+                items[index] = Diagnostic(d.path, d.line, d.severity,
+                                          "%s (and %d more line%s like it)" % (d.message, repeats,
+                                                                               "s" if repeats > 1 else ""), d.code)
+        return items
 
     def add(self, diagnostic: Diagnostic) -> None:
         if diagnostic.severity == ERROR:

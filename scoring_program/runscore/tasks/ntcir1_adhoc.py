@@ -125,15 +125,9 @@ class Ntcir1Adhoc(Task):
         seen: Dict[tuple, int] = {}
         run_ids: Dict[str, int] = {}
         dummies = set()
-        first = {}            # first line of each one-per-file warning
-        counts = {}
+        once = diags.warning_once   # a warning repeated on many lines is reported once, with a count
         previous_topic = None
         last_rank: Dict[str, tuple] = {}   # topic -> (Rank, Similarity) of its previous line
-
-        def once(kind: str, line_no: int, message: str) -> None:
-            counts[kind] = counts.get(kind, 0) + 1
-            if kind not in first:
-                first[kind] = (line_no, message)
 
         for line_no, line in numbered_lines(text):
             if not line.strip():
@@ -202,9 +196,6 @@ class Ntcir1Adhoc(Task):
         if len(dummies) > 1:
             once("dummy", 0, "the Dummy field is not constant (%d different values); it is ignored"
                  % len(dummies))
-        for kind, (line_no, message) in first.items():
-            extra = counts[kind] - 1
-            diags.warning(line_no, message + (" (and %d more lines like it)" % extra if extra else ""))
 
         max_docs = options["max_docs"]
         for topic, topic_run in topics.items():

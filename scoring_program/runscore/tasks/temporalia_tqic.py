@@ -110,13 +110,8 @@ class TemporaliaTqic(Task):
         default_run = os.path.basename(display)
         runs: Dict[str, TqicRun] = {}
         runs_of_group: Dict[str, List[str]] = {}
-        first_seen: Dict[str, Tuple[int, str]] = {}
-        counts: Dict[str, int] = {}
+        once = diags.warning_once   # a warning repeated on many lines is reported once, with a count
         content_seen = False
-
-        def once(kind: str, line_no: int, message: str) -> None:
-            counts[kind] = counts.get(kind, 0) + 1
-            first_seen.setdefault(kind, (line_no, message))
 
         for line_no, line in numbered_lines(text):
             if not line.strip():
@@ -183,9 +178,6 @@ class TemporaliaTqic(Task):
         if len(runs_of_group) > 1:
             once("groups", 0, "the file holds runs of %d groups (%s); the format asks for one file per group"
                  % (len(runs_of_group), ", ".join(sorted(runs_of_group))))
-        for kind, (line_no, message) in first_seen.items():
-            extra = counts[kind] - 1
-            diags.warning(line_no, message + (" (and %d more lines like it)" % extra if extra else ""))
         if reference is not None:
             for run in runs.values():
                 self._check_against_reference(run, reference, diags, options)
