@@ -1,12 +1,10 @@
 """Task ntcir1-adhoc: every rule of the seed (004) and of the spec's validation section, the ranking rule,
 the interpolation rules, and agreement with trec_eval (through pytrec-eval-terrier) on random runs."""
-import os
 import random
 
 import pytest
 
 from conftest import run_cli
-from runscore.errors import Diagnostics
 from runscore.pipeline import check_file, load_reference, score_run
 from runscore.tasks import get_task
 

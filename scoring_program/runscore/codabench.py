@@ -9,7 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
 from . import __version__
 from .discover import assign_tasks, list_candidates

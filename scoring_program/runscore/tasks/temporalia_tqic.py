@@ -9,7 +9,7 @@ and the confusion matrix (detailed report). The Proposed rules of spec 1.4 are o
 import os
 import re
 import xml.etree.ElementTree as ElementTree
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from ..errors import ConfigError, Diagnostics
 from ..measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, precision, recall
