@@ -20,22 +20,25 @@ from runscore.tasks import all_tasks, get_task
 
 INPUTS_PER_FILE = int(os.environ.get("RUNSCORE_FUZZ_REFERENCE_INPUTS", "150"))
 PER_SEED = 10
-# Defects found by this fuzzing in modules owned by other engineers, left to them (reported to the lead).
+# Defects found by this fuzzing in modules owned by other engineers, left to them (reported to the lead):
+# file -> [(text of the failure, reason)]. A file whose every failure is known is an xfail with the reasons.
+INT_LIMIT = ("ValueError: Exceeds the limit", "a number of more than 4300 digits makes int()/json.loads raise "
+             "ValueError (Python's int digit limit), not caught: a crash instead of a ConfigError")
+PR_POOL = ("RunError: ", "r2c2-ac load_reference: a damaged PR run of the reference pool raises RunError (exit 1, "
+           "the participant's code) from parse_pr_run instead of ConfigError")
 KNOWN = {
-    "r2c2-ac/pr_runs/ALPHA-PO-1.txt": "a reference-pool PR run that is not UTF-8 raises RunError (exit 1, the "
-                                      "participant's code) from R2C2AC.load_reference instead of ConfigError",
-    "r2c2-ac/pr_runs/BETA-PG-2.txt": "same as ALPHA-PO-1.txt: parse_pr_run's RunError escapes load_reference",
-    "qqa23-mrc/qrcd_synthetic_sample_preprocessed.jsonl": "a gold line with a 150,000-digit number: json.loads "
-                                                          "raises ValueError (int digit limit), not caught",
-    "temporalia-tir/qrels_sample.txt": "a qrels line with a 180,000-digit number: int() raises ValueError "
-                                       "(int digit limit), not caught",
+    "r2c2-ac/pr_runs/ALPHA-PO-1.txt": [PR_POOL, INT_LIMIT],
+    "r2c2-ac/pr_runs/BETA-PG-2.txt": [PR_POOL, INT_LIMIT],
+    "qqa23-mrc/qrcd_synthetic_sample_preprocessed.jsonl": [INT_LIMIT],
+    "temporalia-tir/qrels_sample.txt": [INT_LIMIT],
 }
 
 
-def _param(file_id):
-    if file_id in KNOWN:
-        return pytest.param(file_id, marks=pytest.mark.xfail(reason=KNOWN[file_id], strict=False))
-    return file_id
+def _known_reason(file_id: str, problem: str):
+    for text, reason in KNOWN.get(file_id, []):
+        if problem.startswith(text):
+            return reason
+    return None
 
 
 def _reference_files():
@@ -74,7 +77,7 @@ def verdict(task, folder: str):
     return None
 
 
-@pytest.mark.parametrize("file_id", [_param(f) for f in _reference_files()])
+@pytest.mark.parametrize("file_id", _reference_files())
 def test_damaged_reference_file_is_a_config_error(workdir, file_id):
     task_id, rel = file_id.split("/", 1)
     task = get_task(task_id)
@@ -107,9 +110,12 @@ def test_damaged_reference_file_is_a_config_error(workdir, file_id):
         with open(path, "wb") as handle:
             handle.write(clean)
     assert count[0] >= INPUTS_PER_FILE
-    assert not failures, "%d damaged copies of %s escaped as something else than a ConfigError:\n%s" % (
-        len(failures), file_id, "\n".join("  [%s] %s\n      input: %r" % (kind, problem, data)
-                                          for kind, data, problem in failures[:8]))
+    unknown = [f for f in failures if not _known_reason(file_id, f[2])]
+    assert not unknown, "%d damaged copies of %s escaped as something else than a ConfigError:\n%s" % (
+        len(unknown), file_id, "\n".join("  [%s] %s\n      input: %r" % (kind, problem, data)
+                                         for kind, data, problem in unknown[:8]))
+    if failures:
+        pytest.xfail("; ".join(sorted({_known_reason(file_id, f[2]) for f in failures})))
 
 
 def test_a_missing_reference_file_is_a_config_error(tmp_path):
