@@ -1,0 +1,143 @@
+"""When and how a big run takes the columnar fast path (columnar.py, measures/vectorised.py).
+
+Why a module of its own: the front ends (`runscore trec_eval`, the ntcir1-adhoc task) keep their exact
+line-by-line code, which words every diagnostic; this module only decides whether a file is big enough to be
+worth the fast path, reads it, and reproduces what the exact path would print for a clean file (the same
+warnings, the same values). A file the fast reader declines goes to the exact path unchanged.
+
+`RUNSCORE_FAST_PATH=0` turns the fast path off, `=1` uses it for every file (tests, benchmarks); by default
+it serves files of FAST_PATH_MIN_BYTES or more. See docs/performance.md.
+"""
+import os
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .columnar import NACSIS, TREC, ColumnarRun, read_columns
+from .errors import Diagnostics, RunError
+from .measures.trec import TrecOptions
+from .measures.vectorised import QrelsColumns, evaluate_columnar, rank_lines
+
+FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
+# The fast path holds about 40 bytes per line whatever the file's size, so it may read files above
+# textfile.MAX_FILE_BYTES (which bounds the exact path's memory, a few times the file size).
+COLUMNAR_MAX_FILE_BYTES = 1024 * 1024 * 1024
+ENVIRONMENT = "RUNSCORE_FAST_PATH"
+
+
+def wanted(path: str) -> bool:
+    """Should this file try the fast path? (a regular file, big enough, not switched off)"""
+    switch = os.environ.get(ENVIRONMENT, "")
+    if switch == "0" or not os.path.isfile(path):
+        return False
+    size = os.path.getsize(path)
+    if size > COLUMNAR_MAX_FILE_BYTES:
+        return False
+    return switch == "1" or size >= FAST_PATH_MIN_BYTES
+
+
+def read(path: str, layout: str, comments: bool = False) -> Optional[ColumnarRun]:
+    """The run as columns, or None when the exact path must read it (it would say something about it)."""
+    try:
+        with open(path, "rb") as handle:
+            return read_columns(handle, layout, comments)
+    except OSError:
+        return None                 # the exact path words the error
+
+
+# ------------------------------------------------------------------------------ shared evaluation ---
+
+class _Cache:
+    """The last qrels converted and the last ranking made: a task scores two levels with the same run."""
+
+    qrels_source = None
+    qrels_columns: Optional[QrelsColumns] = None
+    ranking_key = None
+    ranking = None
+
+
+def qrels_columns(qrels: Dict[str, Dict[str, int]]) -> QrelsColumns:
+    if _Cache.qrels_source is not qrels:
+        _Cache.qrels_columns = QrelsColumns(qrels)
+        _Cache.qrels_source = qrels
+    return _Cache.qrels_columns
+
+
+def evaluate(run: ColumnarRun, qrels: Dict[str, Dict[str, int]], topics: Sequence[str], measures: Sequence[str],
+             level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
+             max_docs: Optional[int] = None, params: Dict[str, Sequence] = None,
+             score_dtype=np.float64) -> Dict[str, Dict[str, float]]:
+    """rankeval.evaluate_rankings' per-topic values for a columnar run."""
+    key = (id(run), tuple(topics), tie_order, max_docs, np.dtype(score_dtype).str)
+    if _Cache.ranking_key != key:
+        _Cache.ranking = None       # free the previous ranking before making the next
+        _Cache.ranking = rank_lines(run, topics, tie_order, max_docs, score_dtype)
+        _Cache.ranking_key = key
+    return evaluate_columnar(run, qrels_columns(qrels), topics, measures, level, options, tie_order, max_docs,
+                             params, score_dtype, ranking=_Cache.ranking)
+
+
+# ------------------------------------------------------------------------------ runscore trec_eval ---
+
+def trec_eval(settings, qrels: Dict[str, Dict[str, int]], run_path: str, measures: Sequence[str],
+              params: Dict) -> Optional[Tuple[Dict[str, Dict[str, object]], List[str], str]]:
+    """commands.trec_eval.evaluate for a big clean run: (per_topic, printed topics, run id), or None."""
+    if run_path == "-" or settings.judged_only or not wanted(run_path):
+        return None
+    run = read(run_path, TREC, comments=settings.v10)
+    if run is None:
+        return None
+    options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
+    computed = [m for m in measures if m not in ("runid", "num_q")]
+    in_run = set(run.topics)
+    topics = []
+    for qid in sorted(qrels):
+        if qid not in in_run and not settings.complete:
+            if settings.v10:
+                raise RunError("topic %s of the qrels has no lines in the run (trec_eval 10.0 stops here; use -c "
+                               "to score it as an empty ranking)" % qid, run_path)
+            continue
+        topics.append(qid)
+    per_topic = evaluate(run, qrels, topics, computed, settings.level, options, "desc", settings.max_docs, params,
+                         np.float64 if settings.v10 else np.float32)
+    for qid in topics:
+        if qid not in in_run:       # as commands.trec_eval.evaluate: utility of a missing topic is 0
+            values = per_topic[qid]
+            for name in values:
+                if name == "utility" or name.startswith("utility_"):
+                    values[name] = 0.0
+    printed = [qid for qid in topics if qid in in_run or settings.v10]
+    return per_topic, printed, run.run_id
+
+
+# ------------------------------------------------------------------------------ ntcir1-adhoc ---
+
+def ntcir1_parse(path: str, display: str, diags: Diagnostics, reference, options) -> Optional[ColumnarRun]:
+    """A clean NACSIS run as columns, with the warnings and errors the task's exact parser gives a clean file
+    (more documents than max_docs, topics that are not official, no official topic, file name); or None."""
+    if options.get("duplicates") not in ("error", "keep_first") or not wanted(path):
+        return None
+    run = read(path, NACSIS)
+    if run is None:
+        return None
+    max_docs = options["max_docs"]
+    for code, topic in enumerate(run.topics):
+        count = run.count(code)
+        if count > max_docs:
+            diags.warning(run.first_line[code], "topic %s has %d documents; only the first %d after sorting by "
+                          "Similarity are scored" % (topic, count, max_docs))
+    if reference is not None:
+        official = set(reference.topics)
+        unknown = [t for t in run.topics if t not in official]
+        if unknown:
+            diags.warning(run.first_line[run.topics.index(unknown[0])], "%d Topic-ID(s) are not official topics and "
+                          "are ignored: %s" % (len(unknown), ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10
+                                                                                         else "")))
+        if not official & set(run.topics):
+            topics = reference.topics
+            diags.error(0, "no line answers any official topic (%s)" % ("%s ... %s" % (topics[0], topics[-1])
+                                                                        if len(topics) > 1 else topics[0]))
+    basename = os.path.basename(display)
+    if run.run_id and basename.split(".")[0] != run.run_id:
+        diags.warning(0, "the file should be named by its Run-ID %r" % run.run_id)
+    return run

@@ -1,0 +1,149 @@
+"""columnar.py reads exactly what the exact readers read, and declines every file they would comment on.
+
+The rule under test: for any input, either the fast reader returns None (the exact reader then words the
+diagnostics), or the exact reader has nothing to say about the file and both readers hold the same topics,
+documents, scores, first lines and run id. Tables of tricky inputs (valid and invalid) for both layouts, plus
+number parsing against Python's float() and chunk boundaries.
+"""
+import io
+import random
+
+import numpy as np
+import pytest
+
+from runscore.columnar import NACSIS, TREC, parse_decimals, read_columns
+from runscore.errors import Diagnostics
+from runscore.tasks.ntcir1_adhoc import TASK as NTCIR1
+from runscore.trec_format import parse_trec_run
+
+
+def _docnos(run, lines):
+    return [bytes(row.astype(">u8").tobytes()).rstrip(b"\0").decode("ascii") for row in run.docno[lines]]
+
+
+def _fast_view(run):
+    """topic -> (docnos, scores) in file order, first lines, run id."""
+    topics = {}
+    for code, topic in enumerate(run.topics):
+        lines = run.topic_lines(code)
+        topics[topic] = (_docnos(run, lines), run.score[lines].tolist())
+    return topics, run.first_line, run.run_id
+
+
+def _exact_view(trec_run):
+    topics = {t: (r.docnos, r.scores) for t, r in trec_run.topics.items()}
+    return topics, [r.lines[0] for r in trec_run.topics.values()], trec_run.run_id
+
+
+# (content, does the fast reader take it) - every row is also checked against the exact reader.
+TREC_TABLE = [
+    (b"1 Q0 D1 1 0.5 r\n1 Q0 D2 2 0.25 r\n2 Q0 D1 1 3 r\n", True),
+    (b"1\tQ0\tD1\t1\t0.5\tr\n", True),                                    # TABs
+    (b"1  Q0   D1 1 0.5 r  extra fields\n\n\n2 Q0 D9 1 -7 r2\n", True),   # runs of spaces, extras, blank lines
+    (b"1 Q0 D1 1 0.5 r\r\n1 Q0 D2 1 0.4 r\r\n", True),                   # CRLF
+    (b"1 Q0 D1 1 0.5 r\n1 Q0 D2 1 0.4 r", True),                         # no final LF
+    (b"1 Q0 D1 1 +.5 r\n1 Q0 D2 1 1. r\n1 Q0 D3 1 -0 r\n", True),        # every form of the number grammar
+    (b"1 Q0 D1 1 1e5 r\n1 Q0 D2 1 -2.5E-3 r\n1 Q0 D3 1 0.12345678901234567 r\n", True),   # exponent, 17 digits
+    (b"1 Q0 D1 1 0.5 r\x0b\n1\x0cQ0 D2 1 0.4 r\n", True),                # \v and \f are whitespace to split()
+    (b"2 Q0 D1 1 0.5 r\n1 Q0 D1 1 0.5 r\n2 Q0 D2 1 0.4 r\n", True),      # topics not grouped
+    (b"1 Q0 a-very-long-document-identifier-of-50-bytes-xx 1 0.5 r\n", True),
+    (b"# comment 1 2 3 4 5\n1 Q0 D1 1 0.5 r\n", True),                   # '#' is a topic without comments
+    (b"1 Q0 D1 1 abc r\n", False),                                       # not a number
+    (b"1 Q0 D1 1 1e999 r\n", False),                                     # out of range
+    (b"1 Q0 D1 1 nan r\n", False),
+    (b"1 Q0 D1 1 inf r\n", False),
+    (b"1 Q0 D1 1 0x1p3 r\n", False),
+    (b"1 Q0 D1 1 1_000 r\n", False),
+    (b"1 Q0 D1 1 .5.5 r\n", False),
+    (b"1 Q0 D1 1\n", False),                                             # too few fields
+    (b"1 Q0 D1 1 0.5 r\n1 Q0 D1 2 0.4 r\n", False),                      # duplicate
+    (b"1 Q0 abcdefghijklmnopq 1 0.5 r\n1 Q0 abcdefghijklmnopq 2 0.4 r\n", False),   # duplicate of 3 words
+    (b"", False),
+    (b"\n\n", False),
+    (b"1 Q0 D\xff 1 0.5 r\n", False),                                    # not UTF-8
+    (b"\xef\xbb\xbf1 Q0 D1 1 0.5 r\n", False),                           # BOM: exact reader only
+    (b"1 Q0 D\xc3\xa9 1 0.5 r\n", False),                                # non-ASCII: exact reader only
+    (b"1 Q0 D\x00 1 0.5 r\n", False),                                    # NUL
+    (b"1 Q0 D1 1 0.5 r\r1 Q0 D2 1 0.4 r\r", False),                      # CR-only line ends
+]
+
+
+@pytest.mark.parametrize("content,taken", TREC_TABLE)
+def test_trec_layout_agrees_with_the_exact_reader(content, taken):
+    fast = read_columns(io.BytesIO(content), TREC)
+    exact, diags = parse_trec_run(content, "run")
+    assert (fast is not None) == taken
+    if fast is None:
+        return
+    assert diags.items == []
+    assert _fast_view(fast) == _exact_view(exact)
+
+
+def test_comment_lines_are_left_to_the_exact_reader():
+    content = b"# Q0 D0 1 0.25 r\n1 Q0 D1 1 0.5 r\n"
+    assert read_columns(io.BytesIO(content), TREC, comments=True) is None
+    assert read_columns(io.BytesIO(content), TREC, comments=False) is not None
+
+
+NACSIS_TABLE = [
+    (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD2\t2\t0.5\tntc1\n0002\t0\tD1\t1\t3\tntc1\n", True),
+    (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD2\t2\t0.9\tntc1\n", True),                 # a tie
+    (b"0001\t0\tD1\t1\t0.9\tntc1\n0002\t0\tD1\t1\t0.9\tntc1", True),                    # no final LF
+    (b"0001\t0\tD1\t1\t0.9\tntc1", False),                                             # nor any LF: exact
+    (b"0001\t0\tD1\t1\t0.9\tntc1\n\n", False),                                         # blank line: warning
+    (b"0001 0 D1 1 0.9 ntc1\n", False),                                                # no TAB: warning
+    (b"0001\t0\tD1\t1\t0.9\tntc1\textra\n", False),                                    # 7 fields: warning
+    (b"0001\t0\tD1\t1\t0.9\tntc1\r\n", False),                                         # CRLF: exact reader
+    (b"31\t0\tD1\t1\t0.9\tntc1\n", False),                                             # not zero-padded
+    (b"0002\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD1\t1\t0.9\tntc1\n", False),                # not sorted
+    (b"0001\t0\tD1\tone\t0.9\tntc1\n", False),                                         # Rank not an integer
+    (b"0001\t0\tD1\t1\t0.5\tntc1\n0001\t0\tD2\t2\t0.9\tntc1\n", False),                # Rank and sim disagree
+    (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t1\tD2\t2\t0.5\tntc1\n", False),                # Dummy not constant
+    (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD2\t2\t0.5\tntc2\n", False),                # two Run-IDs
+    (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD1\t2\t0.5\tntc1\n", False),                # duplicate
+    (b"0001\t0\tD1\t1\tx\tntc1\n", False),                                             # not a number
+    (b"0001\t0\t\t1\t0.9\tntc1\n", False),                                             # empty Document-ID
+]
+
+
+@pytest.mark.parametrize("content,taken", NACSIS_TABLE)
+def test_nacsis_layout_agrees_with_the_task_parser(content, taken, tmp_path):
+    path = tmp_path / "ntc1"
+    path.write_bytes(content)
+    fast = read_columns(io.BytesIO(content), NACSIS)
+    diags = Diagnostics("ntc1")
+    runs = NTCIR1.parse(str(path), "ntc1", diags, None, NTCIR1.resolve_options({}))
+    assert (fast is not None) == taken
+    if fast is None:
+        return
+    assert diags.items == []
+    topics = {t: (r.docnos, r.scores) for t, r in runs[0].data.topics.items()}
+    assert _fast_view(fast) == (topics, [r.lines[0] for r in runs[0].data.topics.values()], runs[0].name)
+
+
+def test_decimals_equal_python_float():
+    rng = random.Random(5)
+    texts = []
+    for _ in range(4000):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 20)))
+        dot = rng.randint(0, len(digits))
+        text = rng.choice(("", "-", "+")) + digits[:dot] + rng.choice((".", "")) + digits[dot:]
+        if rng.random() < 0.1:
+            text += "e%d" % rng.randint(-30, 30)
+        texts.append(text)
+    blob = (" ".join(texts) + " ").encode()
+    buf = np.frombuffer(blob, dtype=np.uint8)
+    ends = np.flatnonzero(buf == 32)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    values = parse_decimals(buf, starts, ends)
+    expected = [float(t) for t in texts]
+    assert [v.hex() for v in values.tolist()] == [e.hex() for e in expected]
+
+
+def test_chunk_boundaries_do_not_change_the_result():
+    rng = random.Random(3)
+    lines = ["%d Q0 D%d %d %.4f r" % (t, d, d, rng.random()) for t in range(20) for d in range(50)]
+    content = ("\n".join(lines) + "\n").encode()
+    whole = _fast_view(read_columns(io.BytesIO(content), TREC))
+    for chunk in (7, 64, 1000, 4096):
+        assert _fast_view(read_columns(io.BytesIO(content), TREC, chunk_bytes=chunk)) == whole
