@@ -170,6 +170,8 @@ V2_MUTATIONS = [
     ("month-first date", _set(("phases", 0, "start"), "1-1-2026"), "date-format"),
     ("phase without tasks", _phase_task([]), "v2-phase-tasks"),
     ("phase with unknown task", _phase_task([7]), "v2-phase-tasks"),
+    ("phase index not a number", _set(("phases", 0, "index"), []), "v2-phase-index"),
+    ("phase task not a number", _phase_task([{}]), "v2-phase-tasks"),
     ("phase without name", lambda c, m: c["phases"][0].pop("name"), "v2-phase-required"),
     ("starting kit missing", _set(("phases", 0, "starting_kit"), "kit/"), "path-missing"),
     ("duplicate task index", _duplicate_task_index, "v2-task-index"),
@@ -271,6 +273,9 @@ V1_MUTATIONS = [
     ("no docker image", _drop("competition_docker_image"), "docker-image"),
     ("duplicate column labels", _v1_duplicate_labels, "column-title-unique"),
     ("no leaderboard", _drop("leaderboard"), "v1-leaderboard"),
+    ("leaderboard label a list", _set(("leaderboard", "leaderboards", "RESULTS", "label"), []), "v1-leaderboard"),
+    ("column label a list", lambda c, m: next(iter(c["leaderboard"]["columns"].values())).update(label=[]),
+     "column-title"),
     ("phases out of order", _set(("phases", 2, "start_date"), "2025-01-01 00:00:00"), "v1-phase-dates"),
 ]
 

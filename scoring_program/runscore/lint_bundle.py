@@ -300,6 +300,9 @@ class Linter:
                 self.error("v2-phases", "phase %d must be a mapping" % i, where)
                 continue
             index = phase.get("index", i)
+            if not isinstance(index, int) or isinstance(index, bool):
+                self.error("v2-phase-index", "phase index %r is not a whole number" % (index,), where + ("index",))
+                index = i
             if index in indexes:
                 self.error("v2-phase-index", "phase index %r is used twice" % index, where + ("index",))
             indexes.add(index)
@@ -312,7 +315,7 @@ class Linter:
                            "at least one task\"" % phase.get("name", i), where)
             else:
                 for t in tasks:
-                    if t not in task_refs:
+                    if not isinstance(t, int) or isinstance(t, bool) or t not in task_refs:
                         self.error("v2-phase-tasks", "phase %r refers to task %r, which is not a task index"
                                    % (phase.get("name", i), t), where + ("tasks",))
                 if len(tasks) > 1:
@@ -463,10 +466,10 @@ class Linter:
             if not isinstance(phase, dict) or not isinstance(phase.get("tasks"), list):
                 continue
             written: List[str] = []
-            for t in phase["tasks"]:
-                if task_refs.get(t) is not None:
-                    written += score_keys([get_task(x) for x in _reference_tasks(task_refs[t])])
-            if all(task_refs.get(t) is None for t in phase["tasks"]):
+            tasks = [t for t in phase["tasks"] if isinstance(t, int) and task_refs.get(t) is not None]
+            for t in tasks:
+                written += score_keys([get_task(x) for x in _reference_tasks(task_refs[t])])
+            if not tasks:
                 continue
             self.compare_keys(written, column_keys, "phase %r" % phase.get("name", i), ("phases", i, "tasks"))
 
@@ -677,7 +680,7 @@ class Linter:
                        ("leaderboard", "leaderboards"))
         else:
             for name, spec in boards.items():
-                if not isinstance(spec, dict) or "label" not in spec or "rank" not in spec:
+                if not isinstance(spec, dict) or not isinstance(spec.get("label"), str) or "rank" not in spec:
                     self.error("v1-leaderboard", "leaderboard %s needs a label and a rank" % name,
                                ("leaderboard", "leaderboards", name))
                 else:
@@ -698,14 +701,18 @@ class Linter:
                 self.error("v1-leaderboard", "column %s must be a mapping" % key, where)
                 continue
             parent = spec.get("leaderboard")
-            if not isinstance(parent, dict) or parent.get("label") not in labels:
+            if not isinstance(parent, dict) or not isinstance(parent.get("label"), str) or \
+                    parent["label"] not in labels:
                 self.error("v1-leaderboard", "column %s: leaderboard must be an alias (*NAME) of a declared "
                            "leaderboard" % key, where)
             label = spec.get("label")
-            if isinstance(label, str) and len(label) > MAX_COLUMN_TITLE:
+            if not isinstance(label, str):
+                self.error("column-title", "column %s needs a text label" % key, where)
+                label = None
+            elif len(label) > MAX_COLUMN_TITLE:
                 self.error("column-title-length", "column label %r has %d characters; at most %d"
                            % (label, len(label), MAX_COLUMN_TITLE), where + ("label",))
-            if label in seen_labels:
+            if label is not None and label in seen_labels:
                 self.error("column-title-unique", "column label %r is used by %s and %s (duplicate labels broke "
                            "v1 leaderboards)" % (label, seen_labels[label], key), where + ("label",))
             seen_labels[label] = key
