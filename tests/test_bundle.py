@@ -224,3 +224,46 @@ def test_every_registered_task_with_samples_is_in_the_bundle():
     assert [t.id for t in TASKS] == with_samples
     pages = {p["file"] for p in competition_v2(BundlePlan(ROOT, TASKS))["pages"]}
     assert {"pages/task-%s.md" % t for t in with_samples} <= pages
+
+
+# ------------------------------------------------------------------------ pages ---
+
+MARKDOWN_CASES = [
+    ("# Title", "<h1>Title</h1>"),
+    ("### A `code` & <b>", "<h3>A <code>code</code> &amp; &lt;b&gt;</h3>"),
+    ("one\ntwo", "<p>one two</p>"),
+    ("* a **b**\n  continued\n* c", "<ul><li>a <strong>b</strong> continued</li><li>c</li></ul>"),
+    ("| h1 | h2 |\n|---|---|\n| x \\| y | `z` |",
+     "<table><thead><tr><th>h1</th><th>h2</th></tr></thead><tbody><tr><td>x | y</td><td><code>z</code></td></tr>"
+     "</tbody></table>"),
+    ("```\n# not a heading <x>\n```", "<pre><code># not a heading &lt;x&gt;</code></pre>"),
+    ("see [the spec](https://example.org/a?b=1&c=2)", '<p>see <a href="https://example.org/a?b=1&amp;c=2">the spec</a></p>'),
+    ("*emphasis* and 2 * 3 * 4", "<p><em>emphasis</em> and 2 * 3 * 4</p>"),
+]
+
+
+@pytest.mark.parametrize("markdown,expected", MARKDOWN_CASES, ids=[m for m, _ in MARKDOWN_CASES])
+def test_markdown_to_html(markdown, expected):
+    from runscore.bundle_pages import markdown_to_html
+
+    page = markdown_to_html(markdown, "T")
+    body = page[page.index("<body>\n") + 7:page.index("\n</body>")]
+    assert body == expected
+
+
+def test_included_docs_nest_under_the_page_headings():
+    from runscore.bundle_pages import demote_headings
+
+    assert demote_headings("# A\ntext\n```\n# code\n```\n## B\n", 2) == "### A\ntext\n```\n# code\n```\n#### B\n"
+
+
+def test_task_pages_state_the_registry_facts():
+    """Every column key, measure and option of a task is on its page (they are read from the task itself)."""
+    from runscore.bundle_pages import task_page
+
+    for task in TASKS:
+        page = task_page(task, None)
+        for column in task.columns:
+            assert "`%s`" % task.leaderboard_key(column) in page and "`%s`" % column.measure in page
+        for option in task.options:
+            assert "| `%s` |" % option.name in page
