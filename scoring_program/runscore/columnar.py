@@ -22,7 +22,7 @@ TREC = "trec"        # whitespace-separated, >= 6 fields, blank lines skipped (t
 NACSIS = "nacsis"    # exactly 6 TAB-separated fields (tasks/ntcir1_adhoc.py), no warning-worthy line
 LAYOUTS = (TREC, NACSIS)
 
-CHUNK_BYTES = 16 * 1024 * 1024
+CHUNK_BYTES = 4 * 1024 * 1024
 MAX_FIELD_BYTES = 256          # longer ids go to the exact reader
 PAD = MAX_FIELD_BYTES + 8
 FAST_DIGITS = 15               # a decimal with at most 15 digits is exact as mantissa / 10**k (Clinger)
@@ -378,11 +378,16 @@ class _Reader:
     def finish(self) -> Optional[ColumnarRun]:
         if not self.topics:
             return None             # no result lines: the exact reader says so
-        topic = np.concatenate(self.topic_parts)
+        # One column at a time, each chunk's part freed once copied: the peak is the parts plus one column.
+        topic = _concatenate(self.topic_parts, np.int32)
         width = max(p.shape[1] for p in self.docno_parts)
-        docno = np.concatenate([widen(p, width) for p in self.docno_parts])
-        self.docno_parts = []
-        score = np.concatenate(self.score_parts)
+        docno = np.empty((topic.shape[0], width), dtype=np.uint64)
+        row = 0
+        while self.docno_parts:
+            part = self.docno_parts.pop(0)
+            docno[row:row + part.shape[0]] = widen(part, width)
+            row += part.shape[0]
+        score = _concatenate(self.score_parts, np.float64)
         counts = np.bincount(topic, minlength=len(self.topics))
         starts = np.zeros(len(self.topics) + 1, dtype=np.int64)
         np.cumsum(counts, out=starts[1:])
@@ -392,6 +397,17 @@ class _Reader:
         if has_duplicates(run):
             return None
         return run
+
+
+def _concatenate(parts: List[np.ndarray], dtype) -> np.ndarray:
+    """Concatenate and empty the list, freeing each part as soon as it is copied."""
+    out = np.empty(sum(p.shape[0] for p in parts), dtype=dtype)
+    row = 0
+    while parts:
+        part = parts.pop(0)
+        out[row:row + part.shape[0]] = part
+        row += part.shape[0]
+    return out
 
 
 def has_duplicates(run: ColumnarRun) -> bool:

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .columnar import NACSIS, TREC, ColumnarRun, read_columns
-from .errors import Diagnostics, RunError
+from .errors import Diagnostics
 from .measures.trec import TrecOptions
 from .measures.vectorised import QrelsColumns, evaluate_columnar, rank_lines
 
@@ -79,9 +79,12 @@ def evaluate(run: ColumnarRun, qrels: Dict[str, Dict[str, int]], topics: Sequenc
 
 # ------------------------------------------------------------------------------ runscore trec_eval ---
 
-def trec_eval(settings, qrels: Dict[str, Dict[str, int]], run_path: str, measures: Sequence[str],
-              params: Dict) -> Optional[Tuple[Dict[str, Dict[str, object]], List[str], str]]:
-    """commands.trec_eval.evaluate for a big clean run: (per_topic, printed topics, run id), or None."""
+def trec_eval(settings, qrels: Dict[str, Dict[str, int]], run_path: str, measures: Sequence[str], params: Dict,
+              problem=Exception) -> Optional[Tuple[Dict[str, Dict[str, object]], List[str], str]]:
+    """commands.trec_eval.evaluate for a big clean run: (per_topic, printed topics, run id), or None.
+
+    `problem` is the exception raised, with the exact path's message, for a qrels topic missing from the run
+    under 10.0 rules without -c."""
     if run_path == "-" or settings.judged_only or not wanted(run_path):
         return None
     run = read(run_path, TREC, comments=settings.v10)
@@ -94,8 +97,8 @@ def trec_eval(settings, qrels: Dict[str, Dict[str, int]], run_path: str, measure
     for qid in sorted(qrels):
         if qid not in in_run and not settings.complete:
             if settings.v10:
-                raise RunError("topic %s of the qrels has no lines in the run (trec_eval 10.0 stops here; use -c "
-                               "to score it as an empty ranking)" % qid, run_path)
+                raise problem("%s: error: topic %s of the qrels has no lines in the run (trec_eval 10.0 stops here; "
+                              "use -c to score it as an empty ranking)" % (run_path, qid))
             continue
         topics.append(qid)
     per_topic = evaluate(run, qrels, topics, computed, settings.level, options, "desc", settings.max_docs, params,

@@ -29,21 +29,20 @@ def rank_lines(run: ColumnarRun, topics: Sequence[str], tie_order: str = "desc",
     has no lines), truncated to max_docs per topic; and the offsets of each topic in that array."""
     codes = {t: i for i, t in enumerate(run.topics)}
     scores = run.score.astype(score_dtype, copy=False)
-    parts: List[np.ndarray] = []
+    index_type = np.int32 if len(run) < 2 ** 31 else np.int64      # half the memory for the usual sizes
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     for k, topic in enumerate(topics):
         code = codes.get(topic)
+        kept = 0 if code is None else run.count(code)
+        offsets[k + 1] = offsets[k] + (kept if max_docs is None else min(kept, max_docs))
+    ranked_all = np.empty(int(offsets[-1]), dtype=index_type)
+    for k, topic in enumerate(topics):
+        code = codes.get(topic)
         if code is None:
-            offsets[k + 1] = offsets[k]
             continue
         lines = run.topic_lines(code)
         order = _topic_order(scores[lines], run.docno, lines, tie_order)
-        if max_docs is not None:
-            order = order[:max_docs]
-        ranked = lines[order]
-        parts.append(ranked)
-        offsets[k + 1] = offsets[k] + ranked.shape[0]
-    ranked_all = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        ranked_all[offsets[k]:offsets[k + 1]] = lines[order[:offsets[k + 1] - offsets[k]]]
     return ranked_all, offsets
 
 
@@ -83,7 +82,8 @@ class QrelsColumns:
         self.usable = words is not None
         self.words = words if words is not None else np.zeros((0, 1), dtype=np.uint64)
         raw = np.asarray(grades, dtype=np.int64)
-        self.grades = np.where(raw < 0, UNJUDGED, raw)
+        small = raw.shape[0] == 0 or (int(raw.min()) > -2 ** 31 and int(raw.max()) < 2 ** 31)
+        self.grades = np.where(raw < 0, UNJUDGED, raw).astype(np.int32 if small else np.int64)
 
     def judged_of(self, topic: str) -> np.ndarray:
         return self.judged.get(topic, np.zeros(0, dtype=np.int64))
@@ -102,7 +102,7 @@ def _key(words: np.ndarray) -> np.ndarray:
 def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topics: Sequence[str],
                 qrels: QrelsColumns) -> np.ndarray:
     """The qrels grade of each ranked line (NOT_IN_POOL when absent, UNJUDGED for a negative grade)."""
-    grades = np.full(ranked.shape[0], NOT_IN_POOL, dtype=np.int64)
+    grades = np.full(ranked.shape[0], NOT_IN_POOL, dtype=qrels.grades.dtype)
     width = max(run.docno.shape[1], qrels.words.shape[1])
     for k, topic in enumerate(topics):
         start, end = int(offsets[k]), int(offsets[k + 1])
@@ -132,17 +132,21 @@ def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topic
 # ------------------------------------------------------------------------------------------- measures ---
 
 class Segments:
-    """Where each topic's documents are in the grade array, and each document's rank within its topic."""
+    """Where each topic's documents are in the grade array; topic and rank of chosen documents (no array as
+    long as the run: a few of them would double the memory of a big run)."""
 
     def __init__(self, offsets: np.ndarray):
         self.offsets = offsets
         self.count = offsets.shape[0] - 1
         self.sizes = np.diff(offsets)
-        self.topic = np.repeat(np.arange(self.count), self.sizes)
-        self.position = np.arange(offsets[-1]) - np.repeat(offsets[:-1], self.sizes)   # 0-based rank
 
-    def counts(self, mask: np.ndarray) -> np.ndarray:
-        return np.bincount(self.topic[mask], minlength=self.count)
+    def topic_of(self, index: np.ndarray) -> np.ndarray:
+        """Topic number of each document index (indices in increasing order give non-decreasing topics)."""
+        return np.searchsorted(self.offsets, index, side="right") - 1
+
+    def position_of(self, index: np.ndarray, topic: np.ndarray) -> np.ndarray:
+        """0-based rank of each document within its topic."""
+        return index - self.offsets[topic]
 
 
 def ordered_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
@@ -194,8 +198,8 @@ class _Context:
         self.level = level
         self.relevant = grades >= level
         self.rel_index = np.flatnonzero(self.relevant)
-        self.rel_topic = segments.topic[self.rel_index]
-        self.rel_position = segments.position[self.rel_index]
+        self.rel_topic = segments.topic_of(self.rel_index)
+        self.rel_position = segments.position_of(self.rel_index, self.rel_topic)
         first = np.searchsorted(self.rel_topic, np.arange(segments.count))
         self.rel_count = np.arange(self.rel_index.shape[0]) - first[self.rel_topic] + 1   # count(r) at r
         self.num_rel = np.array([int(np.count_nonzero(j >= level)) for j in judged], dtype=np.int64)
@@ -259,25 +263,32 @@ def _kernel(name: str, c: _Context, params, options: TrecOptions) -> List[np.nda
 
 
 def _bpref(c: _Context) -> np.ndarray:
+    """bpref as measures.trec.bpref: each relevant judged document scores 1 - min(n, R) / min(R, N), n the
+    judged non-relevant documents ranked above it, N those in the qrels; unjudged documents are skipped."""
     grades, seg = c.grades, c.seg
-    judged_nonrel = (grades >= 0) & (grades < c.level)
-    running = np.zeros(grades.shape[0] + 1, dtype=np.int64)
-    np.cumsum(judged_nonrel, out=running[1:])
-    nonrel_so_far = running[c.rel_index] - running[seg.offsets[:-1]][c.rel_topic]   # ranked above, same topic
+    judged = np.flatnonzero(grades >= 0)
+    judged_topic = seg.topic_of(judged)
+    is_nonrel = grades[judged] < c.level
+    running = np.zeros(judged.shape[0] + 1, dtype=np.int64)
+    np.cumsum(is_nonrel, out=running[1:])
+    first = np.searchsorted(judged_topic, np.arange(seg.count))
+    rel_slot = np.flatnonzero(~is_nonrel)
+    rel_topic = judged_topic[rel_slot]
+    nonrel_so_far = running[rel_slot] - running[first[rel_topic]]
     qrels_nonrel = np.array([int(np.count_nonzero((j >= 0) & (j < c.level))) for j in c.judged], dtype=np.int64)
-    denominator = np.minimum(c.num_rel, qrels_nonrel)[c.rel_topic]
-    capped = np.minimum(nonrel_so_far, c.num_rel[c.rel_topic])
+    denominator = np.minimum(c.num_rel, qrels_nonrel)[rel_topic]
+    capped = np.minimum(nonrel_so_far, c.num_rel[rel_topic])
     safe = np.where(denominator == 0, 1, denominator)
     values = np.where(nonrel_so_far > 0, 1.0 - capped / safe, 1.0)
-    totals = ordered_segment_sums(values, c.rel_topic, seg.count)
+    totals = ordered_segment_sums(values, rel_topic, seg.count)
     return _divide(totals, c.num_rel)
 
 
 def _ndcg_cut(c: _Context, cutoffs) -> List[np.ndarray]:
     grades, seg = c.grades, c.seg
     positive = np.flatnonzero(grades > 0)
-    position = seg.position[positive]
-    topic = seg.topic[positive]
+    topic = seg.topic_of(positive)
+    position = seg.position_of(positive, topic)
     gain = grades[positive].astype(np.float64) / np.log2(position + 2.0)
     ideal_parts = []
     ideal_topics = []
