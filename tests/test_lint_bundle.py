@@ -226,6 +226,13 @@ def test_competition_yaml_inside_a_folder(members):
     assert "zip the folder's contents, not the folder" in found[0].message
 
 
+def test_competition_yaml_not_first_is_a_warning(members):
+    changed = {"logo.png": members["logo.png"]}
+    changed.update(members)
+    found = lint_bundle(BundleView.from_members(changed, "bundle.zip"))
+    assert errors(found) == [] and [d.code for d in found] == ["zip-order"]
+
+
 def test_multi_task_phase_and_long_limit_are_warnings(members):
     competition = copy.deepcopy(competition_v2(PLAN))
     competition["tasks"].append(dict(competition["tasks"][0], index=1))

@@ -173,6 +173,10 @@ class Linter:
             return self.found
         if self.bundle.is_zip:
             self.check_junk()
+            if self.bundle.names[0] != YAML_NAME:
+                self.warning("zip-order", "competition.yaml is not the first entry of the zip (CodaLab v1 reads the "
+                             "first entry whose name contains .yaml; the builder writes it first)",
+                             file=self.bundle.label)
         version = data.get("version")
         if version == 2 or version == "2":
             self.check_v2(data)
