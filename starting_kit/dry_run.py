@@ -108,8 +108,13 @@ def score_submission(workdir: str, program: str, reference: str, submission: str
     if rc != 0 or scores is None:
         print("exit status %d%s" % (rc, "" if scores is None else " (scores were written anyway)"))
         return rc or 1
+    if not isinstance(scores, dict):
+        print("error: the scores file is not a mapping of keys to numbers but %r (Codabench reads `key:value` "
+              "without a space as text): the leaderboard would show n/a" % (scores,))
+        return 1
     if columns is None:     # the kit alone has no competition.yaml: show the keys as written
-        print("leaderboard row: " + ", ".join("%s: %.4f" % (k, v) for k, v in scores.items()))
+        print("leaderboard row: " + ", ".join("%s: %s" % (k, "%.4f" % v if isinstance(v, (int, float)) else repr(v))
+                                              for k, v in scores.items()))
         return 0
     cells, unknown = leaderboard_row(scores, columns)
     print("leaderboard row: " + (", ".join(cells) if cells else "(no column filled)"))

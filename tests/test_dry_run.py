@@ -1,0 +1,75 @@
+"""starting_kit/dry_run.py: lays out program/, input/ref, input/res (+ the worker's metadata), output/ as Codabench
+does, runs the metadata command without a shell, and reports what the platform would do with the scores.
+
+The scoring programs here are tiny stand-ins, so each platform rule is checked on its own."""
+import os
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "starting_kit"))
+import dry_run  # noqa: E402
+
+COLUMNS = [{"key": "t_map", "title": "MAP", "precision": 3}, {"key": "t_p10", "title": "P@10"}]
+
+PROGRAMS = [
+    # (score.py body, expected status, expected text in stdout)
+    ("open(out + '/scores.json', 'w').write('{\"t_map\": 0.12345, \"t_p10\": 0.5}')", 0,
+     "leaderboard row: MAP: 0.123, P@10: 0.50"),
+    ("open(out + '/scores.txt', 'w').write('t_map: 0.25\\n')", 0, "leaderboard row: MAP: 0.250"),
+    ("open(out + '/scores.txt', 'w').write('t_map:0.25\\n')", 1, "is not a mapping of keys to numbers but 't_map:0.25'"),
+    ("open(out + '/scores.json', 'w').write('{\"x_other\": 0.5}')", 0, "leaderboard row: (no column filled)"),
+    ("open(out + '/scores.json', 'w').write('{\"other\": 1.0, \"t_map\": 0.5}')", 0,
+     "keys with no leaderboard column in competition.yaml (Codabench would drop them; regenerate it with "
+     "`make bundle-files`): other"),
+    ("open(out + '/scores.json', 'w').write('{\"t_map\": \"0.5\"}')", 0, "MAP: not a number ('0.5')"),
+    ("open(out + '/metadata', 'w').write('x: 1\\n')", 2, "wrote output/metadata"),
+    ("sys.exit(1)", 1, "exit status 1"),
+    ("pass", 1, "exit status 0"),
+]
+
+
+def _program(folder, body):
+    os.makedirs(folder)
+    with open(os.path.join(folder, "metadata"), "w") as handle:
+        handle.write("command: python3 $program/score.py $input $output\n")
+    with open(os.path.join(folder, "score.py"), "w") as handle:
+        handle.write("import os, sys\ninp, out = sys.argv[1], sys.argv[2]\n"
+                     "assert os.path.exists(os.path.join(inp, 'res', 'metadata'))\n"
+                     "assert os.path.exists(os.path.join(inp, 'res', 'run.txt'))\n"
+                     "assert os.path.exists(os.path.join(inp, 'ref', 'task', 'qrels'))\n"
+                     "open(os.path.join(out, 'detailed_results.html'), 'w').write('<p>x</p>')\n" + body + "\n")
+
+
+@pytest.mark.parametrize("body,status,text", PROGRAMS, ids=[t for _, _, t in PROGRAMS])
+def test_platform_rules(tmp_path, capsys, body, status, text):
+    _program(str(tmp_path / "program"), body)
+    (tmp_path / "ref" / "task").mkdir(parents=True)
+    (tmp_path / "ref" / "task" / "qrels").write_text("1 0 d 1\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "run.txt").write_text("run\n")
+    got = dry_run.score_submission(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"),
+                                   str(tmp_path / "sub"), COLUMNS)
+    assert (got, text in capsys.readouterr().out) == (status, True)
+
+
+def test_command_is_split_on_spaces_without_a_shell(tmp_path):
+    (tmp_path / "program").mkdir()
+    (tmp_path / "program" / "metadata").write_text("command: python3 $program/score.py $input $output\n")
+    argv = dry_run.command(str(tmp_path))
+    assert argv == [sys.executable, str(tmp_path / "program" / "score.py"), str(tmp_path / "input"),
+                    str(tmp_path / "output")]
+
+
+def test_zipped_submission_is_unzipped_into_res(tmp_path):
+    import zipfile
+
+    (tmp_path / "program").mkdir()
+    (tmp_path / "ref").mkdir()
+    with zipfile.ZipFile(tmp_path / "sub.zip", "w") as archive:
+        archive.writestr("run.txt", "run\n")
+    dry_run.lay_out(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"), str(tmp_path / "sub.zip"))
+    assert sorted(os.listdir(tmp_path / "w" / "input" / "res")) == ["metadata", "run.txt"]
+    assert (tmp_path / "w" / "input" / "res" / "metadata").read_text() == dry_run.WORKER_METADATA
