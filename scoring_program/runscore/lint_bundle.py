@@ -214,7 +214,7 @@ class Linter:
         if "image" in data:
             self.check_file_ref(data["image"], "image", ("image",), non_empty=True)
         if "terms" in data:
-            self.check_file_ref(data["terms"], "terms", ("terms",), non_empty=True)
+            self.check_file_ref(data["terms"], "terms", ("terms",), non_empty=True, text=True)
         self.check_pages(data.get("pages"))
         self.check_docker(data, "docker_image")
         if data.get("enable_detailed_results") is not True:
@@ -238,7 +238,8 @@ class Linter:
             if not isinstance(page, dict) or "title" not in page or "file" not in page:
                 self.error("v2-pages", "page %d must have a title and a file" % i, ("pages", i))
                 continue
-            self.check_file_ref(page["file"], "page %r" % page["title"], ("pages", i, "file"), non_empty=True)
+            self.check_file_ref(page["file"], "page %r" % page["title"], ("pages", i, "file"), non_empty=True,
+                                text=True)
 
     def check_docker(self, data: Dict, key: str) -> None:
         image = data.get(key)
@@ -488,15 +489,24 @@ class Linter:
                            "phase's reference data: it would show n/a" % (phase, key), where)
 
     # ------------------------------------------------------------------------------ shared checks ---
-    def check_file_ref(self, ref: Any, what: str, where: Tuple, non_empty: bool = False) -> None:
+    def check_file_ref(self, ref: Any, what: str, where: Tuple, non_empty: bool = False,
+                       text: bool = False) -> None:
         if not isinstance(ref, str) or not ref.strip():
             self.error("file-missing", "%s must name a file of the bundle" % what, where)
             return
         name = _clean(ref)
         if not self.bundle.exists(name):
             self.error("file-missing", "%s %r is not in the bundle" % (what, ref), where)
-        elif non_empty and not self.bundle.read(name).strip():
+            return
+        content = self.bundle.read(name)
+        if non_empty and not content.strip():
             self.error("file-empty", "%s %r is empty" % (what, ref), where)
+        if text:
+            try:
+                content.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.error("file-encoding", "%s %r is not UTF-8 (byte %d): the platform decodes pages as UTF-8"
+                           % (what, ref, exc.start), where)
 
     def resolve(self, ref: Any, where: Tuple, what: str, zip_only: bool = False) -> Optional[BundleView]:
         """The view of a folder or a .zip named in the YAML, or None (with an error) when it is not there."""
@@ -610,13 +620,7 @@ class Linter:
                 if key not in pages:
                     self.error("v1-html", "html.%s is required" % key, ("html",))
             for key, ref in pages.items():
-                self.check_file_ref(ref, "html page %s" % key, ("html", key), non_empty=True)
-                name = _clean(ref) if isinstance(ref, str) else ""
-                if name and self.bundle.exists(name):
-                    try:
-                        self.bundle.read(name).decode("utf-8")
-                    except UnicodeDecodeError:
-                        self.error("v1-html", "html page %s is not UTF-8" % key, ("html", key))
+                self.check_file_ref(ref, "html page %s" % key, ("html", key), non_empty=True, text=True)
         phases = data.get("phases")
         references: Dict[Any, Optional[BundleView]] = {}
         if not isinstance(phases, dict) or not phases:
