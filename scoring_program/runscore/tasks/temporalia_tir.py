@@ -14,14 +14,14 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..errors import ConfigError, Diagnostics
 from ..measures.ntcireval import GradedRanking, NoRelevantDocuments, compute_all, parse_gains
 from ..ntcir_qrels import FORMATS, read_graded_qrels
-from ..textfile import numbered_lines, read_text
+from ..temporalia_format import MAX_RUNS_PER_GROUP, RunBook, records
+from ..textfile import read_text
 from ..validate import RecordSchema
 from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
 
 FIELDS = ("id", "rank", "doc_id", "group_id", "run_id")
 HEADER = "id rank doc_id group_id run_id"
 MAX_DOCS = 100             # the seed: "You can return up to 100 documents for each subtopic."
-MAX_RUNS_PER_GROUP = 3     # the seed: "Each group can submit up to three runs (i.e., Run IDs) for the TIR subtask."
 CLASSES = {"p": "past", "r": "recency", "f": "future", "a": "atemporal"}
 MAX_LEVEL = 2              # L0 non-relevant, L1 partially, L2 highly relevant
 MEASURES = {"P@20": "p20", "MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig"}
@@ -147,58 +147,12 @@ class TemporaliaTir(Task):
               options: Dict[str, Any]) -> List[ParsedRun]:
         text = read_text(path, display)
         schema = RecordSchema("temporalia-tir.record")
-        default_run = os.path.basename(display)
-        runs: Dict[str, TirRun] = {}
-        runs_of_group: Dict[str, List[str]] = {}
-        first_seen: Dict[str, Tuple[int, str]] = {}
-        counts: Dict[str, int] = {}
+        book = RunBook(diags, TirRun)
+        once = diags.warning_once
         too_many: Dict[Tuple[str, str], List[int]] = {}    # (run, subtopic) -> [first extra line, extras]
-        content_seen = False
-
-        def once(kind: str, line_no: int, message: str) -> None:
-            counts[kind] = counts.get(kind, 0) + 1
-            first_seen.setdefault(kind, (line_no, message))
-
-        for line_no, line in numbered_lines(text):
-            if not line.strip():
-                once("blank", line_no, "blank line ignored")
-                continue
-            if is_header(line):
-                if content_seen:
-                    once("header", line_no, "header line '%s' in the middle of the file skipped" % HEADER)
-                continue
-            content_seen = True
-            fields = line.split("\t")
-            if len(fields) == 1:
-                fields = line.split()
-                once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
-            fields = [f.strip() for f in fields]
-            if len(fields) < 3 or len(fields) > 5:
-                diags.error(line_no, "expected 5 TAB-separated fields 'id rank doc_id group_id run_id', found %d"
-                            % len(fields))
-                continue
-            if len(fields) < 5:
-                once("short", line_no, "group_id and run_id missing; the lines without them form one run named "
-                     "%r" % default_run)
-            record = dict(zip(FIELDS, fields))
-            problems = schema.errors(record)
-            if problems:
-                diags.error(line_no, "; ".join(problems))
-                continue
-            group_id = record.get("group_id", "")
-            run_id = record.get("run_id", default_run)
-            run = runs.get(run_id)
-            if run is None:
-                group_runs = runs_of_group.setdefault(group_id, [])
-                if len(group_runs) == MAX_RUNS_PER_GROUP:
-                    diags.error(line_no, "run_id %r is run %d of group %r in this file; a group may submit at "
-                                "most %d runs (%s)" % (run_id, len(group_runs) + 1, group_id, MAX_RUNS_PER_GROUP,
-                                                       ", ".join(group_runs)))
-                group_runs.append(run_id)
-                run = runs[run_id] = TirRun(run_id, group_id)
-            elif group_id != run.group_id:
-                once("group", line_no, "run_id %r appears with group_id %r and %r" % (run_id, run.group_id,
-                                                                                      group_id))
+        for line_no, record in records(text, diags, FIELDS, 3, schema, is_header, HEADER):
+            run = book.run_for(line_no, record)
+            run_id = run.run_id
             subtopic = normalise_subtopic(record["id"])
             doc_id = record["doc_id"]
             key = (subtopic, doc_id)
@@ -219,28 +173,21 @@ class TemporaliaTir(Task):
         for (run_id, subtopic), (line_no, extra) in too_many.items():
             diags.error(line_no, "subtopic %s of run %s has %d documents; at most %d may be returned (the first "
                         "extra one is on this line)" % (subtopic, run_id, MAX_DOCS + extra, MAX_DOCS))
-        for run in runs.values():
+        for run in book.runs.values():
             for subtopic, entries in run.entries.items():
                 ranks = [rank for rank, _, _ in entries]
                 if len(set(ranks)) < len(ranks):
                     once("ties", entries[0][1], "run %s subtopic %s: equal ranks; those documents keep their file "
                          "order" % (run.run_id, subtopic))
-        if not runs and not diags.has_errors:
-            diags.error(0, "the file holds no result lines")
-        groups = sorted(g for g in runs_of_group if g)
+        book.finish()
+        groups = sorted(g for g in book.runs_of_group if g)
         base = os.path.basename(display).lower()
         if groups and base not in ("tir_%s" % g.lower() for g in groups):
             once("filename", 0, "the file should be named tir_<group_id> (tir_%s), as the seed asks" % groups[0])
-        if len(runs_of_group) > 1:
-            once("groups", 0, "the file holds runs of %d groups (%s); the format asks for one file per group"
-                 % (len(runs_of_group), ", ".join(sorted(runs_of_group))))
-        for kind, (line_no, message) in first_seen.items():
-            extra = counts[kind] - 1
-            diags.warning(line_no, message + (" (and %d more like it)" % extra if extra else ""))
         if reference is not None:
-            for run in runs.values():
+            for run in book.runs.values():
                 self._check_against_reference(run, reference, diags)
-        return [ParsedRun(run_id, display, run) for run_id, run in runs.items()]
+        return [ParsedRun(run_id, display, run) for run_id, run in book.runs.items()]
 
     @staticmethod
     def _check_against_reference(run: TirRun, reference: TirReference, diags: Diagnostics) -> None:

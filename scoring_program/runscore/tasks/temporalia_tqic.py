@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from ..errors import ConfigError, Diagnostics
 from ..measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, precision, recall
+from ..temporalia_format import MAX_RUNS_PER_GROUP, RunBook, records
 from ..textfile import numbered_lines, read_text
 from ..validate import RecordSchema
 from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
@@ -23,7 +24,6 @@ CLASSES = ("past", "recency", "future", "atemporal")
 CLASS_SPELLINGS = {"past": "past", "recent": "recency", "recency": "recency", "future": "future",
                    "atemporal": "atemporal"}
 FIELDS = ("id", "class", "group_id", "run_id")
-MAX_RUNS_PER_GROUP = 3     # the seed: "Each group can submit up to three runs (i.e., Run IDs)"
 
 
 def normalise_class(text: str) -> Optional[str]:
@@ -107,53 +107,10 @@ class TemporaliaTqic(Task):
               options: Dict[str, Any]) -> List[ParsedRun]:
         text = read_text(path, display)
         schema = RecordSchema("temporalia-tqic.record")
-        default_run = os.path.basename(display)
-        runs: Dict[str, TqicRun] = {}
-        runs_of_group: Dict[str, List[str]] = {}
-        once = diags.warning_once   # a warning repeated on many lines is reported once, with a count
-        content_seen = False
-
-        for line_no, line in numbered_lines(text):
-            if not line.strip():
-                once("blank", line_no, "blank line ignored")
-                continue
-            if is_header(line):
-                if content_seen:
-                    once("header", line_no, "header line 'id class group_id run_id' in the middle of the file "
-                         "skipped")
-                continue
-            content_seen = True
-            fields = line.split("\t")
-            if len(fields) == 1:
-                fields = line.split()
-                once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
-            fields = [f.strip() for f in fields]
-            if len(fields) < 2 or len(fields) > 4:
-                diags.error(line_no, "expected 4 TAB-separated fields 'id class group_id run_id', found %d"
-                            % len(fields))
-                continue
-            if len(fields) < 4:
-                once("short", line_no, "group_id and run_id missing; the lines without them form one run named "
-                     "%r" % default_run)
-            record = dict(zip(FIELDS, fields))
-            problems = schema.errors(record)
-            if problems:
-                diags.error(line_no, "; ".join(problems))
-                continue
-            group_id = record.get("group_id", "")
-            run_id = record.get("run_id", default_run)
-            run = runs.get(run_id)
-            if run is None:
-                group_runs = runs_of_group.setdefault(group_id, [])
-                if len(group_runs) == MAX_RUNS_PER_GROUP:
-                    diags.error(line_no, "run_id %r is run %d of group %r in this file; a group may submit at "
-                                "most %d runs (%s)" % (run_id, len(group_runs) + 1, group_id, MAX_RUNS_PER_GROUP,
-                                                       ", ".join(group_runs)))
-                group_runs.append(run_id)
-                run = runs[run_id] = TqicRun(run_id, group_id)
-            elif group_id != run.group_id:
-                once("group", line_no, "run_id %r appears with group_id %r and %r" % (run_id, run.group_id,
-                                                                                      group_id))
+        book = RunBook(diags, TqicRun)
+        for line_no, record in records(text, diags, FIELDS, 2, schema, is_header, " ".join(FIELDS)):
+            run = book.run_for(line_no, record)
+            run_id = run.run_id
             query = int(record["id"])
             if query in run.lines:
                 message = "duplicate query id %s in run %s (first seen at line %d)" % (record["id"], run_id,
@@ -173,15 +130,11 @@ class TemporaliaTqic(Task):
             run.predictions[query] = predicted
             run.lines[query] = line_no
 
-        if not runs and not diags.has_errors:
-            diags.error(0, "the file holds no result lines")
-        if len(runs_of_group) > 1:
-            once("groups", 0, "the file holds runs of %d groups (%s); the format asks for one file per group"
-                 % (len(runs_of_group), ", ".join(sorted(runs_of_group))))
+        book.finish()
         if reference is not None:
-            for run in runs.values():
+            for run in book.runs.values():
                 self._check_against_reference(run, reference, diags, options)
-        return [ParsedRun(run_id, display, run) for run_id, run in runs.items()]
+        return [ParsedRun(run_id, display, run) for run_id, run in book.runs.items()]
 
     @staticmethod
     def _check_against_reference(run: TqicRun, gold: Gold, diags: Diagnostics, options: Dict[str, Any]) -> None:
