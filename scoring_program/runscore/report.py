@@ -288,6 +288,10 @@ def detailed_html(title: str, sections: List[Dict], status: str = "") -> str:
     if status == "started" and not sections:
         out.append('<p class="text">The submission is being checked and scored; this page is rewritten when '
                    'scoring ends.</p>')
+    if status == "invalid":
+        out.append('<p class="text">Nothing was scored: every run file of a submission must be valid. Fix the errors '
+                   'below (each names the file and line) and submit again; <code>runscore validate --task TASK '
+                   'FILE</code> from the starting kit runs the same checks on your computer.</p>')
     if len(sections) > 1:
         out.append('<nav class="toc">%s</nav>' % "".join('<a href="#s%d">%s</a>' % (i, html.escape(s.get("title", "")))
                                                          for i, s in enumerate(sections)))
