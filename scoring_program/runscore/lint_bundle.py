@@ -589,6 +589,9 @@ class Linter:
         except ConfigError as exc:
             message = str(exc).replace(tmp + os.sep, "").replace(tmp, label)
             self.error("reference-load", "%s cannot be loaded: %s" % (label, message), where)
+        except Exception as exc:   # a loader's own bug: still a finding about this bundle, not a linter crash
+            message = ("%s: %s" % (type(exc).__name__, exc)).replace(tmp + os.sep, "").replace(tmp, label)
+            self.error("reference-load", "%s cannot be loaded (unexpected %s)" % (label, message), where)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
