@@ -3,7 +3,8 @@ rankeval + measures.trec) on seeded random runs: every per-topic value of every 
 few without one, must agree within 1e-12 (they are built to agree bit for bit; the test says how many differ at
 all). Cases mix ties, tiny score differences that only float32 merges, documents of 1 to 30 bytes (several
 words), missing and extra topics, topics without relevant documents, negative (unjudged) grades, relevance
-levels 1-3, truncation, the three tie orders and the three interpolation rules.
+levels 1-3, truncation, the three tie orders and the three interpolation rules, and runs written by score (the
+ranking then only sorts groups of tied scores) or in any order.
 """
 import io
 import random
@@ -32,6 +33,7 @@ def make_case(seed):
     rng = random.Random(seed)
     qrels, lines = {}, []
     topics = ["%d" % (100 + t) for t in range(rng.randint(1, 12))]
+    by_score = rng.random() < 0.6
     for topic in topics:
         pool = list({_docno(rng) for _ in range(rng.randint(1, 60))})
         if rng.random() < 0.85:
@@ -41,8 +43,11 @@ def make_case(seed):
             continue                      # a qrels topic missing from the run
         retrieved = rng.sample(pool, rng.randint(1, len(pool)))
         base = rng.choice((1.0, 1000.0, 0.5))
-        for rank, docno in enumerate(retrieved, 1):
-            score = rng.choice((base, base + 1e-9, round(rng.random(), 2), rng.random() * 10, -rng.random()))
+        scores = [rng.choice((base, base + 1e-9, round(rng.random(), 2), rng.random() * 10, -rng.random()))
+                  for _ in retrieved]
+        if by_score:                      # as systems write runs: by score, ties in any docno order
+            scores.sort(reverse=True)
+        for rank, (docno, score) in enumerate(zip(retrieved, scores), 1):
             lines.append("%s Q0 %s %d %r run%d" % (topic, docno, rank, score, seed))
     lines.append("999 Q0 extra 1 1.5 run%d" % seed)   # a run topic absent from the qrels
     if rng.random() < 0.3:

@@ -99,12 +99,28 @@ def padded_buffer(data, pad: int = 0) -> np.ndarray:
     return padded[:size]
 
 
+_BYTE_MASKS = np.array([0] + [(2 ** 64 - 1) ^ (2 ** (64 - 8 * k) - 1) for k in range(1, 8)] + [2 ** 64 - 1],
+                       dtype=np.uint64)     # the first k bytes of a big-endian word, k = 0..8
+
+
 def pack_fields(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, words: int = 0) -> np.ndarray:
-    """Fields buf[start:end] as (n, words) uint64 big-endian words, zero padded (`words` 0 = as needed)."""
+    """Fields buf[start:end] as (n, words) uint64 big-endian words, zero padded (`words` 0 = as needed).
+
+    Each word is one gather from an overlapping big-endian uint64 view of the buffer (element i = bytes
+    i..i+7), masked to the field's length."""
     lengths = ends - starts
     needed = (int(lengths.max()) + 7) // 8 if lengths.shape[0] else 1
-    matrix = field_bytes(buf, starts, ends, 8 * max(words, needed, 1))
-    return matrix.view(">u8").astype(np.uint64)
+    count = max(words, needed, 1)
+    base = buf.base
+    if not (isinstance(base, np.ndarray) and base.dtype == np.uint8 and base.ctypes.data == buf.ctypes.data
+            and base.shape[0] >= buf.shape[0] + 8 * count):
+        base = padded_buffer(buf, 8 * count).base
+    view = np.ndarray((base.shape[0] - 7,), dtype=">u8", buffer=base, strides=(1,))
+    out = np.empty((starts.shape[0], count), dtype=np.uint64)
+    for j in range(count):
+        left = np.clip(lengths - 8 * j, 0, 8)
+        out[:, j] = view[starts + 8 * j] & _BYTE_MASKS[left]
+    return out
 
 
 def pack_strings(texts: List[str], words: int = 0) -> Optional[np.ndarray]:
@@ -142,18 +158,17 @@ def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Opt
     lengths = ends - starts
     chars = field_bytes(buf, starts, ends)
     width = chars.shape[1]
-    columns = np.arange(width)
-    inside = columns < lengths[:, None]
-    digit = (chars >= 48) & (chars <= 57) & inside
-    dot = (chars == 46) & inside
+    value = chars - np.uint8(48)          # padding bytes (0) become 208: neither a digit nor a dot
+    digit = value < 10
+    dot = chars == 46
     sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
-    digits = digit.sum(axis=1)
-    dots = dot.sum(axis=1)
+    digits = np.count_nonzero(digit, axis=1)
+    dots = np.count_nonzero(dot, axis=1)
     simple = (digits + dots + sign == lengths) & (dots <= 1) & (digits >= 1) & (digits <= FAST_DIGITS)
     mantissa = np.zeros(n, dtype=np.int64)
     for column in range(width):
         d = digit[:, column]
-        mantissa = np.where(d, mantissa * 10 + (chars[:, column].astype(np.int64) - 48), mantissa)
+        mantissa[d] = mantissa[d] * 10 + value[d, column]
     dot_at = np.where(dots > 0, np.argmax(dot, axis=1), lengths - 1)
     fraction = lengths - 1 - dot_at
     values = mantissa.astype(np.float64) / _POW10[np.minimum(fraction, _POW10.shape[0] - 1)]
@@ -416,14 +431,16 @@ def has_duplicates(run: ColumnarRun) -> bool:
     for code in range(len(run.topics)):
         if run.count(code) < 2:
             continue
-        words = docno[run.topic_lines(code)]
+        if run.grouped_order is None:
+            words = docno[run.starts[code]:run.starts[code + 1]]      # a view: no copy before the sort
+        else:
+            words = docno[run.topic_lines(code)]
         if words.shape[1] == 1:
             keys = np.sort(words[:, 0])
             if np.any(keys[1:] == keys[:-1]):
                 return True
         else:
-            order = np.lexsort(words.T[::-1])
-            ranked = words[order]
+            ranked = words[np.lexsort(words.T[::-1])]
             if np.any(np.all(ranked[1:] == ranked[:-1], axis=1)):
                 return True
     return False

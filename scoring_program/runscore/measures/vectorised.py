@@ -35,6 +35,13 @@ def rank_lines(run: ColumnarRun, topics: Sequence[str], tie_order: str = "desc",
         code = codes.get(topic)
         kept = 0 if code is None else run.count(code)
         offsets[k + 1] = offsets[k] + (kept if max_docs is None else min(kept, max_docs))
+    order = _presorted_order(run, scores, tie_order)
+    if order is not None:
+        # Each topic's lines are already in rank order: take the first ones of each, in `topics` order.
+        first = np.array([run.starts[codes[t]] if t in codes else 0 for t in topics], dtype=np.int64)
+        sizes = np.diff(offsets)
+        index = np.arange(int(offsets[-1]), dtype=np.int64) + np.repeat(first - offsets[:-1], sizes)
+        return order[index].astype(index_type, copy=False), offsets
     ranked_all = np.empty(int(offsets[-1]), dtype=index_type)
     for k, topic in enumerate(topics):
         code = codes.get(topic)
@@ -44,6 +51,34 @@ def rank_lines(run: ColumnarRun, topics: Sequence[str], tie_order: str = "desc",
         order = _topic_order(scores[lines], run.docno, lines, tie_order)
         ranked_all[offsets[k]:offsets[k + 1]] = lines[order[:offsets[k + 1] - offsets[k]]]
     return ranked_all, offsets
+
+
+def _presorted_order(run: ColumnarRun, scores: np.ndarray, tie_order: str) -> Optional[np.ndarray]:
+    """The rank order of a run written as systems write them (topics grouped, scores not increasing within a
+    topic): the file order with each group of equal scores sorted by docno. None for any other run."""
+    if run.grouped_order is not None:
+        return None
+    topic = run.topic
+    same = topic[1:] == topic[:-1]
+    if np.any(same & (scores[1:] > scores[:-1])):
+        return None
+    order = np.arange(len(run), dtype=np.int64)
+    tied = same & (scores[1:] == scores[:-1])          # line i+1 ties with line i
+    if tie_order == "file" or not np.any(tied):
+        return order
+    member = np.zeros(len(run), dtype=bool)
+    member[1:] |= tied
+    member[:-1] |= tied
+    lines = np.flatnonzero(member)
+    starts_group = np.ones(lines.shape[0], dtype=bool)
+    starts_group[1:] = ~tied[lines[1:] - 1]
+    group = np.cumsum(starts_group)
+    words = run.docno[lines]
+    if tie_order == "desc":
+        words = ~words
+    keys = [words[:, j] for j in range(words.shape[1] - 1, -1, -1)] + [group]
+    order[lines] = lines[np.lexsort(keys)]
+    return order
 
 
 def _topic_order(scores: np.ndarray, docno: np.ndarray, lines: np.ndarray, tie_order: str) -> np.ndarray:
