@@ -106,7 +106,10 @@ def data_page(tasks: Sequence[Task]) -> str:
              "* `schemas/`: the JSON Schemas of the run records of each task (the structural rules; the "
              "semantic rules are listed on each task's page);",
              "* `dry_run.py`: scores a submission laid out exactly as Codabench lays it out "
-             "(`input/ref`, `input/res`, `output/`) and prints the leaderboard row.", "",
+             "(`input/ref`, `input/res`, `output/`) and prints the leaderboard row;",
+             "* `scoring_program/` and `reference_data/`: the scoring program this competition runs and the "
+             "sample reference data of the dry-run phase;",
+             "* `baselines/`: simple baseline runs on the sample data and the scripts that make them.", "",
              "The sample reference data of the dry-run phase are synthetic. The formal phase uses the "
              "campaigns' reference data, which the organisers obtained under the campaigns' agreements.", "",
              "## Check a run before submitting", "", "```",
