@@ -104,12 +104,18 @@ def test_derived_qrels_feed_the_pr_task(cli, files, tmp_path):
     assert values["all"]["msndcg20"] == pytest.approx(expected / 2, abs=1e-12)
 
 
+HEADER = "run_id\tqID\tNuggetNum\tentailed\trelevant\n"
+
+
 @pytest.mark.parametrize("labels, message", [
-    ("TEAM-AC-1\t0001\t1\t1\n", "expected 5 TAB-separated fields"),
-    ("TEAM-AC-1\t0001\t1\t2\t0\n", "entailed and relevant must be 0 or 1"),
-    ("TEAM-AC-1\t0001\t1\t0\t1\n", "a relevant nugget must be entailed"),
-    ("TEAM-AC-1\tQ1\t1\t1\t1\n", "qID 'Q1' is not a question id"),
-    ("TEAM-AC-1\t0001\t1\t1\t1\nTEAM-AC-1\t1\t1\t1\t1\n", None),   # '1' is not a qID spelling either
+    # The label file is the r2c2-ac task's own format (runscore.r2c2_labels), read by the same reader.
+    (HEADER + "TEAM-AC-1\t0001\t1\t1\n", "4 TAB-separated fields, the header has 5"),
+    (HEADER + "TEAM-AC-1\t0001\t1\t2\t0\n", "entailed must be 0 or 1, found '2'"),
+    (HEADER + "TEAM-AC-1\t0001\t1\t0\t1\n", "relevant = 1 requires entailed = 1"),
+    (HEADER + "TEAM-AC-1\tQ1\t1\t1\t1\n", "qID 'Q1' is not a question id"),
+    (HEADER + "TEAM-AC-1\t0001\t1\t1\t1\nTEAM-AC-1\t1\t1\t1\t1\n", None),   # '1' is not a qID spelling
+    ("TEAM-AC-1\t0001\t1\t1\t1\n", "the header line must name the columns"),
+    (HEADER + "TEAM-AC-1\t0001\t1\t1\t1\nTEAM-AC-1\t0001\t1\t1\t0\n", "second label for the same nugget"),
 ])
 def test_bad_label_file_is_exit_2(cli, files, tmp_path, labels, message):
     bad = tmp_path / "bad.tsv"
@@ -125,3 +131,28 @@ def test_invalid_pr_run_is_exit_1(cli, files, tmp_path):
     code, _, err = cli("r2c2-qrels", "--pr", str(bad), "--ac", files["TEAM-AC-1"], "--labels", files["labels.tsv"])
     assert code == 1
     assert "BAD-PO-1:1: error: PassageRank 30 is outside the range [1-20]" in err
+
+
+def test_invalid_ac_run_is_exit_1(cli, files, tmp_path):
+    """AC runs are read by the r2c2-ac task's parser: what it rejects, the helper rejects too."""
+    bad = tmp_path / "TEAM-AC-2"
+    bad.write_text("<D0001>Answer;90\n1;ORG-PO-1;1;a nugget\n", encoding="utf-8")   # never closed
+    code, _, err = cli("r2c2-qrels", "--pr", files["ORG-PO-1"], "--ac", str(bad), "--labels", files["labels.tsv"])
+    assert code == 1 and "TEAM-AC-2:" in err and "error" in err
+
+
+def test_the_ac_tasks_sample_labels_derive_qrels(cli, tmp_path):
+    """The r2c2-ac sample reference (labels keyed by passage, a display-name alias) feeds the helper as it is."""
+    ref = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "reference_data", "r2c2-ac")
+    sample = os.path.join(os.path.dirname(ref), "..", "starting_kit", "sample_submission", "r2c2-ac")
+    pool = os.path.join(ref, "pr_runs")
+    pr_runs = [os.path.join(pool, f) for f in sorted(os.listdir(pool))] + \
+        [os.path.join(sample, f) for f in sorted(os.listdir(sample)) if "-PG-" in f or "-PO-" in f]
+    ac_runs = [os.path.join(sample, f) for f in sorted(os.listdir(sample)) if "-AC-" in f]
+    aliases = tmp_path / "aliases.tsv"
+    aliases.write_text("Beta University Team-PG-2\tBETA-PG-2\n", encoding="utf-8")
+    code, out, err = cli("r2c2-qrels", "--pr", *pr_runs, "--ac", *ac_runs, "--labels",
+                         os.path.join(ref, "ac_nugget_labels_sample.tsv"), "--aliases", str(aliases), "--binary")
+    assert code == 0, err
+    levels = [line.split("\t")[2] for line in out.splitlines()[1:]]
+    assert "L1" in levels and set(levels) <= {"L0", "L1"}

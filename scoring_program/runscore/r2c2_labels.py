@@ -123,37 +123,51 @@ def read_labels(answer_path: str, nugget_path: Optional[str],
     nuggets: Dict[tuple, NuggetLabel] = {}
     keyed_by_passage = False
     if nugget_path:
-        header, rows = _rows(nugget_path, NUGGET_COLUMNS, PASSAGE_COLUMNS)
-        keyed_by_passage = all(c in header for c in PASSAGE_COLUMNS)
-        if not keyed_by_passage and any(c in header for c in PASSAGE_COLUMNS):
-            raise ConfigError("the header names only one of PRrunname, PassageRank; give both or neither",
-                              nugget_path, 1)
-        for line_no, row in rows:
-            run = _run(row["run_id"], nugget_path, line_no)
-            qid = _qid(row["qid"], nugget_path, line_no)
-            if not row["nuggetnum"].isdigit():
-                raise ConfigError("NuggetNum must be a non-negative integer, found %r" % row["nuggetnum"],
-                                  nugget_path, line_no)
-            key: tuple = (run, qid, int(row["nuggetnum"]))
-            if keyed_by_passage:
-                rank = row["passagerank"]
-                if not rank.lstrip("+-").isdigit():
-                    raise ConfigError("PassageRank must be an integer, found %r" % rank, nugget_path, line_no)
-                key = key + (normalise_run_name(row["prrunname"], aliases), int(rank))
-            if key in nuggets:
-                raise ConfigError("second label for the same nugget %s (first at line %d)"
-                                  % (" ".join(str(k) for k in key), nuggets[key].line), nugget_path, line_no)
-            entailed = _binary(row["entailed"], "entailed", nugget_path, line_no)
-            relevant = _binary(row["relevant"], "relevant", nugget_path, line_no)
-            if relevant and not entailed:
-                raise ConfigError("relevant = 1 requires entailed = 1 (Stage B sees entailed nuggets only)",
-                                  nugget_path, line_no)
+        nuggets, keyed_by_passage = read_nugget_labels(nugget_path, aliases, answers, answer_path)
+    return Labels(answers, nuggets, keyed_by_passage, answer_path, nugget_path or "")
+
+
+def read_nugget_labels(nugget_path: str, aliases: Optional[Dict[str, str]] = None,
+                       answers: Optional[Dict[Tuple[str, str], AnswerLabel]] = None,
+                       answer_path: str = "") -> Tuple[Dict[tuple, NuggetLabel], bool]:
+    """The nugget label file: {key: NuggetLabel} (see Labels for the key) and whether it is keyed by passage.
+
+    With `answers`, a relevant nugget must belong to an answer labelled correct (Stage B sees only those).
+    Also read on its own by `runscore r2c2-qrels`, which needs no answer labels.
+    """
+    nuggets: Dict[tuple, NuggetLabel] = {}
+    header, rows = _rows(nugget_path, NUGGET_COLUMNS, PASSAGE_COLUMNS)
+    keyed_by_passage = all(c in header for c in PASSAGE_COLUMNS)
+    if not keyed_by_passage and any(c in header for c in PASSAGE_COLUMNS):
+        raise ConfigError("the header names only one of PRrunname, PassageRank; give both or neither",
+                          nugget_path, 1)
+    for line_no, row in rows:
+        run = _run(row["run_id"], nugget_path, line_no)
+        qid = _qid(row["qid"], nugget_path, line_no)
+        if not row["nuggetnum"].isdigit():
+            raise ConfigError("NuggetNum must be a non-negative integer, found %r" % row["nuggetnum"],
+                              nugget_path, line_no)
+        key: tuple = (run, qid, int(row["nuggetnum"]))
+        if keyed_by_passage:
+            rank = row["passagerank"]
+            if not rank.lstrip("+-").isdigit():
+                raise ConfigError("PassageRank must be an integer, found %r" % rank, nugget_path, line_no)
+            key = key + (normalise_run_name(row["prrunname"], aliases), int(rank))
+        if key in nuggets:
+            raise ConfigError("second label for the same nugget %s (first at line %d)"
+                              % (" ".join(str(k) for k in key), nuggets[key].line), nugget_path, line_no)
+        entailed = _binary(row["entailed"], "entailed", nugget_path, line_no)
+        relevant = _binary(row["relevant"], "relevant", nugget_path, line_no)
+        if relevant and not entailed:
+            raise ConfigError("relevant = 1 requires entailed = 1 (Stage B sees entailed nuggets only)",
+                              nugget_path, line_no)
+        if answers is not None:
             answer = answers.get((run, qid))
             if relevant and (answer is None or not answer.correct):
                 raise ConfigError("relevant = 1 requires the answer of run %s to question %s to be labelled "
                                   "correct = 1 in %s" % (run, qid, answer_path), nugget_path, line_no)
-            nuggets[key] = NuggetLabel(entailed, relevant, line_no)
-    return Labels(answers, nuggets, keyed_by_passage, answer_path, nugget_path or "")
+        nuggets[key] = NuggetLabel(entailed, relevant, line_no)
+    return nuggets, keyed_by_passage
 
 
 def unused_labels(labels: Labels, run: str, used_answers: set, used_nuggets: set) -> List[str]:
