@@ -108,3 +108,13 @@ def test_nacsis_layout_reads_the_same_lines():
     assert run.topics == ["0001", "0002"] and run.run_id == "r1" and run.dummy == "0"
     assert run.score.tolist() == [0.9, 0.5, 3.0]
     assert run.first_line == [1, 3]
+
+
+def test_documents_whose_keys_collide_are_still_told_apart(monkeypatch):
+    """Several-word ids are looked up by a mixed 64-bit key; when two documents of a topic share a key the join
+    compares words pairwise. Forced here by making every key equal."""
+    from runscore.measures import vectorised
+
+    expected = exact_and_fast(7, 1, "desc", None, "v9", np.float64)[0]
+    monkeypatch.setattr(vectorised, "_key", lambda words: np.zeros(words.shape[0], dtype=np.uint64))
+    assert exact_and_fast(7, 1, "desc", None, "v9", np.float64)[1] == expected

@@ -16,7 +16,7 @@ import numpy as np
 from .columnar import NACSIS, TREC, ColumnarRun, read_columns
 from .errors import Diagnostics
 from .measures.trec import TrecOptions
-from .measures.vectorised import QrelsColumns, evaluate_columnar, rank_lines
+from .measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
 
 FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
 # The fast path holds about 40 bytes per line whatever the file's size, so it may read files above
@@ -48,16 +48,20 @@ def read(path: str, layout: str, comments: bool = False) -> Optional[ColumnarRun
 # ------------------------------------------------------------------------------ shared evaluation ---
 
 class _Cache:
-    """The last qrels converted and the last ranking made: a task scores two levels with the same run."""
+    """The last qrels converted, ranking made and labels joined: a task scores two levels of one run, often
+    with the same graded qrels, so the second level reuses all three."""
 
     qrels_source = None
     qrels_columns: Optional[QrelsColumns] = None
     ranking_key = None
     ranking = None
+    grades_key = None
+    grades = None
 
 
 def qrels_columns(qrels: Dict[str, Dict[str, int]]) -> QrelsColumns:
     if _Cache.qrels_source is not qrels:
+        _Cache.qrels_columns = None
         _Cache.qrels_columns = QrelsColumns(qrels)
         _Cache.qrels_source = qrels
     return _Cache.qrels_columns
@@ -68,13 +72,34 @@ def evaluate(run: ColumnarRun, qrels: Dict[str, Dict[str, int]], topics: Sequenc
              max_docs: Optional[int] = None, params: Dict[str, Sequence] = None,
              score_dtype=np.float64) -> Dict[str, Dict[str, float]]:
     """rankeval.evaluate_rankings' per-topic values for a columnar run."""
-    key = (id(run), tuple(topics), tie_order, max_docs, np.dtype(score_dtype).str)
-    if _Cache.ranking_key != key:
-        _Cache.ranking = None       # free the previous ranking before making the next
+    columns = qrels_columns(qrels)
+    if not columns.usable:          # a qrels document id the word packing cannot hold (a NUL byte)
+        from .rankeval import evaluate_rankings     # here: rankeval imports this module
+        return evaluate_rankings(topic_runs(run), qrels, topics, measures, level, options, tie_order, max_docs,
+                                 params, score_dtype)[0]
+    # The cache keeps the objects it was made from, so an `is` test cannot be fooled by a reused id().
+    key = (tuple(topics), tie_order, max_docs, np.dtype(score_dtype).str)
+    if _Cache.ranking_key is None or _Cache.ranking_key[0] is not run or _Cache.ranking_key[1] != key:
+        _Cache.ranking = _Cache.grades = _Cache.grades_key = None    # free them before making the next
         _Cache.ranking = rank_lines(run, topics, tie_order, max_docs, score_dtype)
-        _Cache.ranking_key = key
-    return evaluate_columnar(run, qrels_columns(qrels), topics, measures, level, options, tie_order, max_docs,
-                             params, score_dtype, ranking=_Cache.ranking)
+        _Cache.ranking_key = (run, key)
+    if _Cache.grades_key is not columns:
+        _Cache.grades = None
+        _Cache.grades = label_lines(run, _Cache.ranking[0], _Cache.ranking[1], topics, columns)
+        _Cache.grades_key = columns
+    return evaluate_columnar(run, columns, topics, measures, level, options, tie_order, max_docs, params,
+                             score_dtype, ranking=_Cache.ranking, grades=_Cache.grades)
+
+
+def topic_runs(run: ColumnarRun) -> Dict:
+    """The run as the exact path's TopicRun records (document ids decoded from their words)."""
+    from .rankeval import TopicRun
+    out = {}
+    for code, topic in enumerate(run.topics):
+        lines = run.topic_lines(code)
+        docnos = [row.astype(">u8").tobytes().rstrip(b"\0").decode("ascii") for row in run.docno[lines]]
+        out[topic] = TopicRun(docnos, run.score[lines].tolist(), [0] * len(docnos))
+    return out
 
 
 # ------------------------------------------------------------------------------ runscore trec_eval ---

@@ -120,8 +120,26 @@ class QrelsColumns:
         small = raw.shape[0] == 0 or (int(raw.min()) > -2 ** 31 and int(raw.max()) < 2 ** 31)
         self.grades = np.where(raw < 0, UNJUDGED, raw).astype(np.int32 if small else np.int64)
 
+        self._sorted: Dict[Tuple[str, int], Tuple] = {}
+
     def judged_of(self, topic: str) -> np.ndarray:
         return self.judged.get(topic, np.zeros(0, dtype=np.int64))
+
+    def lookup_table(self, topic: str, width: int) -> Optional[Tuple]:
+        """(sorted keys, their row numbers, words, grades, keys unique?) of one topic's documents, made once."""
+        table = self._sorted.get((topic, width))
+        if table is None:
+            span = self.topics.get(topic)
+            if span is None or span[0] == span[1]:
+                return None
+            words = widen(self.words[span[0]:span[1]], width)
+            keys = _key(words)
+            order = np.argsort(keys, kind="stable")
+            ordered = keys[order]
+            table = (ordered, order, words, self.grades[span[0]:span[1]],
+                     not np.any(ordered[1:] == ordered[:-1]))
+            self._sorted[(topic, width)] = table
+        return table
 
 
 def _key(words: np.ndarray) -> np.ndarray:
@@ -141,26 +159,25 @@ def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topic
     width = max(run.docno.shape[1], qrels.words.shape[1])
     for k, topic in enumerate(topics):
         start, end = int(offsets[k]), int(offsets[k + 1])
-        span = qrels.topics.get(topic)
-        if start == end or span is None or span[0] == span[1]:
+        table = qrels.lookup_table(topic, width) if start < end else None
+        if table is None:
             continue
-        judged_words = widen(qrels.words[span[0]:span[1]], width)
+        sorted_keys, order, judged_words, judged_grades, unique = table
         run_words = widen(run.docno[ranked[start:end]], width)
-        judged_keys = _key(judged_words)
-        order = np.argsort(judged_keys, kind="stable")
-        sorted_keys = judged_keys[order]
-        if np.any(sorted_keys[1:] == sorted_keys[:-1]):
+        if not unique:
             # Two documents of this topic mix to one key (several words only): compare every pair instead.
             same = np.all(run_words[:, None, :] == judged_words[None, :, :], axis=2)
             found = np.where(same.any(axis=1), same.argmax(axis=1), -1)
-        else:
-            run_keys = _key(run_words)
-            at = np.minimum(np.searchsorted(sorted_keys, run_keys), sorted_keys.shape[0] - 1)
-            candidate = order[at]
-            exact = (sorted_keys[at] == run_keys) & np.all(judged_words[candidate] == run_words, axis=1)
-            found = np.where(exact, candidate, -1)
-        matched = found >= 0
-        grades[start:end][matched] = qrels.grades[span[0] + found[matched]]
+            matched = found >= 0
+            grades[start:end][matched] = judged_grades[found[matched]]
+            continue
+        run_keys = _key(run_words)
+        at = np.searchsorted(sorted_keys, run_keys)
+        np.minimum(at, sorted_keys.shape[0] - 1, out=at)
+        matched = sorted_keys[at] == run_keys
+        if width > 1:                  # a key mixes several words: confirm the words themselves
+            matched &= np.all(judged_words[order[at]] == run_words, axis=1)
+        grades[start:end][matched] = judged_grades[order[at[matched]]]
     return grades
 
 
@@ -367,12 +384,15 @@ def _iprec(c: _Context, points, rule: str) -> List[np.ndarray]:
 def evaluate_columnar(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], measures: Sequence[str],
                       level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
                       max_docs: Optional[int] = None, params: Dict[str, Sequence] = None, score_dtype=np.float64,
-                      ranking: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Dict[str, Dict[str, float]]:
+                      ranking: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+                      grades: Optional[np.ndarray] = None) -> Dict[str, Dict[str, float]]:
     """Per-topic values keyed by trec_eval output names, as rankeval.evaluate_topic_run gives them for each
-    topic (a topic absent from the run is an empty ranking). `ranking` reuses a rank_lines result."""
+    topic (a topic absent from the run is an empty ranking). `ranking` reuses a rank_lines result, `grades`
+    a label_lines result for that ranking and these qrels."""
     params = params or {}
     ranked, offsets = ranking if ranking is not None else rank_lines(run, topics, tie_order, max_docs, score_dtype)
-    grades = label_lines(run, ranked, offsets, topics, qrels)
+    if grades is None:
+        grades = label_lines(run, ranked, offsets, topics, qrels)
     judged = [qrels.judged_of(t) for t in topics]
     context = _Context(grades, Segments(offsets), judged, level)
     columns: Dict[str, np.ndarray] = {}
