@@ -122,16 +122,20 @@ def test_nacsis_layout_agrees_with_the_task_parser(content, taken, tmp_path, mon
     assert _fast_view(fast) == (topics, [r.lines[0] for r in runs[0].data.topics.values()], runs[0].name)
 
 
-def test_decimals_equal_python_float():
-    rng = random.Random(5)
+@pytest.mark.parametrize("longest", [8, 20])
+def test_decimals_equal_python_float(longest):
+    """Fields of at most 8 bytes take a path of their own (eight flags per uint64); both must equal float()."""
+    rng = random.Random(longest)
     texts = []
-    for _ in range(4000):
+    while len(texts) < 4000:
         digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 20)))
         dot = rng.randint(0, len(digits))
         text = rng.choice(("", "-", "+")) + digits[:dot] + rng.choice((".", "")) + digits[dot:]
         if rng.random() < 0.1:
             text += "e%d" % rng.randint(-30, 30)
-        texts.append(text)
+        if len(text) <= longest:
+            texts.append(text)
+    texts[-1] = "9" * longest
     blob = (" ".join(texts) + " ").encode()
     buf = np.frombuffer(blob, dtype=np.uint8)
     ends = np.flatnonzero(buf == 32)
@@ -139,6 +143,14 @@ def test_decimals_equal_python_float():
     values = parse_decimals(buf, starts, ends)
     expected = [float(t) for t in texts]
     assert [v.hex() for v in values.tolist()] == [e.hex() for e in expected]
+
+
+@pytest.mark.parametrize("text", ["1.2.3", "--1", "1-", ".", "+", "1e", "e5", "0x10", "1,5", "inf", "nan", "1 "[:1] + "/"])
+def test_decimals_refuse_what_the_run_grammar_refuses(text):
+    buf = np.frombuffer(("0.5 %s " % text).encode(), dtype=np.uint8)
+    ends = np.flatnonzero(buf == 32)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    assert parse_decimals(buf, starts, ends) is None
 
 
 def test_chunk_boundaries_do_not_change_the_result():

@@ -156,19 +156,28 @@ def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Opt
     equals float(text). Other fields (exponents, long mantissas) are read one by one with float()."""
     n = starts.shape[0]
     lengths = ends - starts
-    chars = field_bytes(buf, starts, ends)
+    short = n > 0 and int(lengths.max()) <= 8
+    chars = _eight_bytes(buf, starts, lengths) if short else field_bytes(buf, starts, ends)
     width = chars.shape[1]
     value = chars - np.uint8(48)          # padding bytes (0) become 208: neither a digit nor a dot
     digit = value < 10
     dot = chars == 46
     sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
-    digits = np.count_nonzero(digit, axis=1)
-    dots = np.count_nonzero(dot, axis=1)
-    simple = (digits + dots + sign == lengths) & (dots <= 1) & (digits >= 1) & (digits <= FAST_DIGITS)
+    if short:
+        # Eight flags a row are one uint64: "any", "none" and "at most one" are tests on one number a row.
+        other = (chars != 0) & ~digit & ~dot
+        other[:, 0] &= ~sign
+        dot_flags = dot.view(np.uint64)[:, 0]
+        simple = (other.view(np.uint64)[:, 0] == 0) & ((dot_flags & (dot_flags - np.uint64(1))) == 0) \
+            & (digit.view(np.uint64)[:, 0] != 0)
+        dots = (dot_flags != 0).astype(np.int64)
+    else:
+        digits = np.count_nonzero(digit, axis=1)
+        dots = np.count_nonzero(dot, axis=1)
+        simple = (digits + dots + sign == lengths) & (dots <= 1) & (digits >= 1) & (digits <= FAST_DIGITS)
     mantissa = np.zeros(n, dtype=np.int64)
     for column in range(width):
-        d = digit[:, column]
-        mantissa[d] = mantissa[d] * 10 + value[d, column]
+        mantissa = np.where(digit[:, column], mantissa * 10 + value[:, column], mantissa)
     dot_at = np.where(dots > 0, np.argmax(dot, axis=1), lengths - 1)
     fraction = lengths - 1 - dot_at
     values = mantissa.astype(np.float64) / _POW10[np.minimum(fraction, _POW10.shape[0] - 1)]
@@ -183,6 +192,12 @@ def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Opt
             return None
         values[i] = value
     return values
+
+
+def _eight_bytes(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """(n, 8) bytes of fields of at most 8 bytes, zero padded: one uint64 gather and a mask a field."""
+    words = pack_fields(buf, starts, starts + lengths, 1)[:, 0]
+    return words.astype(">u8").view(np.uint8).reshape(-1, 8)
 
 
 def parse_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
@@ -232,8 +247,6 @@ class _Reader:
         buf = padded_buffer(data)
         if buf.shape[0] == 0:
             return True
-        if int(buf.max()) >= 0x80:
-            return False
         field = self._fixed_fields(buf)
         if field is not None:
             lines = kept_count = field[0][0].shape[0]
@@ -254,7 +267,7 @@ class _Reader:
         TABs or spaces, LF ended. None when this chunk is anything else (the general tokeniser decides)."""
         if buf[-1] != 10:
             return None
-        cuts = np.flatnonzero(buf < 33)
+        cuts = np.flatnonzero(buf.view(np.int8) < 33)   # also bytes >= 0x80 (negative): then kinds fail
         if cuts.shape[0] % 6 or buf[0] < 33:
             return None
         kinds = buf[cuts].reshape(-1, 6)
@@ -279,7 +292,7 @@ class _Reader:
 
     def _general_fields(self, buf):
         """Any whitespace between fields, blank lines, extra fields: (fields, line numbers, lines) or None."""
-        if np.count_nonzero(buf == 0):
+        if int(buf.max()) >= 0x80 or np.count_nonzero(buf == 0):
             return None
         newline = np.flatnonzero(buf == 10)
         line_ends = newline if newline.shape[0] and newline[-1] == buf.shape[0] - 1 else \
