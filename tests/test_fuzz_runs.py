@@ -3,8 +3,9 @@
 Each variant goes through the real stages (discovery's content sniffing, runscore.pipeline.check_file, and
 score_run when the file is valid) and must get a finite score or FILE:LINE diagnostics marking it invalid
 (hostile/harness.py says exactly what is checked). Hypothesis draws the seeds, derandomised, so CI runs the same
-inputs every time; each drawn seed makes a batch of variants (cheap, in process) so the count is reached in CI
-time. RUNSCORE_FUZZ_INPUTS sets the number per format (default 10,000) for longer local runs.
+inputs every time; each drawn seed makes a batch of distinct variants (checked in process) so 10,000 distinct
+inputs per format are reached in CI time. RUNSCORE_FUZZ_INPUTS sets the number per format (default 10,000);
+`make fuzz` runs 100,000.
 """
 import os
 import random
@@ -20,17 +21,33 @@ from hostile.mutate import BOM, mutate
 INPUTS_PER_FORMAT = int(os.environ.get("RUNSCORE_FUZZ_INPUTS", "10000"))
 PER_SEED = 20
 SHOWN_FAILURES = 8
-# Defects found by this fuzzing in modules owned by other engineers, left to them (reported to the lead).
+# Defects found by this fuzzing in modules owned by other engineers, left to them (reported to the lead):
+# subject -> [(text of the failure, reason)]. A subject whose every failure is known is an xfail with the reasons;
+# any other failure still fails the test.
 KNOWN = {
-    "r2c2-ac/SAMPLE-AC-1": "r2c2_ac_format.py: a Confidence, NuggetNum or PassageRank of more than 4300 digits "
-                           "makes int() raise ValueError (Python's int digit limit), a crash instead of a diagnostic",
+    "r2c2-ac/SAMPLE-AC-1": [
+        ("crash: ValueError: Exceeds the limit", "r2c2_ac_format.py: a Confidence, NuggetNum or PassageRank of "
+         "more than 4300 digits makes int() raise ValueError (Python's int digit limit): a crash, not a diagnostic"),
+        ("crash: OverflowError: int too large to convert to float", "r2c2_ac_format.py: a Confidence of 400 "
+         "digits: float(int(text)) raises OverflowError, a crash instead of a diagnostic"),
+    ],
+    "datasearch-qa/ds2qa_sample.tsv": [
+        ("hang: ", "datasearch_qa.py SYSDESC regex '(.*?)(...)?\\s*$' backtracks quadratically on a long run of "
+         "whitespace in the first line (a 200 KB line takes minutes)"),
+    ],
+    "qqa23-mrc/sample_run01.json": [
+        ("crash: TypeError: can only concatenate str (not \"int\") to str", "qqa/checker.py _where(): a duplicate "
+         "key inside a nested object whose path is not pq_id/answer index (e.g. {\"a\": {\"a\": 1, \"a\": 1}}) "
+         "crashes building the message"),
+    ],
 }
 
 
-def _param(subject_id):
-    if subject_id in KNOWN:
-        return pytest.param(subject_id, marks=pytest.mark.xfail(reason=KNOWN[subject_id], strict=False))
-    return subject_id
+def _known_reason(subject_id: str, problem: str):
+    for text, reason in KNOWN.get(subject_id, []):
+        if text in problem:
+            return reason
+    return None
 
 
 @pytest.fixture(scope="module")
@@ -65,41 +82,56 @@ def _own_task(subject: Subject) -> str:
 
 
 def _report(failures):
+    dump = os.environ.get("RUNSCORE_FUZZ_DUMP")   # a folder to keep the failing inputs whole, to reproduce them
+    if dump:
+        os.makedirs(dump, exist_ok=True)
+        for number, (kind, data, _) in enumerate(failures):
+            with open(os.path.join(dump, "%03d_%s" % (number, kind.replace("+", "_"))), "wb") as handle:
+                handle.write(data)
     lines = ["%d of the inputs got something other than a score or FILE:LINE errors:" % len(failures)]
     for kind, data, problem in failures[:SHOWN_FAILURES]:
         lines.append("  [%s] %s\n      input: %r" % (kind, problem, data[:300]))
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("subject_id", [_param(s) for s in _subject_ids()])
+@pytest.mark.parametrize("subject_id", _subject_ids())
 def test_hostile_variants_score_or_fail_cleanly(workdir, subject_id):
     subject = _subject(workdir, subject_id)
     # A companion file (an r2c2-ac sample's PR run) is another task's format: fuzzed at full rate there.
     wanted = INPUTS_PER_FORMAT if _own_task(subject) == subject.task_id else INPUTS_PER_FORMAT // 5
     seeds = [subject.clean, small_seed(subject)]
-    failures, count, seen = [], [0], {}
+    failures, drawn, seen = [], [0], {}
 
-    @settings(max_examples=max(1, wanted // PER_SEED), derandomize=True, deadline=None, database=None,
+    # Each drawn seed adds PER_SEED new distinct inputs (a repeated one is skipped, not counted), until `wanted`.
+    @settings(max_examples=wanted // PER_SEED * 3 // 2 + 20, derandomize=True, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
-    @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3), whole_file=st.integers(0, 9))
+    @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3), whole_file=st.integers(0, 19))
     def run(seed, rounds, whole_file):
         rng = random.Random(seed)
         base = seeds[0] if whole_file == 0 else seeds[1]   # the small valid prefix is cheaper to fuzz
-        for _ in range(PER_SEED):
+        added = 0
+        for _ in range(PER_SEED * 5):
+            if added == PER_SEED or len(seen) >= wanted:
+                break
             kind, data = mutate(base, rng, rounds)
-            count[0] += 1
-            if data not in seen:   # a repeated input (BOM on the same seed ...) is not checked twice
-                seen[data] = verdict(subject, data)
-                if seen[data]:
-                    failures.append((kind, data, seen[data]))
+            drawn[0] += 1
+            if data in seen:
+                continue
+            added += 1
+            seen[data] = verdict(subject, data)
+            if seen[data]:
+                failures.append((kind, data, seen[data]))
 
     try:
         run()
     finally:
         write(subject, subject.clean)
-    print("%s: %d inputs, %d distinct" % (subject.label, count[0], len(seen)))
-    assert count[0] >= wanted
-    assert not failures, _report(failures)
+    print("%s: %d distinct inputs checked (%d drawn)" % (subject.label, len(seen), drawn[0]))
+    assert len(seen) >= wanted
+    unknown = [f for f in failures if not _known_reason(subject_id, f[2])]
+    assert not unknown, _report(unknown)
+    if failures:
+        pytest.xfail("; ".join(sorted({_known_reason(subject_id, f[2]) for f in failures})))
 
 
 @pytest.mark.parametrize("subject_id", _subject_ids())
