@@ -1,7 +1,7 @@
 """Local dry run, laid out exactly as Codabench does: program/, input/ref, input/res (+ the worker's metadata), output/.
 
 Usage: python3 starting_kit/dry_run.py [SUBMISSION_DIR_OR_ZIP] [--ref REFERENCE_DIR] [--bundle BUNDLE.zip]
-                                       [--workdir DIR]
+                                       [--workdir DIR] [--docker [IMAGE]]
 Without a submission it scores every sample submission of sample_submission/ against the shipped sample
 reference data (reference_data/) and prints the leaderboard row of each. scoring_program/ and reference_data/
 are taken next to this script (the kit downloaded from the platform) or one level up (the repository). With --bundle, the scoring
@@ -64,6 +64,21 @@ def command(workdir: str):
     return argv
 
 
+CODABENCH_PATHS = (("$program", "/app/program"), ("$input", "/app/input"), ("$output", "/app/output"))
+
+
+def docker_command(workdir: str, image: str):
+    """The same step in the platform's image, with the worker's mounts and /app paths and no network."""
+    with open(os.path.join(workdir, "program", "metadata"), encoding="utf-8") as handle:
+        text = _yaml().safe_load(handle)["command"]
+    for name, path in CODABENCH_PATHS:
+        text = text.replace(name, path)
+    mounts = []
+    for name in ("program", "input", "output"):
+        mounts += ["-v", "%s:/app/%s" % (os.path.abspath(os.path.join(workdir, name)), name)]
+    return ["docker", "run", "--rm", "--network", "none"] + mounts + ["-w", "/app/program", image] + text.split(" ")
+
+
 def read_scores(output: str):
     """Scores as Codabench reads them: scores.json if present, else scores.txt parsed as YAML."""
     path = os.path.join(output, "scores.json")
@@ -97,10 +112,12 @@ def leaderboard_row(scores, columns):
     return cells, [k for k in scores if k not in known]
 
 
-def score_submission(workdir: str, program: str, reference: str, submission: str, columns) -> int:
+def score_submission(workdir: str, program: str, reference: str, submission: str, columns,
+                     image: str = "") -> int:
     lay_out(workdir, program, reference, submission)
     output = os.path.join(workdir, "output")
-    rc = subprocess.call(command(workdir), cwd=os.path.join(workdir, "program"))
+    argv = docker_command(workdir, image) if image else command(workdir)
+    rc = subprocess.call(argv, cwd=os.path.join(workdir, "program"))
     if os.path.exists(os.path.join(output, "metadata")):
         print("error: the scoring program wrote output/metadata, which the Codabench worker refuses")
         return 2
@@ -149,6 +166,9 @@ def main(argv=None) -> int:
                         "of --bundle)")
     parser.add_argument("--bundle", help="take the program, reference data and columns from this upload zip")
     parser.add_argument("--workdir", default=os.path.join(HERE, "run"), help="where program/, input/, output/ go")
+    parser.add_argument("--docker", nargs="?", const="codalab/codalab-legacy:py39", metavar="IMAGE",
+                        help="run the scoring step in the platform's Docker image (default image "
+                        "codalab/codalab-legacy:py39), network off, /app paths as on Codabench")
     args = parser.parse_args(argv)
     source = _from_bundle(args.bundle, args.workdir) if args.bundle else _source()
     program = os.path.join(source, "scoring_program")
@@ -165,7 +185,7 @@ def main(argv=None) -> int:
     for submission in submissions:
         print("== %s" % os.path.relpath(os.path.abspath(submission), ROOT))
         sys.stdout.flush()
-        status = score_submission(args.workdir, program, reference, submission, columns) or status
+        status = score_submission(args.workdir, program, reference, submission, columns, args.docker or "") or status
         sys.stdout.flush()
     return status
 

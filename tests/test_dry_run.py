@@ -73,3 +73,13 @@ def test_zipped_submission_is_unzipped_into_res(tmp_path):
     dry_run.lay_out(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"), str(tmp_path / "sub.zip"))
     assert sorted(os.listdir(tmp_path / "w" / "input" / "res")) == ["metadata", "run.txt"]
     assert (tmp_path / "w" / "input" / "res" / "metadata").read_text() == dry_run.WORKER_METADATA
+
+
+def test_docker_command_uses_the_worker_paths(tmp_path):
+    (tmp_path / "program").mkdir()
+    (tmp_path / "program" / "metadata").write_text("command: python3 $program/score.py $input $output\n")
+    argv = dry_run.docker_command(str(tmp_path), "codalab/codalab-legacy:py39")
+    assert argv == ["docker", "run", "--rm", "--network", "none",
+                    "-v", "%s:/app/program" % (tmp_path / "program"), "-v", "%s:/app/input" % (tmp_path / "input"),
+                    "-v", "%s:/app/output" % (tmp_path / "output"), "-w", "/app/program",
+                    "codalab/codalab-legacy:py39", "python3", "/app/program/score.py", "/app/input", "/app/output"]
