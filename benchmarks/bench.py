@@ -11,6 +11,7 @@ same files. Speed is never a unit test; see docs/performance.md for the figures 
     python benchmarks/bench.py --sizes 100k,1M --repeats 2 --trec-eval /path/to/trec_eval
 """
 import argparse
+import importlib.util
 import os
 import shutil
 import statistics
@@ -78,8 +79,10 @@ def write_run(path: str, lines: int, seed: int = 1) -> None:
                               for d, r, s in zip(docs.tolist(), rank_text, scores.tolist())))
 
 
-def measure(command: Sequence[str], env: Dict[str, str]) -> Tuple[float, float, str]:
-    """Wall time (s), peak resident memory (MiB) and stdout of one child process."""
+def measure(command: Sequence[str], env: Dict[str, str]) -> Tuple[float, float, float, str]:
+    """Wall time (s), CPU time (user + system, s), peak resident memory (MiB) and stdout of one child process.
+
+    CPU time is printed too because on a shared machine the wall time also counts waiting for a core."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         child = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE, env=env)
@@ -92,7 +95,7 @@ def measure(command: Sequence[str], env: Dict[str, str]) -> Tuple[float, float, 
         text = out.read().decode("utf-8", "replace")
     if child.returncode != 0:
         raise SystemExit("command failed (exit %s): %s\n%s" % (child.returncode, " ".join(command), err[-2000:]))
-    return wall, usage.ru_maxrss / 1024.0, text
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, text
 
 
 def summary_values(text: str) -> Dict[str, str]:
@@ -112,18 +115,34 @@ def tools(qrels: str, run: str, trec_eval: Optional[str]) -> List[Tuple[str, Lis
                                 "-m", "ndcg_cut.10", qrels, run]),
         ("runscore score", [python, "-m", "runscore", "score", "--task", "ntcir1-adhoc", "--ref", qrels, run]),
     ]
-    try:
-        import pytrec_eval  # noqa: F401
+    if importlib.util.find_spec("pytrec_eval") is not None:
         found.append(("pytrec_eval", [python, "-c", PYTREC_SCRIPT, qrels, run]))
-    except ImportError:
-        pass
     if trec_eval:
         found.append(("trec_eval", [trec_eval, "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", qrels, run]))
     return found
 
 
+def check_exact(qrels: str, run: str, env: Dict[str, str]) -> None:
+    """Every per-topic value of the fast path equals the exact path's, at full precision (both front ends)."""
+    python = sys.executable
+    commands = [
+        ("runscore trec_eval", [python, "-m", "runscore", "trec_eval", "-q", "--full-precision", "-m", "map", "-m",
+                                "P.10", "-m", "ndcg_cut.10", "-m", "official", qrels, run]),
+        ("runscore score", [python, "-m", "runscore", "score", "--task", "ntcir1-adhoc", "--ref", qrels, "--json",
+                            "--per-topic", run]),
+    ]
+    for name, command in commands:
+        outputs = []
+        for switch in ("1", "0"):
+            outputs.append(measure(command, dict(env, RUNSCORE_FAST_PATH=switch)))
+        same = outputs[0][3] == outputs[1][3]
+        print("%s: fast path (%.1f s) and exact path (%.1f s, %.0f MiB) outputs %s (%d lines)" % (
+            name, outputs[0][0], outputs[1][0], outputs[1][2], "IDENTICAL" if same else "DIFFER",
+            outputs[0][3].count("\n")), flush=True)
+
+
 def bench_size(folder: str, qrels: str, lines: int, repeats: int, trec_eval: Optional[str],
-               env: Dict[str, str]) -> Dict[str, Tuple[float, float]]:
+               env: Dict[str, str], exact: bool = False) -> Dict[str, Tuple[float, float, float]]:
     run = os.path.join(folder, "bench%s" % size_name(lines).replace(".", "_"))
     started = time.perf_counter()
     write_run(run, lines)
@@ -131,26 +150,30 @@ def bench_size(folder: str, qrels: str, lines: int, repeats: int, trec_eval: Opt
                                                                   time.perf_counter() - started), flush=True)
     found = tools(qrels, run, trec_eval)
     times: Dict[str, List[float]] = {name: [] for name, _ in found}
+    cpu: Dict[str, List[float]] = {name: [] for name, _ in found}
     memory: Dict[str, float] = {name: 0.0 for name, _ in found}
     outputs: Dict[str, str] = {}
     for repeat in range(repeats):
         shift = repeat % len(found)
         for name, command in found[shift:] + found[:shift]:     # alternate which tool runs first
-            wall, peak, text = measure(command, env)
+            wall, seconds, peak, text = measure(command, env)
             times[name].append(wall)
+            cpu[name].append(seconds)
             memory[name] = max(memory[name], peak)
             outputs[name] = text
     result = {}
     for name, _ in found:
-        result[name] = (statistics.median(times[name]), memory[name])
-    print("%-20s %10s %10s %12s" % ("tool", "median s", "peak MiB", "runs (s)"))
-    for name, (wall, peak) in result.items():
-        print("%-20s %10.2f %10.0f   %s" % (name, wall, peak, " ".join("%.2f" % t for t in times[name])))
+        result[name] = (statistics.median(times[name]), memory[name], statistics.median(cpu[name]))
+    print("%-20s %10s %10s %10s   %s" % ("tool", "median s", "cpu s", "peak MiB", "wall of each run (s)"))
+    for name, (wall, peak, seconds) in result.items():
+        print("%-20s %10.2f %10.2f %10.0f   %s" % (name, wall, seconds, peak,
+                                                   " ".join("%.2f" % t for t in times[name])))
     for ours in ("runscore trec_eval", "runscore score"):
         for peer in ("pytrec_eval", "trec_eval"):
             if peer in result:
-                print("%s / %s: time %.2f x, memory %.2f x" % (ours, peer, result[ours][0] / result[peer][0],
-                                                               result[ours][1] / result[peer][1]))
+                print("%s / %s: wall time %.2f x, cpu time %.2f x, memory %.2f x" % (
+                    ours, peer, result[ours][0] / result[peer][0], result[ours][2] / result[peer][2],
+                    result[ours][1] / result[peer][1]))
     ours = summary_values(outputs["runscore trec_eval"])
     for peer in ("pytrec_eval", "trec_eval"):
         if peer in outputs:
@@ -159,6 +182,8 @@ def bench_size(folder: str, qrels: str, lines: int, repeats: int, trec_eval: Opt
             print("summary values of runscore trec_eval and %s %s: %s" % (
                 peer, "agree" if same else "DIFFER", ", ".join("%s %s/%s" % (m, ours.get(m), theirs.get(m))
                                                              for m in MEASURES)))
+    if exact:
+        check_exact(qrels, run, env)
     os.remove(run)
     return result
 
@@ -169,6 +194,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each tool per size (default 3)")
     parser.add_argument("--trec-eval", default=shutil.which("trec_eval"), help="a trec_eval binary (default: PATH)")
     parser.add_argument("--keep", help="write the generated files to this folder and keep them")
+    parser.add_argument("--exact-up-to", default="1M", help="also compare every per-topic value of the fast path "
+                        "with the exact path for sizes up to this (default 1M; 0 = never)")
     args = parser.parse_args(argv)
     sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
     env = dict(os.environ)
@@ -183,14 +210,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         qrels = os.path.join(folder, "bench.qrels")
         write_qrels(qrels)
-        results = {lines: bench_size(folder, qrels, lines, args.repeats, args.trec_eval, env) for lines in sizes}
+        exact_limit = parse_size(args.exact_up_to)
+        results = {lines: bench_size(folder, qrels, lines, args.repeats, args.trec_eval, env, lines <= exact_limit)
+                   for lines in sizes}
         print("\n== growth")
         ordered = sorted(results)
         for small, big in zip(ordered, ordered[1:]):
             for name in results[small]:
-                print("%-20s %s -> %s: time x %.2f (lines x %.1f)" % (
+                print("%-20s %s -> %s: wall time x %.2f, cpu time x %.2f (lines x %.1f)" % (
                     name, size_name(small), size_name(big), results[big][name][0] / results[small][name][0],
-                    big / small))
+                    results[big][name][2] / results[small][name][2], big / small))
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)

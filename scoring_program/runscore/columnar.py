@@ -226,7 +226,7 @@ def _numeric_topic_key(topic: str):
 class _Reader:
     """State carried from chunk to chunk."""
 
-    def __init__(self, layout: str, comments: bool):
+    def __init__(self, layout: str, comments: bool, capacity: int = 0):
         self.layout = layout
         self.comments = comments
         self.codes: Dict[str, int] = {}
@@ -235,9 +235,7 @@ class _Reader:
         self.grouped = True
         self.last_topic = -1
         self.lines_before = 0
-        self.topic_parts: List[np.ndarray] = []
-        self.docno_parts: List[np.ndarray] = []
-        self.score_parts: List[np.ndarray] = []
+        self.store = _Store(capacity)
         self.run_id = ""
         self.dummy: Optional[bytes] = None
         self.last_rank_score = None   # (rank, score) of the previous NACSIS line
@@ -332,17 +330,16 @@ class _Reader:
         score = parse_decimals(buf, *field[4])
         if score is None:
             return False
-        if not self._topics(buf, field[0], line_numbers):
+        topic = self._topics(buf, field[0], line_numbers)
+        if self.layout == NACSIS and not self._nacsis_checks(buf, field, score, topic):
             return False
-        if self.layout == NACSIS and not self._nacsis_checks(buf, field, score, line_numbers):
-            return False
-        self.docno_parts.append(pack_fields(buf, *field[2]))
-        self.score_parts.append(score)
+        self.store.add(topic, pack_fields(buf, *field[2]), score)
         last = int(line_numbers.shape[0]) - 1
         self.run_id = buf[field[5][0][last]:field[5][1][last]].tobytes().decode("ascii")
         return True
 
-    def _topics(self, buf, field, line_numbers) -> bool:
+    def _topics(self, buf, field, line_numbers) -> np.ndarray:
+        """The topic code of each line; new topics get the next code (order of first appearance)."""
         words = pack_fields(buf, *field)
         change = np.ones(words.shape[0], dtype=bool)
         change[1:] = np.any(words[1:] != words[:-1], axis=1)
@@ -360,18 +357,17 @@ class _Reader:
             self.last_topic = code
             segment_codes[i] = code
         lengths = np.diff(np.append(segment_starts, words.shape[0]))
-        self.topic_parts.append(np.repeat(segment_codes, lengths))
-        return True
+        return np.repeat(segment_codes, lengths)
 
-    def _nacsis_checks(self, buf, field, score, line_numbers) -> bool:
+    def _nacsis_checks(self, buf, field, score, topic) -> bool:
         """What the NACSIS reader would warn about, as a yes/no: any of it sends the file to the exact reader."""
         if not self.grouped:
             return False            # topics out of order
         previous = None
-        for topic in self.topics:
-            if topic.isdigit() and len(topic) < 4:
+        for name in self.topics:
+            if name.isdigit() and len(name) < 4:
                 return False        # not zero-padded
-            key = _numeric_topic_key(topic)
+            key = _numeric_topic_key(name)
             if previous is not None and key < previous:
                 return False        # not sorted by Topic-ID
             previous = key
@@ -389,7 +385,6 @@ class _Reader:
                 self.dummy = text
             elif self.run_id and text.decode("ascii") != self.run_id:
                 return False
-        topic = self.topic_parts[-1]
         previous_rank = np.empty_like(rank)
         previous_score = np.empty_like(score)
         previous_rank[1:], previous_score[1:] = rank[:-1], score[:-1]
@@ -406,16 +401,7 @@ class _Reader:
     def finish(self) -> Optional[ColumnarRun]:
         if not self.topics:
             return None             # no result lines: the exact reader says so
-        # One column at a time, each chunk's part freed once copied: the peak is the parts plus one column.
-        topic = _concatenate(self.topic_parts, np.int32)
-        width = max(p.shape[1] for p in self.docno_parts)
-        docno = np.empty((topic.shape[0], width), dtype=np.uint64)
-        row = 0
-        while self.docno_parts:
-            part = self.docno_parts.pop(0)
-            docno[row:row + part.shape[0]] = widen(part, width)
-            row += part.shape[0]
-        score = _concatenate(self.score_parts, np.float64)
+        topic, docno, score = self.store.columns()
         counts = np.bincount(topic, minlength=len(self.topics))
         starts = np.zeros(len(self.topics) + 1, dtype=np.int64)
         np.cumsum(counts, out=starts[1:])
@@ -427,15 +413,42 @@ class _Reader:
         return run
 
 
-def _concatenate(parts: List[np.ndarray], dtype) -> np.ndarray:
-    """Concatenate and empty the list, freeing each part as soon as it is copied."""
-    out = np.empty(sum(p.shape[0] for p in parts), dtype=dtype)
-    row = 0
-    while parts:
-        part = parts.pop(0)
-        out[row:row + part.shape[0]] = part
-        row += part.shape[0]
-    return out
+class _Store:
+    """The output columns, filled chunk by chunk. When the number of lines is known beforehand (a file counted
+    first) they are allocated once at that size, so the peak is the columns themselves plus one chunk's
+    temporaries; otherwise they grow by doubling."""
+
+    def __init__(self, capacity: int = 0):
+        capacity = max(capacity, 1024)
+        self.size = 0
+        self.topic = np.empty(capacity, dtype=np.int32)
+        self.score = np.empty(capacity, dtype=np.float64)
+        self.docno = np.zeros((capacity, 1), dtype=np.uint64)
+
+    def add(self, topic: np.ndarray, docno: np.ndarray, score: np.ndarray) -> None:
+        n, width = topic.shape[0], docno.shape[1]
+        if self.size + n > self.topic.shape[0] or width > self.docno.shape[1]:
+            self._grow(max(self.size + n, 2 * self.topic.shape[0]), max(width, self.docno.shape[1]))
+        end = self.size + n
+        self.topic[self.size:end] = topic
+        self.score[self.size:end] = score
+        self.docno[self.size:end, :width] = docno
+        self.size = end
+
+    def _grow(self, capacity: int, width: int) -> None:
+        if capacity > self.topic.shape[0]:
+            capacity = max(capacity, self.topic.shape[0])
+            for name in ("topic", "score"):
+                old = getattr(self, name)
+                new = np.empty(capacity, dtype=old.dtype)
+                new[:self.size] = old[:self.size]
+                setattr(self, name, new)
+        docno = np.zeros((max(capacity, self.docno.shape[0]), width), dtype=np.uint64)
+        docno[:self.size, :self.docno.shape[1]] = self.docno[:self.size]
+        self.docno = docno
+
+    def columns(self):
+        return self.topic[:self.size], self.docno[:self.size], self.score[:self.size]
 
 
 def has_duplicates(run: ColumnarRun) -> bool:
@@ -464,7 +477,7 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
     """Read a run from a binary file object; None = use the exact reader (see the module docstring)."""
     if layout not in LAYOUTS:
         raise ValueError("unknown run layout %r" % layout)
-    reader = _Reader(layout, comments)
+    reader = _Reader(layout, comments, _count_lines(handle))
     rest = b""
     seen_newline = False
     while True:
@@ -485,6 +498,24 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
     if not seen_newline:
         return None                 # a file without LF (maybe CR-only line ends): the exact reader decides
     return reader.finish()
+
+
+def _count_lines(handle: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> int:
+    """Lines of a seekable file (read once more, from the page cache), 0 when it cannot be rewound."""
+    try:
+        if not handle.seekable():
+            return 0
+        start = handle.tell()
+        lines = 1
+        while True:
+            block = handle.read(chunk_bytes)
+            if not block:
+                break
+            lines += block.count(b"\n")
+        handle.seek(start)
+        return lines
+    except (OSError, ValueError):
+        return 0
 
 
 def read_columns_file(path: str, layout: str = TREC, comments: bool = False) -> Optional[ColumnarRun]:
