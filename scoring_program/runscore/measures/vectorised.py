@@ -35,13 +35,13 @@ def rank_lines(run: ColumnarRun, topics: Sequence[str], tie_order: str = "desc",
         code = codes.get(topic)
         kept = 0 if code is None else run.count(code)
         offsets[k + 1] = offsets[k] + (kept if max_docs is None else min(kept, max_docs))
-    order = _presorted_order(run, scores, tie_order)
+    order = _presorted_order(run, scores, tie_order, index_type)
     if order is not None:
         # Each topic's lines are already in rank order: take the first ones of each, in `topics` order.
         first = np.array([run.starts[codes[t]] if t in codes else 0 for t in topics], dtype=np.int64)
-        sizes = np.diff(offsets)
-        index = np.arange(int(offsets[-1]), dtype=np.int64) + np.repeat(first - offsets[:-1], sizes)
-        return order[index].astype(index_type, copy=False), offsets
+        index = np.repeat((first - offsets[:-1]).astype(index_type), np.diff(offsets))
+        index += np.arange(int(offsets[-1]), dtype=index_type)
+        return order[index], offsets
     ranked_all = np.empty(int(offsets[-1]), dtype=index_type)
     for k, topic in enumerate(topics):
         code = codes.get(topic)
@@ -53,7 +53,8 @@ def rank_lines(run: ColumnarRun, topics: Sequence[str], tie_order: str = "desc",
     return ranked_all, offsets
 
 
-def _presorted_order(run: ColumnarRun, scores: np.ndarray, tie_order: str) -> Optional[np.ndarray]:
+def _presorted_order(run: ColumnarRun, scores: np.ndarray, tie_order: str,
+                     index_type=np.int64) -> Optional[np.ndarray]:
     """The rank order of a run written as systems write them (topics grouped, scores not increasing within a
     topic): the file order with each group of equal scores sorted by docno. None for any other run."""
     if run.grouped_order is not None:
@@ -62,7 +63,7 @@ def _presorted_order(run: ColumnarRun, scores: np.ndarray, tie_order: str) -> Op
     same = topic[1:] == topic[:-1]
     if np.any(same & (scores[1:] > scores[:-1])):
         return None
-    order = np.arange(len(run), dtype=np.int64)
+    order = np.arange(len(run), dtype=index_type)
     tied = same & (scores[1:] == scores[:-1])          # line i+1 ties with line i
     if tie_order == "file" or not np.any(tied):
         return order
