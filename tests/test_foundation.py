@@ -140,3 +140,16 @@ def test_warning_once_reports_the_first_line_with_a_count():
     assert diags.lines() == ["run.txt:4: warning: line has no TAB (and 2 more lines like it)",
                              "run.txt:7: warning: blank line ignored"]
     assert diags.warning_count == 2 and not diags.has_errors
+
+
+def test_scores_files_are_readable_by_others(tmp_path):
+    """The platform's uploader may not be the user that ran the scorer (mkstemp alone would give 0600)."""
+    import os
+    import stat
+
+    write_scores(str(tmp_path), {"x": 0.5})
+    umask = os.umask(0)
+    os.umask(umask)
+    for name in ("scores.json", "scores.txt"):
+        mode = stat.S_IMODE(os.stat(str(tmp_path / name)).st_mode)
+        assert mode == 0o666 & ~umask

@@ -27,11 +27,19 @@ def check_scores(scores: Dict[str, float]) -> None:
 
 
 def atomic_write(path: str, text: str) -> None:
+    """Write to a temporary file beside `path`, then rename: a reader sees the old file or the whole new one.
+
+    mkstemp makes the file readable by its owner only; the platform's uploader may run as another user, so the
+    final file gets the usual permissions (0666 less the umask).
+    """
     folder = os.path.dirname(os.path.abspath(path))
     handle, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
