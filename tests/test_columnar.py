@@ -161,3 +161,35 @@ def test_chunk_boundaries_do_not_change_the_result():
     whole = _fast_view(read_columns(io.BytesIO(content), TREC))
     for chunk in (7, 64, 1000, 4096):
         assert _fast_view(read_columns(io.BytesIO(content), TREC, chunk_bytes=chunk)) == whole
+
+
+# Qrels (`topic iter docno grade`): None, or the same judgements as qrels.parse_qrels_text.
+QRELS_TABLE = [
+    (b"1 0 D1 1\n1 0 D2 0\n2 0 D1 2\n", True),
+    (b"1\t0\tD1\t1\n\n1 0 D2 -1 extra\r\n", True),                       # blank line, extra field, CRLF
+    (b"2 0 D1 1\n1 0 D1 1\n2 0 D2 007\n", True),                         # topics not grouped, leading zeros
+    (b"1 0 D1 +3\n", True),
+    (b"1 0 D1 1_0\n", False),                                           # int() reads 10: exact reader only
+    (b"1 0 D1 A\n", False),                                             # not an integer
+    (b"1 0 D1\n", False),                                               # too few fields
+    (b"1 0 D1 1\n1 0 D1 0\n", False),                                   # duplicate judgement
+    (b"", False),
+    (b"1 0 D\xc3\xa9 1\n", False),
+]
+
+
+@pytest.mark.parametrize("content,taken", QRELS_TABLE)
+def test_qrels_layout_agrees_with_the_exact_reader(content, taken):
+    from runscore.columnar import QRELS
+    from runscore.qrels import parse_qrels_text
+
+    fast = read_columns(io.BytesIO(content), QRELS)
+    assert (fast is not None) == taken
+    if fast is None:
+        return
+    exact = parse_qrels_text(content.decode(), "qrels")
+    view = {}
+    for code, topic in enumerate(fast.topics):
+        lines = fast.topic_lines(code)
+        view[topic] = dict(zip(_docnos(fast, lines), fast.score[lines].tolist()))
+    assert view == exact

@@ -20,7 +20,8 @@ import numpy as np
 
 TREC = "trec"        # whitespace-separated, >= 6 fields, blank lines skipped (trec_format.parse_trec_run)
 NACSIS = "nacsis"    # exactly 6 TAB-separated fields (tasks/ntcir1_adhoc.py), no warning-worthy line
-LAYOUTS = (TREC, NACSIS)
+QRELS = "qrels"      # TREC qrels `topic iter docno grade`, >= 4 fields (qrels.parse_qrels_text); score = grade
+LAYOUTS = (TREC, NACSIS, QRELS)
 
 CHUNK_BYTES = 4 * 1024 * 1024
 MAX_FIELD_BYTES = 256          # longer ids go to the exact reader
@@ -228,6 +229,7 @@ class _Reader:
 
     def __init__(self, layout: str, comments: bool, capacity: int = 0):
         self.layout = layout
+        self.fields = 4 if layout == QRELS else 6
         self.comments = comments
         self.codes: Dict[str, int] = {}
         self.topics: List[str] = []
@@ -235,7 +237,7 @@ class _Reader:
         self.grouped = True
         self.last_topic = -1
         self.lines_before = 0
-        self.store = _Store(capacity)
+        self.store = _Store(capacity, np.int64 if layout == QRELS else np.float64)
         self.run_id = ""
         self.dummy: Optional[bytes] = None
         self.last_rank_score = None   # (rank, score) of the previous NACSIS line
@@ -265,12 +267,13 @@ class _Reader:
         TABs or spaces, LF ended. None when this chunk is anything else (the general tokeniser decides)."""
         if buf[-1] != 10:
             return None
+        fields = self.fields
         cuts = np.flatnonzero(buf.view(np.int8) < 33)   # also bytes >= 0x80 (negative): then kinds fail
-        if cuts.shape[0] % 6 or buf[0] < 33:
+        if cuts.shape[0] % fields or buf[0] < 33:
             return None
-        kinds = buf[cuts].reshape(-1, 6)
-        separator = kinds[:, :5]
-        if np.any(kinds[:, 5] != 10):
+        kinds = buf[cuts].reshape(-1, fields)
+        separator = kinds[:, :fields - 1]
+        if np.any(kinds[:, fields - 1] != 10):
             return None
         if self.layout == NACSIS:
             if np.any(separator != 9):
@@ -279,14 +282,14 @@ class _Reader:
             return None
         if np.any(np.diff(cuts) < 2):
             return None               # an empty field or a blank line
-        cuts = cuts.reshape(-1, 6)
+        cuts = cuts.reshape(-1, fields)
         line_starts = np.empty(cuts.shape[0], dtype=cuts.dtype)
         line_starts[0] = 0
-        line_starts[1:] = cuts[:-1, 5] + 1
+        line_starts[1:] = cuts[:-1, fields - 1] + 1
         if self.comments and np.any(buf[line_starts] == 35):
             return None
-        starts = [line_starts] + [cuts[:, i] + 1 for i in range(5)]
-        return [(starts[i], cuts[:, i]) for i in range(6)]
+        starts = [line_starts] + [cuts[:, i] + 1 for i in range(fields - 1)]
+        return [(starts[i], cuts[:, i]) for i in range(fields)]
 
     def _general_fields(self, buf):
         """Any whitespace between fields, blank lines, extra fields: (fields, line numbers, lines) or None."""
@@ -316,17 +319,23 @@ class _Reader:
                 return None      # blank lines, missing or empty fields: the exact reader words them
             kept = np.arange(lines)
         else:
-            if np.any((per_line > 0) & (per_line < 6)):
+            if np.any((per_line > 0) & (per_line < self.fields)):
                 return None
             kept = np.flatnonzero(per_line)
         first = (np.cumsum(per_line) - per_line)[kept]
         if self.comments and np.any(buf[starts[first]] == 35):
             return None
-        return [(starts[first + i], ends[first + i]) for i in range(6)], self.lines_before + kept + 1, lines
+        return [(starts[first + i], ends[first + i]) for i in range(self.fields)], self.lines_before + kept + 1, lines
 
     def _columns(self, buf, field, line_numbers) -> bool:
         if any(int((e - s).max()) > MAX_FIELD_BYTES for s, e in field):
             return False
+        if self.layout == QRELS:
+            grade = parse_integers(buf, *field[3])
+            if grade is None:
+                return False
+            self.store.add(self._topics(buf, field[0], line_numbers), pack_fields(buf, *field[2]), grade)
+            return True
         score = parse_decimals(buf, *field[4])
         if score is None:
             return False
@@ -418,11 +427,11 @@ class _Store:
     first) they are allocated once at that size, so the peak is the columns themselves plus one chunk's
     temporaries; otherwise they grow by doubling."""
 
-    def __init__(self, capacity: int = 0):
+    def __init__(self, capacity: int = 0, value_type=np.float64):
         capacity = max(capacity, 1024)
         self.size = 0
         self.topic = np.empty(capacity, dtype=np.int32)
-        self.score = np.empty(capacity, dtype=np.float64)
+        self.score = np.empty(capacity, dtype=value_type)
         self.docno = np.zeros((capacity, 1), dtype=np.uint64)
 
     def add(self, topic: np.ndarray, docno: np.ndarray, score: np.ndarray) -> None:

@@ -13,9 +13,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .columnar import NACSIS, TREC, ColumnarRun, read_columns
+from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns
 from .errors import Diagnostics
 from .measures.trec import TrecOptions
+from .textfile import MAX_FILE_BYTES
 from .measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
 
 FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
@@ -92,6 +93,14 @@ def evaluate(run: ColumnarRun, qrels: Dict[str, Dict[str, int]], topics: Sequenc
         from .rankeval import evaluate_rankings     # here: rankeval imports this module
         return evaluate_rankings(topic_runs(run), qrels, topics, measures, level, options, tie_order, max_docs,
                                  params, score_dtype)[0]
+    return evaluate_with_columns(run, columns, topics, measures, level, options, tie_order, max_docs, params,
+                                 score_dtype)
+
+
+def evaluate_with_columns(run: ColumnarRun, columns: QrelsColumns, topics: Sequence[str], measures: Sequence[str],
+                          level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
+                          max_docs: Optional[int] = None, params: Dict[str, Sequence] = None,
+                          score_dtype=np.float64) -> Dict[str, Dict[str, float]]:
     # The cache keeps the objects it was made from, so an `is` test cannot be fooled by a reused id().
     key = (tuple(topics), tie_order, max_docs, np.dtype(score_dtype).str)
     if _Cache.ranking_key is None or _Cache.ranking_key[0] is not run or _Cache.ranking_key[1] != key:
@@ -119,30 +128,38 @@ def topic_runs(run: ColumnarRun) -> Dict:
 
 # ------------------------------------------------------------------------------ runscore trec_eval ---
 
-def trec_eval(settings, qrels: Dict[str, Dict[str, int]], run_path: str, measures: Sequence[str], params: Dict,
+def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
               problem=Exception) -> Optional[Tuple[Dict[str, Dict[str, object]], List[str], str]]:
-    """commands.trec_eval.evaluate for a big clean run: (per_topic, printed topics, run id), or None.
+    """commands.trec_eval.evaluate for a big clean run and clean qrels, both read as columns: (per_topic,
+    printed topics, run id), or None (then the exact path reads both files and words any problem).
 
     `problem` is the exception raised, with the exact path's message, for a qrels topic missing from the run
     under 10.0 rules without -c."""
     if run_path == "-" or settings.judged_only or not wanted(run_path):
         return None
+    if not os.path.isfile(qrels_path) or os.path.getsize(qrels_path) > MAX_FILE_BYTES:
+        return None                 # the exact reader's size limit and messages apply
+    table = read(qrels_path, QRELS, comments=settings.v10)
+    if table is None:
+        return None
     run = read(run_path, TREC, comments=settings.v10)
     if run is None:
         return None
+    columns = QrelsColumns.from_table(table)
+    del table
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in measures if m not in ("runid", "num_q")]
     in_run = set(run.topics)
     topics = []
-    for qid in sorted(qrels):
+    for qid in sorted(columns.topics):
         if qid not in in_run and not settings.complete:
             if settings.v10:
                 raise problem("%s: error: topic %s of the qrels has no lines in the run (trec_eval 10.0 stops here; "
                               "use -c to score it as an empty ranking)" % (run_path, qid))
             continue
         topics.append(qid)
-    per_topic = evaluate(run, qrels, topics, computed, settings.level, options, "desc", settings.max_docs, params,
-                         np.float64 if settings.v10 else np.float32)
+    per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
+                                      settings.max_docs, params, np.float64 if settings.v10 else np.float32)
     for qid in topics:
         if qid not in in_run:       # as commands.trec_eval.evaluate: utility of a missing topic is 0
             values = per_topic[qid]

@@ -102,6 +102,19 @@ class QrelsColumns:
     """Qrels (topic -> docno -> grade) as arrays for the join: per topic, docno words and grades, sorted by
     a one-word key so a run's documents are looked up with searchsorted and then compared word by word."""
 
+    @classmethod
+    def from_table(cls, table: ColumnarRun) -> "QrelsColumns":
+        """From a qrels file read by columnar.read_columns(layout=QRELS) (the score column holds the grades)."""
+        made = cls({})
+        grouped = table.grouped_order
+        made.words = table.docno if grouped is None else table.docno[grouped]
+        raw = table.score if grouped is None else table.score[grouped]
+        made.topics = {t: (int(table.starts[k]), int(table.starts[k + 1])) for k, t in enumerate(table.topics)}
+        made.judged = {t: raw[a:b] for t, (a, b) in made.topics.items()}
+        small = raw.shape[0] == 0 or (int(raw.min()) > -2 ** 31 and int(raw.max()) < 2 ** 31)
+        made.grades = np.where(raw < 0, UNJUDGED, raw).astype(np.int32 if small else np.int64)
+        return made
+
     def __init__(self, qrels: Dict[str, Dict[str, int]]):
         self.topics: Dict[str, Tuple[int, int]] = {}
         docnos: List[str] = []
