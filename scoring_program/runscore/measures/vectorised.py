@@ -271,6 +271,7 @@ class _Context:
         self.num_rel = np.array([int(np.count_nonzero(j >= level)) for j in judged], dtype=np.int64)
         self.num_rel_ret = np.bincount(self.rel_topic, minlength=segments.count)
         self.judged = judged
+        self.memo: Dict[tuple, List[np.ndarray]] = {}
 
     def rel_at(self, k) -> np.ndarray:
         """rel(k) per topic; k may be a number or one number per topic."""
@@ -316,7 +317,10 @@ def _kernel(name: str, c: _Context, params, options: TrecOptions) -> List[np.nda
     if name in ("iprec_at_recall", "11pt_avg"):
         if name == "11pt_avg" and len(params) == 0:
             raise ValueError("11pt_avg needs at least one recall point")
-        values = _iprec(c, params, options.interp_cutoff)
+        key = ("iprec", tuple(params), options.interp_cutoff)
+        if key not in c.memo:           # iprec_at_recall and 11pt_avg share the values
+            c.memo[key] = _iprec(c, params, options.interp_cutoff)
+        values = c.memo[key]
         if name == "iprec_at_recall":
             return values
         table = np.array(values).T if values else np.zeros((seg.count, 0))
@@ -382,14 +386,15 @@ def _iprec(c: _Context, points, rule: str) -> List[np.ndarray]:
     best_after = _suffix_max(precision, c.rel_topic, c.seg.count)
     first = np.searchsorted(c.rel_topic, np.arange(c.seg.count))
     out = [np.zeros(c.seg.count) for _ in points]
+    cuts: Dict[int, List[int]] = {}     # R -> c_p of every point (R repeats across topics)
     for t in np.flatnonzero(c.num_rel_ret).tolist():
         found = int(c.num_rel_ret[t])
         num_rel = int(c.num_rel[t])
-        for i, p in enumerate(points):
-            cut = recall_point_cutoff(p, num_rel, rule)
-            if cut > found:
-                continue
-            out[i][t] = best_after[first[t] + max(cut, 1) - 1]
+        if num_rel not in cuts:
+            cuts[num_rel] = [recall_point_cutoff(p, num_rel, rule) for p in points]
+        for i, cut in enumerate(cuts[num_rel]):
+            if cut <= found:
+                out[i][t] = best_after[first[t] + max(cut, 1) - 1]
     return out
 
 
