@@ -106,7 +106,7 @@ def test_same_inputs_give_byte_identical_scores_under_different_hash_seeds(tmp_p
         assert proc.returncode == 0, proc.stderr[-3000:]
         outputs.append(root)
     for task_id in tasks:
-        for name in ("scores.json", "scores.txt"):
+        for name in ("scores.json", "scores.txt", "detailed_results.html"):
             first = (outputs[0] / task_id / "output" / name).read_bytes()
             second = (outputs[1] / task_id / "output" / name).read_bytes()
             assert first == second, "%s %s differs between runs" % (task_id, name)
