@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hostile.harness import REFERENCES, Hang, time_limit
+from hostile.make_corpus import _line_cases
 from hostile.mutate import mutate
 from runscore.errors import ConfigError
 from runscore.pipeline import load_reference
@@ -26,10 +27,13 @@ INT_LIMIT = ("ValueError: Exceeds the limit", "a number of more than 4300 digits
              "ValueError (Python's int digit limit), not caught: a crash instead of a ConfigError")
 PR_POOL = ("RunError: ", "r2c2-ac load_reference: a damaged PR run of the reference pool raises RunError (exit 1, "
            "the participant's code) from parse_pr_run instead of ConfigError")
+DEEP_JSON = ("RecursionError: ", "a gold JSON line nested 100,000 deep makes json.loads raise RecursionError, "
+             "not caught: a crash instead of a ConfigError")
 KNOWN = {
     "r2c2-ac/pr_runs/ALPHA-PO-1.txt": [PR_POOL, INT_LIMIT],
     "r2c2-ac/pr_runs/BETA-PG-2.txt": [PR_POOL, INT_LIMIT],
-    "qqa23-mrc/qrcd_synthetic_sample_preprocessed.jsonl": [INT_LIMIT],
+    "qqa23-mrc/qrcd_synthetic_sample_preprocessed.jsonl": [INT_LIMIT, DEEP_JSON],
+    "datasearch-qa/gold_sample.jsonl": [DEEP_JSON],
     "temporalia-tir/qrels_sample.txt": [INT_LIMIT],
 }
 
@@ -77,16 +81,48 @@ def verdict(task, folder: str):
     return None
 
 
-@pytest.mark.parametrize("file_id", _reference_files())
-def test_damaged_reference_file_is_a_config_error(workdir, file_id):
+def _copy(workdir: str, file_id: str):
     task_id, rel = file_id.split("/", 1)
-    task = get_task(task_id)
     folder = os.path.join(workdir, task_id)
     if not os.path.isdir(folder):
         shutil.copytree(os.path.join(REFERENCES, task_id), folder)
     path = os.path.join(folder, rel)
     with open(path, "rb") as handle:
-        clean = handle.read()
+        return get_task(task_id), folder, path, handle.read()
+
+
+def _named_damage(clean: bytes):
+    """The corpus's named damages of a file, plus what a JSON lines file can hold on its first line."""
+    lines = clean.split(b"\n")
+    first = [(b"deep_array", b"[" * 100000 + b"]" * 100000), (b"deep_object", b'{"a":' * 100000 + b"1" + b"}" * 100000),
+             (b"long_number", b"9" * 5000), (b"long_number_field", b'{"qid": ' + b"9" * 5000 + b"}"),
+             (b"nan_field", b'{"qid": NaN, "answers": [Infinity]}'), (b"not_an_object", b"[1, 2]")]
+    return _line_cases(clean) + [("first_line_" + name.decode(), b"\n".join([bad] + lines[1:])) for name, bad in first]
+
+
+@pytest.mark.parametrize("file_id", _reference_files())
+def test_named_damage_to_a_reference_file_is_a_config_error(workdir, file_id):
+    task, folder, path, clean = _copy(workdir, file_id)
+    failures = []
+    try:
+        for name, data in _named_damage(clean):
+            with open(path, "wb") as handle:
+                handle.write(data)
+            problem = verdict(task, folder)
+            if problem:
+                failures.append((name, data[:200], problem))
+    finally:
+        with open(path, "wb") as handle:
+            handle.write(clean)
+    unknown = [f for f in failures if not _known_reason(file_id, f[2])]
+    assert not unknown, "\n".join("  [%s] %s" % (name, problem) for name, _, problem in unknown)
+    if failures:
+        pytest.xfail("; ".join(sorted({_known_reason(file_id, f[2]) for f in failures})))
+
+
+@pytest.mark.parametrize("file_id", _reference_files())
+def test_damaged_reference_file_is_a_config_error(workdir, file_id):
+    task, folder, path, clean = _copy(workdir, file_id)
     assert verdict(task, folder) is None   # the clean sample loads
     failures, count = [], [0]
 

@@ -155,6 +155,8 @@ def read_task_yaml(folder: str) -> Dict[str, Any]:
         raise ConfigError("cannot read task.yaml: %s" % problem, path, mark.line + 1 if mark else 0)
     except UnicodeDecodeError as exc:
         raise ConfigError("cannot read task.yaml: %s" % exc, path)
+    except RecursionError:
+        raise ConfigError("cannot read task.yaml: nested too deeply", path)
     if data is None:
         return {}
     if not isinstance(data, dict):
