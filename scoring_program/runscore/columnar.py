@@ -469,8 +469,20 @@ class _Store:
 def has_duplicates(run: ColumnarRun) -> bool:
     """Does a topic list a document twice? (one small sort per topic, words compared exactly)"""
     docno = run.docno
+    counts = np.diff(run.starts)
+    done = np.zeros(len(run.topics), dtype=bool)
+    if run.grouped_order is None and docno.shape[1] == 1:
+        # Topics with the same number of lines are sorted together, as the rows of one matrix (in batches).
+        for count in np.unique(counts[counts > 1]).tolist():
+            codes = np.flatnonzero(counts == count)
+            for batch in range(0, codes.shape[0], 256):
+                chosen = codes[batch:batch + 256]
+                rows = np.sort(docno[run.starts[chosen][:, None] + np.arange(count), 0], axis=1)
+                if np.any(rows[:, 1:] == rows[:, :-1]):
+                    return True
+            done[codes] = True
     for code in range(len(run.topics)):
-        if run.count(code) < 2:
+        if run.count(code) < 2 or done[code]:
             continue
         if run.grouped_order is None:
             words = docno[run.starts[code]:run.starts[code + 1]]      # a view: no copy before the sort
