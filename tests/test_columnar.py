@@ -193,3 +193,31 @@ def test_qrels_layout_agrees_with_the_exact_reader(content, taken):
         lines = fast.topic_lines(code)
         view[topic] = dict(zip(_docnos(fast, lines), fast.score[lines].tolist()))
     assert view == exact
+
+
+class _Stream(io.RawIOBase):
+    """A pipe-like file: cannot seek, so the columns grow instead of being counted first."""
+
+    def __init__(self, data):
+        self._data = io.BytesIO(data)
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return False
+
+    def readinto(self, buffer):
+        chunk = self._data.read(len(buffer))
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+
+def test_unseekable_input_and_wider_ids_in_a_later_chunk():
+    lines = ["%d Q0 D%d 1 0.%d r" % (t, d, d) for t in range(30) for d in range(1, 60)]
+    lines.append("29 Q0 a-much-longer-document-identifier 1 0.5 r")      # 5 words, in the last chunk
+    content = ("\n".join(lines) + "\n").encode()
+    counted = read_columns(io.BytesIO(content), TREC, chunk_bytes=512)
+    grown = read_columns(io.BufferedReader(_Stream(content)), TREC, chunk_bytes=512)
+    assert counted.docno.shape[1] == grown.docno.shape[1] == 5
+    assert _fast_view(grown) == _fast_view(counted) == _exact_view(parse_trec_run(content, "run")[0])

@@ -118,3 +118,24 @@ def test_documents_whose_keys_collide_are_still_told_apart(monkeypatch):
     expected = exact_and_fast(7, 1, "desc", None, "v9", np.float64)[0]
     monkeypatch.setattr(vectorised, "_key", lambda words: np.zeros(words.shape[0], dtype=np.uint64))
     assert exact_and_fast(7, 1, "desc", None, "v9", np.float64)[1] == expected
+
+
+def test_a_qrels_id_the_words_cannot_hold_falls_back_to_the_exact_path():
+    """A NUL byte in a qrels document id (possible in a reference file) cannot be packed: the exact path scores."""
+    from runscore import fastpath
+
+    run = read_columns(io.BytesIO(b"1 Q0 A 1 0.5 r\n1 Q0 B 2 0.4 r\n"))
+    qrels = {"1": {"A": 1, "B\x00": 1}}
+    values = fastpath.evaluate(run, qrels, ["1"], ("map", "num_rel_ret"))
+    assert values["1"] == {"map": 1 / 2, "num_rel_ret": 1.0}     # A at rank 1 of R = 2 relevant documents
+
+
+def test_files_over_the_columnar_limit_stay_on_the_exact_path(tmp_path, monkeypatch):
+    from runscore import fastpath
+
+    path = tmp_path / "run"
+    path.write_bytes(b"1 Q0 A 1 0.5 r\n" * 10)
+    monkeypatch.setenv(fastpath.ENVIRONMENT, "1")
+    assert fastpath.wanted(str(path))
+    monkeypatch.setattr(fastpath, "COLUMNAR_MAX_FILE_BYTES", 100)
+    assert not fastpath.wanted(str(path))
