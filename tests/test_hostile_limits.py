@@ -31,6 +31,14 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch)
     assert textfile.read_text(str(path), "ntc1") == "x" * 1000
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_file_that_lies_about_its_size_is_read_no_further_than_the_cap(monkeypatch):
+    """/dev/zero says it holds 0 bytes and never ends: reading stops one byte past the cap."""
+    monkeypatch.setattr(textfile, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(RunError, match="zero: error: file is 1001 bytes, more than the limit of 1000 bytes"):
+        textfile.read_text("/dev/zero", "zero")
+
+
 def test_the_cap_is_128_mib_and_a_reference_over_it_is_the_organisers_problem(tmp_path):
     assert textfile.MAX_FILE_BYTES == 128 * 1024 * 1024
     path = tmp_path / "qrels"
