@@ -185,3 +185,13 @@ def test_names_that_are_not_file_names(tmp_path):
     path.write_bytes(archive.getvalue())
     with pytest.raises(RunError, match="has a control character in its name"):
         safe_extract(str(path), str(tmp_path), "sub.zip")
+
+
+def test_a_file_name_with_a_line_break_is_refused_without_breaking_the_message(tmp_path):
+    res = tmp_path / "res"
+    (res / "runs").mkdir(parents=True)
+    (res / "runs" / "ntc1\n.txt").write_bytes(RUN)
+    (res / "other").write_bytes(RUN)
+    with pytest.raises(RunError) as caught:
+        list_candidates(str(res), str(tmp_path))
+    assert str(caught.value) == "runs: error: file name 'ntc1\\n.txt' has a control character; rename it"

@@ -76,6 +76,8 @@ def _walk(folder: str, prefix: str, workdir: str, depth: int, budget: _Budget, l
     for entry in entries:
         path = os.path.join(folder, entry)
         display = prefix + entry
+        if any(ord(c) < 32 or c == "\x7f" for c in entry):   # would break the one-line FILE:LINE messages
+            raise RunError("file name %r has a control character; rename it" % entry, prefix.rstrip("/") or ".")
         if os.path.islink(path):
             raise RunError("symbolic links are not accepted in a submission", display)
         if os.path.isdir(path):
