@@ -180,3 +180,39 @@ def test_score_py_names_the_image_when_numpy_is_missing(tmp_path):
     assert "Traceback" not in proc.stderr
     assert "numpy" in proc.stderr and "codalab/codalab-legacy:py39" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------------------------ hostile text in the page ---
+INJECTIONS = [b"<script>alert(1)</script>", b'"><img src=x onerror=alert(1)>', b"</td></tr></table><h1>x</h1>"]
+
+
+@pytest.mark.parametrize("task_id", tasks_with_samples())
+def test_hostile_text_in_a_run_is_escaped_in_the_results_page(tmp_path, task_id):
+    """Ids and answers quoted in detailed_results.html (shown by Codabench) never become markup."""
+    from runscore import codabench
+    from contextlib import redirect_stderr, redirect_stdout
+    import io
+
+    target = next(s for s in subjects_of(task_id, str(tmp_path / "copy")))
+    pages, shown = 0, 0
+    for number, injection in enumerate(INJECTIONS):
+        for where in ("token", "append"):
+            lines = target.clean.split(b"\n")
+            if where == "token":
+                fields = lines[1].split(b"\t") if b"\t" in lines[1] else lines[1].split(b";")
+                fields[-1] = injection
+                lines[1] = (b"\t" if b"\t" in lines[1] else b";").join(fields)
+            else:
+                lines[1] = lines[1] + injection
+            work = tmp_path / ("%d_%s" % (number, where))
+            input_dir, output_dir = _submission(work, task_id, target.name, b"\n".join(lines))
+            with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+                code = codabench.main(["score.py", str(input_dir), str(output_dir)])
+            assert code in (0, 1)
+            page = (output_dir / "detailed_results.html").read_text(encoding="utf-8")
+            for raw in ("<script>alert", "<img src=x", "<h1>x</h1>"):
+                assert raw not in page, (task_id, where, raw)
+            pages += 1
+            shown += any(e in page for e in ("&lt;script&gt;alert", "&lt;img src=x", "&lt;h1&gt;x&lt;/h1&gt;"))
+    assert pages == 6
+    print("%s: injected text shown (escaped) in %d of %d pages" % (task_id, shown, pages))
