@@ -1,0 +1,105 @@
+"""Fuzzing the parsers behind the `runscore trec_eval` command: a TREC run and a TREC qrels file, damaged by
+the same engine as the task runs. A bad run is exit 1 and a bad qrels exit 2, each with FILE:LINE messages;
+a valid pair prints finite numbers. Never a traceback or a hang.
+
+The inputs are made from the ntcir1-adhoc sample (its run rewritten as `qid Q0 docno rank sim run_id`, its
+rel1 qrels as they are), so nothing from ../shared is needed.
+"""
+import io
+import math
+import os
+import random
+import re
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from hostile.harness import REFERENCES, SAMPLES, Hang, time_limit
+from hostile.mutate import mutate
+from runscore.commands import trec_eval
+
+INPUTS = int(os.environ.get("RUNSCORE_FUZZ_COMMAND_INPUTS", "1000"))
+PER_SEED = 10
+MESSAGE = re.compile(r"^\S.*?(:\d+)?: (error|warning): \S")
+# Defects found by this fuzzing in modules owned by other engineers (reported to the lead): failure text, reason.
+KNOWN = {
+    "qrels": [("hang: ", "measures/trec.py gain_levels() is quadratic in the largest grade: a qrels line whose "
+                         "grade field reads 94702 (a TAB inserted into a docno) takes minutes")],
+}
+
+
+def _clean_pair():
+    run_lines = open(os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "rb").read().split(b"\n")
+    run = b"\n".join(b" ".join([f[0], b"Q0", f[2], f[3], f[4], f[5]]) for f in
+                     (line.split(b"\t") for line in run_lines[:40] if line.strip())) + b"\n"
+    qrels = open(os.path.join(REFERENCES, "ntcir1-adhoc", "rel1_sample_0031-0036"), "rb").read()
+    return run, qrels
+
+
+def _verdict(tmp, run: bytes, qrels: bytes, damaged: str):
+    run_path, qrels_path = os.path.join(tmp, "run"), os.path.join(tmp, "qrels")
+    with open(run_path, "wb") as handle:
+        handle.write(run)
+    with open(qrels_path, "wb") as handle:
+        handle.write(qrels)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with time_limit(3), redirect_stdout(out), redirect_stderr(err):
+            code = trec_eval.run(["-q", "-m", "all_trec", qrels_path, run_path])
+    except Hang as exc:
+        return "hang: %s" % exc
+    except Exception as exc:
+        return "crash: %s: %s" % (type(exc).__name__, str(exc)[:300])
+    # A damaged qrels may still parse and then share no topic with the run: exit 1 is a fair answer too.
+    expected = {"run": (0, 1), "qrels": (0, 1, 2)}[damaged]
+    if code not in expected:
+        return "exit %r for a damaged %s: %s" % (code, damaged, err.getvalue()[:300])
+    if code:
+        lines = [l for l in err.getvalue().splitlines() if l.strip()]
+        if not lines or not all(MESSAGE.match(l) for l in lines if ": error:" in l or ": warning:" in l) \
+                or not any(": error:" in l for l in lines):
+            return "exit %d without FILE:LINE errors: %r" % (code, err.getvalue()[:300])
+        return None
+    for line in out.getvalue().splitlines():
+        value = line.split()[-1] if line.split() else ""
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        if not math.isfinite(number):
+            return "non-finite value printed: %r" % line
+    return None
+
+
+@pytest.mark.parametrize("damaged", ["run", "qrels"])
+def test_trec_eval_command_on_damaged_input(tmp_path, damaged):
+    run, qrels = _clean_pair()
+    assert _verdict(str(tmp_path), run, qrels, damaged) is None
+    wanted = INPUTS if damaged == "run" else INPUTS // 3
+    failures, seen = [], set()
+
+    @settings(max_examples=wanted // PER_SEED * 3 // 2 + 20, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3))
+    def check(seed, rounds):
+        rng = random.Random(seed)
+        for _ in range(PER_SEED):
+            if len(seen) >= wanted:
+                return
+            kind, data = mutate(run if damaged == "run" else qrels, rng, rounds)
+            if data in seen:
+                continue
+            seen.add(data)
+            problem = _verdict(str(tmp_path), data, qrels, damaged) if damaged == "run" else \
+                _verdict(str(tmp_path), run, data, damaged)
+            if problem:
+                failures.append((kind, data[:200], problem))
+
+    check()
+    assert len(seen) >= wanted
+    known = {reason for k, d, p in failures for text, reason in KNOWN.get(damaged, []) if p.startswith(text)}
+    unknown = [f for f in failures if not any(f[2].startswith(t) for t, _ in KNOWN.get(damaged, []))]
+    assert not unknown, "\n".join("  [%s] %s\n      input: %r" % (k, p, d) for k, d, p in unknown[:8])
+    if known:
+        pytest.xfail("; ".join(sorted(known)))
