@@ -4,6 +4,7 @@ ConfigError (exit 2, with the file named), never another exception, a hang, or a
 Every file of every task's sample reference folder (task.yaml included) is mutated in a private copy by the same
 engine as the run fuzzing (hostile/mutate.py), with derandomised hypothesis seeds.
 """
+import math
 import os
 import random
 import shutil
@@ -12,11 +13,12 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from hostile.harness import REFERENCES, Hang, time_limit
+from hostile.harness import REFERENCES, SAMPLES, Hang, time_limit
 from hostile.make_corpus import _line_cases
 from hostile.mutate import mutate
+from runscore.discover import read_head
 from runscore.errors import ConfigError
-from runscore.pipeline import load_reference
+from runscore.pipeline import check_file, load_reference, score_run
 from runscore.tasks import all_tasks, get_task
 
 INPUTS_PER_FILE = int(os.environ.get("RUNSCORE_FUZZ_REFERENCE_INPUTS", "150"))
@@ -29,7 +31,11 @@ PR_POOL = ("RunError: ", "r2c2-ac load_reference: a damaged PR run of the refere
            "the participant's code) from parse_pr_run instead of ConfigError")
 DEEP_JSON = ("RecursionError: ", "a gold JSON line nested 100,000 deep makes json.loads raise RecursionError, "
              "not caught: a crash instead of a ConfigError")
+HUGE_GRADE = ("OverflowError: ", "qrels.py accepts any integer grade: a grade of 10^30 loads, then scoring raises "
+              "OverflowError (and a grade near 10^5 makes measures/trec.py gain_levels run for minutes)")
 KNOWN = {
+    "ntcir1-adhoc/rel1_sample_0031-0036": [HUGE_GRADE],
+    "ntcir1-adhoc/rel2_sample_0031-0036": [HUGE_GRADE],
     "r2c2-ac/pr_runs/ALPHA-PO-1.txt": [PR_POOL, INT_LIMIT],
     "r2c2-ac/pr_runs/BETA-PG-2.txt": [PR_POOL, INT_LIMIT],
     "qqa23-mrc/qrcd_synthetic_sample_preprocessed.jsonl": [INT_LIMIT, DEEP_JSON],
@@ -65,10 +71,14 @@ def workdir():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def verdict(task, folder: str):
+def verdict(task, folder: str, score_samples: bool = False):
+    """None if the damaged reference loads (and, with score_samples, scores the task's sample runs within the
+    time limit) or is refused with a one-line ConfigError; else what went wrong."""
     try:
         with time_limit(10):
-            load_reference(task, folder)
+            reference = load_reference(task, folder)
+            if score_samples:
+                _score_samples(task, reference)
     except ConfigError as exc:
         message = str(exc)
         if "\n" in message or "Traceback" in message:
@@ -100,6 +110,20 @@ def _named_damage(clean: bytes):
     return _line_cases(clean) + [("first_line_" + name.decode(), b"\n".join([bad] + lines[1:])) for name, bad in first]
 
 
+def _score_samples(task, reference) -> None:
+    """Check and score the task's sample runs against a reference that loaded (a loadable reference must not
+    make scoring crash, hang or give non-finite values)."""
+    folder = os.path.join(SAMPLES, task.id)
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not task.claims_name(name) and not task.sniff(read_head(os.path.join(folder, name))):
+            continue
+        checked = check_file(task, os.path.join(folder, name), name, reference, reference.options)
+        for run in checked.runs:
+            for key, value in score_run(reference, run).measures.items():
+                if not math.isfinite(value):
+                    raise ValueError("measure %s = %r with this reference" % (key, value))
+
+
 @pytest.mark.parametrize("file_id", _reference_files())
 def test_named_damage_to_a_reference_file_is_a_config_error(workdir, file_id):
     task, folder, path, clean = _copy(workdir, file_id)
@@ -108,7 +132,7 @@ def test_named_damage_to_a_reference_file_is_a_config_error(workdir, file_id):
         for name, data in _named_damage(clean):
             with open(path, "wb") as handle:
                 handle.write(data)
-            problem = verdict(task, folder)
+            problem = verdict(task, folder, score_samples=True)
             if problem:
                 failures.append((name, data[:200], problem))
     finally:

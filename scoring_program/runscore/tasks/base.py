@@ -166,6 +166,9 @@ def read_task_yaml(folder: str) -> Dict[str, Any]:
 
 def reference_file(folder: str, name: str, what: str) -> str:
     """Path of a file named in task.yaml, relative to the reference folder; ConfigError if missing."""
+    if not isinstance(name, str) or not name:
+        raise ConfigError("%s file name in task.yaml must be a file name, not %r" % (what, name),
+                          os.path.join(folder, "task.yaml"))
     path = os.path.join(folder, name)
     if not os.path.isfile(path):
         raise ConfigError("%s file %r named in task.yaml does not exist" % (what, name),
