@@ -6,6 +6,7 @@ engine as the run fuzzing (hostile/mutate.py), with derandomised hypothesis seed
 """
 import math
 import os
+import pickle
 import random
 import shutil
 import tempfile
@@ -21,7 +22,7 @@ from runscore.errors import ConfigError
 from runscore.pipeline import check_file, load_reference, score_run
 from runscore.tasks import all_tasks, get_task
 
-INPUTS_PER_FILE = int(os.environ.get("RUNSCORE_FUZZ_REFERENCE_INPUTS", "150"))
+INPUTS_PER_FILE = int(os.environ.get("RUNSCORE_FUZZ_REFERENCE_INPUTS", "100"))
 PER_SEED = 10
 # Defects found by this fuzzing in modules owned by other engineers, left to them (reported to the lead):
 # file -> [(text of the failure, reason)]. A file whose every failure is known is an xfail with the reasons.
@@ -77,7 +78,7 @@ def verdict(task, folder: str, score_samples: bool = False):
     try:
         with time_limit(10):
             reference = load_reference(task, folder)
-            if score_samples:
+            if score_samples and _fingerprint(reference) not in _CLEAN_FINGERPRINTS:
                 _score_samples(task, reference)
     except ConfigError as exc:
         message = str(exc)
@@ -101,13 +102,25 @@ def _copy(workdir: str, file_id: str):
         return get_task(task_id), folder, path, handle.read()
 
 
-def _named_damage(clean: bytes):
+def _named_damage(clean: bytes, depth: int = 100000):
     """The corpus's named damages of a file, plus what a JSON lines file can hold on its first line."""
     lines = clean.split(b"\n")
-    first = [(b"deep_array", b"[" * 100000 + b"]" * 100000), (b"deep_object", b'{"a":' * 100000 + b"1" + b"}" * 100000),
+    first = [(b"deep_array", b"[" * depth + b"]" * depth), (b"deep_object", b'{"a":' * depth + b"1" + b"}" * depth),
              (b"long_number", b"9" * 5000), (b"long_number_field", b'{"qid": ' + b"9" * 5000 + b"}"),
              (b"nan_field", b'{"qid": NaN, "answers": [Infinity]}'), (b"not_an_object", b"[1, 2]")]
     return _line_cases(clean) + [("first_line_" + name.decode(), b"\n".join([bad] + lines[1:])) for name, bad in first]
+
+
+_CLEAN_FINGERPRINTS = set()
+
+
+def _fingerprint(reference):
+    """The loaded reference's data and options as bytes: a damage that loads to the same data as the clean
+    file (a BOM, CRLF ...) scores the same, so it is not scored again."""
+    try:
+        return pickle.dumps((reference.data, reference.options), protocol=4)
+    except Exception:   # not picklable: always score
+        return None
 
 
 def _score_samples(task, reference) -> None:
@@ -127,9 +140,13 @@ def _score_samples(task, reference) -> None:
 @pytest.mark.parametrize("file_id", _reference_files())
 def test_named_damage_to_a_reference_file_is_a_config_error(workdir, file_id):
     task, folder, path, clean = _copy(workdir, file_id)
+    clean_print = _fingerprint(load_reference(task, folder))
+    if clean_print is not None:
+        _CLEAN_FINGERPRINTS.add(clean_print)
     failures = []
     try:
-        for name, data in _named_damage(clean):
+        # Past Python's recursion limit either way; YAML's pure-Python parser is slow on depth, JSON's is not.
+        for name, data in _named_damage(clean, 100000 if path.endswith((".json", ".jsonl")) else 600):
             with open(path, "wb") as handle:
                 handle.write(data)
             problem = verdict(task, folder, score_samples=True)
