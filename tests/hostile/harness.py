@@ -8,6 +8,7 @@ code) or an unreadable message.
 """
 import math
 import os
+import pickle
 import shutil
 import signal
 from contextlib import contextmanager
@@ -127,7 +128,13 @@ def verdict(subject: Subject, data: bytes, seconds: float = SECONDS_PER_INPUT) -
                 if not checked.runs:
                     return "%s: no error but no run either" % candidate.display
                 for run in checked.runs:
-                    problem = _bad_scores(score_run(reference, run))
+                    key = _fingerprint(task.id, run)
+                    if key is None or key not in _SCORED:
+                        problem = _bad_scores(score_run(reference, run))
+                        if key is not None:
+                            _SCORED[key] = problem
+                    else:
+                        problem = _SCORED[key]
                     if problem:
                         return "%s run %s: %s" % (candidate.display, run.name, problem)
     except Hang as exc:
@@ -137,6 +144,18 @@ def verdict(subject: Subject, data: bytes, seconds: float = SECONDS_PER_INPUT) -
     except Exception as exc:   # the point of the harness: any other exception is a crash
         return "crash: %s: %s" % (type(exc).__name__, str(exc)[:300])
     return None
+
+
+# Scores are a pure function of the parsed run and the reference: a variant that parses to a run already scored
+# (the same run with a BOM, CRLF, a blank line ...) is not scored again.
+_SCORED: Dict[bytes, Optional[str]] = {}
+
+
+def _fingerprint(task_id: str, run) -> Optional[bytes]:
+    try:
+        return pickle.dumps((task_id, run.name, run.data), protocol=4)
+    except Exception:   # not picklable: always score
+        return None
 
 
 def _bad_diagnostics(diags, data: Optional[bytes]) -> Optional[str]:
