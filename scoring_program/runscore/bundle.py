@@ -99,13 +99,10 @@ def tasks_without_samples(root: str) -> List[str]:
 
 def column_titles(tasks: Sequence[Task]) -> Dict[Tuple[str, str], str]:
     """Display title of every (task id, column key): the column's own title when the bundle has one task,
-    else prefixed by the task id (or the id's last part when the whole would pass 36 characters)."""
+    else prefixed by the task's short tag (Task.tag, or its id), cut to 36 characters."""
     titles = {}
     for task in tasks:
-        prefix = ""
-        if len(tasks) > 1:
-            longest = max(len(c.title) for c in task.columns) if task.columns else 0
-            prefix = task.id if len(task.id) + 1 + longest <= MAX_TITLE else task.id.split("-")[-1]
+        prefix = (task.tag or task.id) if len(tasks) > 1 else ""
         for column in task.columns:
             title = "%s %s" % (prefix, column.title) if prefix else column.title
             if len(title) > MAX_TITLE:

@@ -74,6 +74,7 @@ class Task:
 
     id = ""
     title = ""
+    tag = ""                       # short name that prefixes the leaderboard titles of a multi-task bundle
     description = ""               # one line, shown by `runscore tasks`
     run_file_help = ""             # what a run file of this task is called / looks like
     name_pattern: Optional[str] = None   # regex on the file's base name that claims a run file

@@ -52,6 +52,7 @@ class QaRun:
 class DatasearchQa(Task):
     id = "datasearch-qa"
     title = "NTCIR-16 Data Search 2 QA"
+    tag = "DS2-QA"
     description = "NTCIR-16 Data Search 2 QA (English and Japanese): exact match, macro F1 over word sets"
     run_file_help = ("first line <SYSDESC>description</SYSDESC>, then 'QUESTION_ID<TAB>ANSWER' lines "
                      "(DS2-QA-E-… / DS2-QA-J-…)")
@@ -81,7 +82,7 @@ class DatasearchQa(Task):
         Column("exact_match_j", "exact_match_j", "Exact match (Japanese)"),
         Column("macro_f1_e", "macro_f1_e", "Macro F1 (English)"),
         Column("macro_f1_j", "macro_f1_j", "Macro F1 (Japanese)"),
-        Column("exact_match_squad", "exact_match_squad", "Exact match (squad normalisation)"),
+        Column("exact_match_squad", "exact_match_squad", "Exact match (SQuAD normalised)"),
         Column("squad11_f1", "squad11_f1", "SQuAD v1.1 F1 (bag of words)"),
     )
     per_topic_measures = ("em", "f1", "em_squad", "squad11_em", "squad11_f1")

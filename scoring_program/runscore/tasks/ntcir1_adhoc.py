@@ -50,6 +50,7 @@ class NacsisRun:
 class Ntcir1Adhoc(Task):
     id = "ntcir1-adhoc"
     title = "NTCIR-1 ad hoc retrieval"
+    tag = "NTCIR-1"
     description = "NTCIR-1 ad hoc retrieval (NACSIS result format), trec_eval measures for rel1 and rel2"
     run_file_help = ("a file named by its Run-ID (e.g. ntc1), TAB-separated lines "
                      "'Topic-ID Dummy Document-ID Rank Similarity Run-ID'")

@@ -23,6 +23,7 @@ PQ_ID_START = re.compile(r'\{\s*"\d+:\d+(-\d+)?_\d+"\s*:')
 class Qqa23Mrc(Task):
     id = "qqa23-mrc"
     title = "Qur'an QA 2023 Task B (MRC)"
+    tag = "QQA23"
     description = "Qur'an QA 2023 Task B, reading comprehension on QRCD v1.2: pAP@10 as the official scorer"
     run_file_help = ("a JSON file named TeamID_RunID.json (e.g. bigIR_run01.json) mapping each pq_id to a list "
                      "of up to 10 answers {answer, rank, score, strt_token_indx, end_token_indx}, [] to abstain")

@@ -61,6 +61,7 @@ class JudgedRun:
 class R2C2AC(Task):
     id = "r2c2-ac"
     title = "NTCIR-19 R2C2 answers with confidence (AC)"
+    tag = "R2C2-AC"
     description = "NTCIR-19 R2C2 AC runs [Team]-AC-[1-4]: HMR, Accuracy, MNP, R_O, R_U, avconf, OB from labels"
     run_file_help = ("a file named [TeamName]-AC-[RunNumber] (RunNumber 1-4, optional .txt), UTF-8 <D0001> ... "
                      "</D0001> blocks of 'Answer;Confidence' and 'NuggetNum;PRrunname;PassageRank;Nugget' lines")

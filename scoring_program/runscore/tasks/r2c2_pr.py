@@ -67,6 +67,7 @@ def read_topic_list(path: str) -> List[str]:
 class R2C2PR(Task):
     id = "r2c2-pr"
     title = "NTCIR-19 R2C2 passage retrieval (PR)"
+    tag = "R2C2-PR"
     description = "NTCIR-19 R2C2 passage retrieval runs [Team]-{PG|PO}-[1-4], MSnDCG@20 (NTCIREVAL)"
     run_file_help = ("a file named [TeamName]-{PG|PO}-[RunNumber] (RunNumber 1-4, optional .txt), UTF-8 lines "
                      "'qID;PassageRank;docID;PassageText', at most 20 passages per question, ranks 1-20")

@@ -81,6 +81,7 @@ class TirRun:
 class TemporaliaTir(Task):
     id = "temporalia-tir"
     title = "NTCIR-11 Temporalia TIR"
+    tag = "TIR"
     description = "NTCIR-11 Temporalia temporal information retrieval: P@20, MSnDCG@20, nDCG@20 per subtopic"
     run_file_help = ("a file named tir_<group_id>, TAB-separated lines 'id rank doc_id group_id run_id' (id = "
                      "query id + p/r/f/a), at most 100 documents per subtopic, up to 3 run_ids")

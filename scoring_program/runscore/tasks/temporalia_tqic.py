@@ -58,6 +58,7 @@ class TqicRun:
 class TemporaliaTqic(Task):
     id = "temporalia-tqic"
     title = "NTCIR-11 Temporalia TQIC"
+    tag = "TQIC"
     description = "NTCIR-11 Temporalia temporal query intent classification: accuracy, per-class accuracy, macro F1"
     run_file_help = ("a file named tqic_<group_id>, TAB-separated lines 'id class group_id run_id' "
                      "(class past, future, recent or atemporal)")
