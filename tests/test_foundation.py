@@ -153,3 +153,26 @@ def test_scores_files_are_readable_by_others(tmp_path):
     for name in ("scores.json", "scores.txt"):
         mode = stat.S_IMODE(os.stat(str(tmp_path / name)).st_mode)
         assert mode == 0o666 & ~umask
+
+
+@pytest.mark.parametrize("grade, fragment", [
+    ("94702", None),                                   # large but allowed: no quadratic work downstream
+    ("1000001", "grade 1000001 is outside -1000000..1000000"),
+    ("-9999999999999999999", "is outside -1000000..1000000"),   # would overflow int64
+    ("1" * 5000, "is not an integer"),                 # Python's int digit limit is never reached
+])
+def test_qrels_grades_are_bounded(tmp_path, grade, fragment):
+    from runscore.qrels import read_qrels
+
+    path = tmp_path / "qrels"
+    path.write_text("1 0 d1 1\n1 0 d2 %s\n" % grade)
+    if fragment is None:
+        assert read_qrels(str(path))["1"]["d2"] == int(grade)
+        run = tmp_path / "run"
+        run.write_text("1 Q0 d2 1 0.5 r\n1 Q0 d1 2 0.4 r\n")
+        code, out, err = run_cli("trec_eval", "-m", "ndcg", str(path), str(run))   # linear in the grade
+        assert code == 0 and out.split() == ["ndcg", "all", "1.0000"]
+        return
+    with pytest.raises(ConfigError) as info:
+        read_qrels(str(path))
+    assert fragment in str(info.value) and ":2:" in str(info.value)

@@ -32,14 +32,24 @@ def parse_qrels_text(text: str, path: str, allow_comments: bool = False,
     return qrels
 
 
+# Measures keep one counter per grade 0..max (as trec_eval does), so an absurd grade would exhaust memory.
+MAX_GRADE = 1000000
+
+
 def _parse_grade(text: str, grade_map, path: str, line_no: int) -> int:
     if grade_map is not None and text in grade_map:
         return grade_map[text]
+    expected = "an integer" if grade_map is None else "an integer or one of %s" % ", ".join(grade_map)
+    if len(text) > 20:
+        raise ConfigError("grade %r... is not %s" % (text[:20], expected), path, line_no)
     try:
-        return int(text)
+        grade = int(text)
     except ValueError:
-        expected = "an integer" if grade_map is None else "an integer or one of %s" % ", ".join(grade_map)
         raise ConfigError("grade %r is not %s" % (text, expected), path, line_no)
+    if abs(grade) > MAX_GRADE:
+        raise ConfigError("grade %d is outside -%d..%d; grades are small integers (levels of relevance)"
+                          % (grade, MAX_GRADE, MAX_GRADE), path, line_no)
+    return grade
 
 
 def read_qrels(path: str, allow_comments: bool = False, grade_map: Dict[str, int] = None) -> Qrels:

@@ -250,12 +250,14 @@ def gain_levels(topic: JudgedTopic, pairs: Sequence = ()) -> List[List]:
     levels: List[List] = []
     for key, gain in pairs:
         levels.append([c_atol(key), 0, float(gain)])
+    first_entry: Dict[int, List] = {}           # the first entry of each level, as a linear search finds it
+    for entry in levels:
+        first_entry.setdefault(entry[0], entry)
     counts = rel_level_counts(topic)
     for grade, count in enumerate(counts.tolist()):
-        for entry in levels:
-            if entry[0] == grade:
-                entry[1] = count
-                break
+        entry = first_entry.get(grade)
+        if entry is not None:
+            entry[1] = count
         else:
             levels.append([grade, count, float(grade)])
     return _glibc_msort(levels, lambda a, b: int(a[2] - b[2]))
