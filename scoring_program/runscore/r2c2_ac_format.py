@@ -10,7 +10,7 @@ from collections import OrderedDict
 from typing import List, NamedTuple, Optional
 
 from .errors import Diagnostics
-from .r2c2_format import normalise_run_name
+from .r2c2_format import bounded_int, normalise_run_name, short
 from .textfile import numbered_lines, read_text
 from .validate import RecordSchema
 
@@ -211,24 +211,24 @@ class _BlockParser:
             return
         text = confidence_text.strip()
         if _INTEGER.fullmatch(text):
-            value = float(int(text))
+            value = float(bounded_int(text))   # a huge digit string stays a (too large) number, never a crash
         elif _NUMBER.fullmatch(text):
             value = float(text)
             self.non_integer_lines.append(line_no)
         else:
             self.diags.error(line_no, "Confidence %r of question %s is not an integer in the [0-100] range%s"
-                             % (text, block.qid, hint))
+                             % (short(text), block.qid, hint))
             block.answer = answer
             return
         if not 0.0 <= value <= 100.0:
             if self.confidence_rule == "clamp":
                 clamped = min(max(value, 0.0), 100.0)
                 self.diags.warning(line_no, "Confidence %s of question %s is outside [0-100]; clamped to %g"
-                                   % (text, block.qid, clamped))
+                                   % (short(text), block.qid, clamped))
                 value = clamped
             else:
                 self.diags.error(line_no, "Confidence %s of question %s is outside the [0-100] range"
-                                 % (text, block.qid))
+                                 % (short(text), block.qid))
         block.answer = answer
         block.confidence = value
         block.answer_line = line_no
@@ -249,8 +249,8 @@ class _BlockParser:
         if not fields[3].strip():
             self.diags.warning(line_no, "nugget %s of question %s has an empty text" % (record["NuggetNum"],
                                                                                         block.qid))
-        block.nuggets.append(Nugget(int(record["NuggetNum"]), record["PRrunname"], int(record["PassageRank"]),
-                                    fields[3], line_no))
+        block.nuggets.append(Nugget(bounded_int(record["NuggetNum"]), record["PRrunname"],
+                                    bounded_int(record["PassageRank"]), fields[3], line_no))
 
     # ------------------------------------------------------------------------------ end ---
     def _flush_outside(self) -> None:
