@@ -275,3 +275,17 @@ def test_f1_both_empty_option(tmp_path, capsys):
     assert scores(capsys, folder, run)["all"]["macro_f1"] == 1.0
     assert scores(capsys, folder, run, "--option", "f1_both_empty=0")["all"]["macro_f1"] == 0.0
     assert scores(capsys, folder, run)["all"]["squad11_f1"] == 0.0
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("<SYSDESC>BERT</SYSDESC>", ("BERT", "</SYSDESC>")),
+    ("  <sysdesc>BERT-based approach<SYSDESC>  ", ("BERT-based approach", "<SYSDESC>")),   # the seed's own form
+    ("<SYSDESC>no closing tag", ("no closing tag", None)),
+    ("<SYSDESC>a</SYSDESC> trailing", ("a</SYSDESC> trailing", None)),
+    ("DS2-QA-E-1\tanswer", None),
+    ("<SYSDESC>" + " " * 200000 + "x", (" " * 200000 + "x", None)),   # linear: no regex backtracking
+])
+def test_split_sysdesc(line, expected):
+    from runscore.tasks.datasearch_qa import split_sysdesc
+
+    assert split_sysdesc(line) == expected

@@ -9,7 +9,7 @@ A SQuAD v1.1-compatible pair of scores (bag-of-words F1, max over golds) is repo
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import ConfigError, Diagnostics
 from ..measures.qa import (exact_match, make_normalizer, make_tokenizer, max_set_f1, mean, squad11_exact_match,
@@ -22,8 +22,25 @@ LANGUAGES = {"E": "English", "J": "Japanese"}
 LANGUAGE_NAMES = {"e": "E", "en": "E", "english": "E", "j": "J", "ja": "J", "japanese": "J"}
 QID_LANGUAGE = re.compile(r"DS2-QA-([EJ])-")
 QID_FORM = re.compile(r"DS2-QA-[EJ]-[0-9]+")
+OPEN_TAG = "<SYSDESC>"
 # The seed's own example `<SYSDESC>BERT-based approach<SYSDESC>` lacks the slash: accepted with a warning.
-SYSDESC = re.compile(r"^<SYSDESC>(.*?)(</SYSDESC>|<SYSDESC>)?\s*$", re.IGNORECASE)
+CLOSING_TAGS = ("</SYSDESC>", "<SYSDESC>")
+
+
+def split_sysdesc(line: str) -> Optional[Tuple[str, Optional[str]]]:
+    """(description, closing tag or None) of a `<SYSDESC>...</SYSDESC>` line (tags in any case), or None.
+
+    String operations, not a regular expression: a lazy pattern backtracked quadratically on a long line.
+    """
+    text = line.strip()
+    if text[:len(OPEN_TAG)].upper() != OPEN_TAG:
+        return None
+    body = text[len(OPEN_TAG):]
+    upper = body.upper()
+    for closing in CLOSING_TAGS:
+        if upper.endswith(closing):
+            return body[:-len(closing)], body[-len(closing):]
+    return body, None
 PLACEHOLDER = "[REPLACE ME]"
 
 
@@ -165,16 +182,16 @@ class DatasearchQa(Task):
     @staticmethod
     def _read_sysdesc(line: str, line_no: int, run: QaRun, diags: Diagnostics, options: Dict[str, Any]) -> bool:
         """Read the first line as <SYSDESC>; True if it was one. Missing: a warning (or an error)."""
-        match = SYSDESC.match(line.strip())
-        if match is None:
+        parts = split_sysdesc(line)
+        if parts is None:
             message = "the first line should be <SYSDESC>description of the system</SYSDESC>"
             if options["require_sysdesc"]:
                 diags.error(line_no, message)
             else:
                 diags.warning(line_no, message + "; the run is scored without a description")
             return False
-        run.sysdesc = match.group(1).strip()
-        closing = match.group(2)
+        run.sysdesc = parts[0].strip()
+        closing = parts[1]
         if closing is None:
             diags.warning(line_no, "the <SYSDESC> line has no closing </SYSDESC>; the rest of the line is taken "
                           "as the description")
