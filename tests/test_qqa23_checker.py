@@ -239,3 +239,17 @@ def test_messages_stay_on_one_line_and_short(tmp_path):
 def test_a_number_too_long_for_python_is_an_error_at_its_line(tmp_path):
     lines, has_errors = diagnose(tmp_path, '{\n"901:1-3_001": [%s]\n}\n' % ("9" * 5000))
     assert has_errors and len(lines) == 1 and lines[0].startswith(F + ":2: error: not a usable run: ")
+
+
+def test_duplicate_key_in_an_unexpected_object_is_a_diagnostic(tmp_path):
+    """A duplicate key where a list of answers was expected once crashed while wording the message."""
+    from runscore.pipeline import check_file
+    from runscore.tasks import get_task
+
+    task = get_task("qqa23-mrc")
+    path = tmp_path / "bigIR_run01.json"
+    path.write_text('{"a": {"a": 1, "a": 1}}', encoding="utf-8")
+    checked = check_file(task, str(path), path.name, None, task.resolve_options({}))
+    lines = checked.diags.lines()
+    assert checked.diags.has_errors and any("duplicate field 'a'" in line for line in lines)
+    assert any(line.startswith("bigIR_run01.json:1: error: pq_id a: the answers must be a list") for line in lines)

@@ -62,7 +62,8 @@ def _where(path: Sequence[Any]) -> str:
     if len(path) >= 1:
         parts.append("pq_id %s" % _show(str(path[0])))
     if len(path) >= 2:
-        parts.append("answer %d" % (path[1] + 1))
+        # path[1] is an answer's index, except inside an object where a list was expected (then a key).
+        parts.append("answer %d" % (path[1] + 1) if isinstance(path[1], int) else "key %s" % _show(str(path[1])))
     return ", ".join(parts)
 
 
