@@ -13,7 +13,7 @@ were assessed); the submission's copy is then ignored with a warning.
 import os
 from typing import Dict, List, NamedTuple, Optional
 
-from .errors import ConfigError, Diagnostics
+from .errors import ConfigError, Diagnostics, RunError
 from .r2c2_format import PRRun, normalise_run_name, parse_pr_run, parse_run_name
 
 
@@ -68,7 +68,11 @@ def load_pool(folder: str, aliases: Optional[Dict[str, str]] = None) -> PassageP
         if name in runs:
             raise ConfigError("two files of the PR run pool are named %s" % name, folder)
         diags = Diagnostics(path)
-        run = parse_pr_run(path, path, diags)
+        try:
+            run = parse_pr_run(path, path, diags)
+        except RunError as exc:          # unreadable (not UTF-8 ...): the organiser's file, so exit 2
+            raise ConfigError("PR run of the pool is unreadable: %s" % exc.diagnostic.message, path,
+                              exc.diagnostic.line)
         if diags.has_errors:
             first = diags.first_error()
             raise ConfigError("PR run of the pool is invalid (%d error(s)); first: %s"

@@ -50,6 +50,8 @@ def _record(line: str, path: str, line_no: int) -> GoldRecord:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise fail("not a JSON object: %s (column %d); QRCD files hold one JSON object a line" % (exc.msg, exc.colno))
+    except (ValueError, RecursionError) as exc:    # a number too long for int(), nesting too deep
+        raise fail("not a usable JSON object (%s)" % str(exc)[:80])
     if not isinstance(data, dict):
         raise fail("not a JSON object; QRCD files hold one JSON object a line")
     for name, kind in (("pq_id", str), ("passage", str), ("answers", list)):

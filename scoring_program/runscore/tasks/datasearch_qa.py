@@ -307,8 +307,8 @@ def read_gold(path: str) -> Gold:
 def _gold_json_line(line: str, path: str, line_no: int):
     try:
         record = json.loads(line)
-    except ValueError as exc:
-        raise ConfigError("not a JSON object: %s" % exc, path, line_no)
+    except (ValueError, RecursionError) as exc:    # bad JSON, a number too long for int(), nesting too deep
+        raise ConfigError("not a JSON object: %s" % str(exc)[:80], path, line_no)
     if not isinstance(record, dict):
         raise ConfigError("expected a JSON object with qid and answers", path, line_no)
     qid, answers, lang = record.get("qid"), record.get("answers"), record.get("lang")

@@ -34,7 +34,10 @@ def normalise_subtopic(text: str) -> Optional[str]:
     match = _SUBTOPIC.fullmatch(text.strip())
     if not match:
         return None
-    return "%03d%s" % (int(match.group(1)), match.group(2).lower())
+    digits = match.group(1).lstrip("0") or "0"
+    if len(digits) > 9:           # no real topic number; and int() refuses strings of 4300+ digits
+        return None
+    return "%03d%s" % (int(digits), match.group(2).lower())
 
 
 def rank_value(text: str, limit: int = 10 ** 9) -> int:
