@@ -34,10 +34,8 @@ def normalise_subtopic(text: str) -> Optional[str]:
     match = _SUBTOPIC.fullmatch(text.strip())
     if not match:
         return None
-    digits = match.group(1).lstrip("0") or "0"
-    if len(digits) > 9:           # no real topic number; and int() refuses strings of 4300+ digits
-        return None
-    return "%03d%s" % (int(digits), match.group(2).lower())
+    digits = match.group(1).lstrip("0") or "0"      # no int(): it refuses strings of 4300+ digits
+    return "%s%s" % (digits.zfill(3), match.group(2).lower())
 
 
 def rank_value(text: str, limit: int = 10 ** 9) -> int:
@@ -262,7 +260,7 @@ def _topic_table(name: str, per_topic: Dict[str, Dict[str, float]]) -> Dict[str,
 
 
 def _subtopic_order(subtopic: str):
-    return (int(subtopic[:-1]), "praf".index(subtopic[-1]))
+    return (len(subtopic), subtopic[:-1], "praf".index(subtopic[-1]))   # numeric order without int()
 
 
 def _id_list(ids: List[str], limit: int = 10) -> str:
