@@ -105,6 +105,24 @@ def _json_cases(clean: bytes):
     return cases
 
 
+def _extra_cases(task_id: str, clean: bytes):
+    """Cases that reproduce defects the fuzzing found in one task (kept so they stay fixed)."""
+    lines = clean.split(b"\n")
+    if task_id == "datasearch-qa":   # a long run of spaces in the <SYSDESC> line (was quadratic)
+        return [("sysdesc_long_whitespace", b"\n".join([b"<SYSDESC>" + b" " * 40000 + b"x"] + lines[1:]))]
+    if task_id == "r2c2-ac":         # numbers too long for int() or float
+        answer = next(i for i, l in enumerate(lines) if l.startswith(b"<D"))
+        text, _, _ = lines[answer].rpartition(b";")
+        nugget = answer + 1
+        fields = lines[nugget].split(b";", 3)
+        return [("confidence_400_digits", b"\n".join(lines[:answer] + [text + b";" + b"9" * 400] + lines[answer + 1:])),
+                ("passage_rank_5000_digits", b"\n".join(lines[:nugget] + [b";".join(fields[:2] + [b"9" * 5000]
+                                                                                      + fields[3:])] + lines[nugget + 1:]))]
+    if task_id == "qqa23-mrc":       # a duplicate key inside a nested object (was a crash building the message)
+        return [("json_nested_duplicate_key", b'{"901:1-3_001": {"a": 1, "a": 2}}\n')]
+    return []
+
+
 def run_cases(task_id: str):
     """{file name: clean bytes} of the sample, the name of the file to damage, and the cases."""
     folder = os.path.join(SAMPLES, task_id)
@@ -115,7 +133,7 @@ def run_cases(task_id: str):
     target = _primary_file(task_id, files)
     clean = files[target]
     cases = _json_cases(clean) if clean.lstrip()[:1] in (b"{", b"[") else _line_cases(clean)
-    return files, target, cases
+    return files, target, cases + _extra_cases(task_id, clean)
 
 
 def _primary_file(task_id: str, files) -> str:
