@@ -46,10 +46,11 @@ test-latest: $(VENV_LATEST)/.done
 		numpy.__version__, scipy.__version__, yaml.__version__, version("jsonschema")))'
 	$(PY_LATEST) -m pytest
 
-# Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file).
+# Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file, 20,000 for the
+# trec_eval command); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
 fuzz: setup
-	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 $(PY) -m pytest tests/test_fuzz_runs.py \
-		tests/test_fuzz_references.py
+	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 \
+		$(PY) -m pytest tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_fuzz_commands.py
 
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
