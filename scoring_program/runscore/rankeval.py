@@ -9,6 +9,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import fastpath
+from .columnar import ColumnarRun
 from .label import JudgedTopic, judge_ranking, rank_order
 from .measures.trec import REGISTRY, TrecOptions, evaluate_topic, summarise
 from .qrels import Qrels
@@ -45,7 +47,13 @@ def evaluate_rankings(rankings: Dict[str, TopicRun], qrels: Qrels, topics: Seque
     """Per-topic values and the summary over `topics` (a topic absent from the run is an empty ranking).
 
     Returns (per_topic, summary); values are keyed by trec_eval output names (`P_10`, `map`, ...).
+    `rankings` may also be a columnar.ColumnarRun (a big run read by the fast path): the same values, computed
+    for all topics at once (fastpath.evaluate).
     """
+    if isinstance(rankings, ColumnarRun):
+        per_topic = fastpath.evaluate(rankings, qrels, topics, measures, level, options, tie_order, max_docs, params,
+                                      score_dtype)
+        return per_topic, summarise_topics(per_topic, measures, params)
     per_topic: Dict[str, Dict[str, float]] = {}
     for topic in topics:
         per_topic[topic] = evaluate_topic_run(rankings.get(topic), qrels.get(topic, {}), measures, level, options,

@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .. import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, REGISTRY, V10_ONLY, TrecOptions,
                              summarise)
@@ -356,26 +357,31 @@ def _run(argv: Sequence[str]) -> int:
     if settings.max_docs is not None and settings.max_docs < 0:
         raise _Usage("-M needs a number >= 0, got %d" % settings.max_docs)
     measures, params = select_measures(settings.measure_args, settings.v10)
-    qrels = parse_qrels_text(read_text(qrels_path, error_class=ConfigError), qrels_path,
-                             allow_comments=settings.v10)
-    if not qrels:
-        raise ConfigError("the qrels file has no judgements", qrels_path)
-    if run_path == "-":
-        data, shown = sys.stdin.buffer.read(), "<stdin>"
+    fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params, _RunProblem)  # big, clean
+    if fast is not None:
+        (per_topic, printed, run_id), shown = fast, run_path
     else:
-        try:
-            with open(run_path, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise ConfigError("cannot read run file: %s" % exc.strerror, run_path)
-        shown = run_path
-    run_data, diags = read_trec_run(shown, comments=settings.v10, data=data,
-                                    keep_first_duplicate=settings.keep_first_duplicate)
-    for line in diags.lines():
-        print(line, file=sys.stderr)
-    if diags.has_errors:
-        return EXIT_INVALID_RUN
-    per_topic, printed = evaluate(settings, qrels, run_data, measures, params, shown)
+        qrels = parse_qrels_text(read_text(qrels_path, error_class=ConfigError), qrels_path,
+                                 allow_comments=settings.v10)
+        if not qrels:
+            raise ConfigError("the qrels file has no judgements", qrels_path)
+        if run_path == "-":
+            data, shown = sys.stdin.buffer.read(), "<stdin>"
+        else:
+            try:
+                with open(run_path, "rb") as handle:
+                    data = handle.read()
+            except OSError as exc:
+                raise ConfigError("cannot read run file: %s" % exc.strerror, run_path)
+            shown = run_path
+        run_data, diags = read_trec_run(shown, comments=settings.v10, data=data,
+                                        keep_first_duplicate=settings.keep_first_duplicate)
+        for line in diags.lines():
+            print(line, file=sys.stderr)
+        if diags.has_errors:
+            return EXIT_INVALID_RUN
+        per_topic, printed = evaluate(settings, qrels, run_data, measures, params, shown)
+        run_id = run_data.run_id
     if not per_topic:
         raise _RunProblem("%s: error: no topic of the run is in the qrels (nothing to evaluate)" % shown)
     out = io.StringIO()
@@ -384,7 +390,7 @@ def _run(argv: Sequence[str]) -> int:
             for line in topic_lines(qid, measures, per_topic[qid], params, settings.full_precision):
                 out.write(line + "\n")
     if settings.summary:
-        for line in summary_lines(measures, per_topic, params, run_data.run_id, settings.full_precision):
+        for line in summary_lines(measures, per_topic, params, run_id, settings.full_precision):
             out.write(line + "\n")
     sys.stdout.write(out.getvalue())
     return EXIT_OK

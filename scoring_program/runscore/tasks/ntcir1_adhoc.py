@@ -9,6 +9,7 @@ import os
 import re
 from typing import Any, Dict, List, Optional
 
+from .. import fastpath
 from ..errors import ConfigError, Diagnostics
 from ..measures.trec import INTERP_RULES, TrecOptions
 from ..qrels import read_qrels
@@ -42,6 +43,8 @@ class Reference:
 
 
 class NacsisRun:
+    """topics: TopicRun per topic, or a columnar.ColumnarRun for a big run read by the fast path."""
+
     def __init__(self, run_id: str, topics: Dict[str, TopicRun]):
         self.run_id = run_id
         self.topics = topics
@@ -120,6 +123,9 @@ class Ntcir1Adhoc(Task):
     # ------------------------------------------------------------------------------ parsing ---
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[Reference],
               options: Dict[str, Any]) -> List[ParsedRun]:
+        columns = fastpath.ntcir1_parse(path, display, diags, reference, options)   # a big clean run
+        if columns is not None:
+            return [ParsedRun(columns.run_id, display, NacsisRun(columns.run_id, columns))]
         text = read_text(path, display)
         schema = RecordSchema("ntcir1-adhoc.record")
         topics: Dict[str, TopicRun] = {}

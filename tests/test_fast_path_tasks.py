@@ -1,0 +1,137 @@
+"""The fast path wired into `runscore trec_eval` and the ntcir1-adhoc task prints what the exact path prints.
+
+Each case runs the same files twice, RUNSCORE_FAST_PATH=1 (every file tries the columnar path) and =0 (exact
+path only), and compares stdout, stderr and exit code byte for byte, or the task's diagnostics and scores
+exactly. The runs are seeded, with ties, graded qrels, missing topics and more documents than -M / max_docs.
+"""
+import random
+
+import pytest
+
+from runscore import columnar, fastpath
+from runscore.commands import trec_eval
+from runscore.errors import Diagnostics
+from runscore.pipeline import load_reference
+from runscore.tasks.ntcir1_adhoc import TASK as NTCIR1
+
+from conftest import ROOT
+
+
+def _files(tmp_path, seed=4, topics=12, docs=80):
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for t in range(1, topics + 1):
+        for d in rng.sample(range(200), 25):
+            qrels.append("%04d 0 gakkai-%010d %d" % (t, d, rng.choice((0, 0, 1, 2, 3))))
+        if t == 3:
+            continue                                  # a qrels topic without run lines
+        scores = sorted((round(rng.random(), 2) for _ in range(docs)), reverse=True)   # ties
+        for rank, (d, score) in enumerate(zip(rng.sample(range(200), docs), scores), 1):
+            run.append("%04d\t0\tgakkai-%010d\t%d\t%s\tntc1" % (t, d, rank, score))
+    run.append("0999\t0\tgakkai-0000000001\t1\t0.5\tntc1")   # a topic of the run only
+    q, r = tmp_path / "qrels", tmp_path / "ntc1"
+    q.write_text("\n".join(qrels) + "\n")
+    r.write_text("\n".join(run) + "\n")
+    return str(q), str(r)
+
+
+def _trec_eval(monkeypatch, capsys, switch, *argv):
+    monkeypatch.setenv(fastpath.ENVIRONMENT, switch)
+    code = trec_eval.run(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+ARGVS = [
+    (),
+    ("-q",),
+    ("-c", "-q", "-M", "20"),
+    ("-l", "2", "-m", "all_trec", "-q"),
+    ("--v10", "-c", "-m", "all_trec", "-q", "--full-precision"),
+    ("-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "iprec_at_recall.0.25,0.5", "-q", "--full-precision"),
+]
+
+
+@pytest.mark.parametrize("argv", ARGVS)
+def test_trec_eval_output_is_byte_identical(tmp_path, monkeypatch, capsys, argv):
+    q, r = _files(tmp_path)
+    read = []
+    real_read = fastpath.read
+    monkeypatch.setattr(fastpath, "read", lambda *a, **k: read.append(a) or real_read(*a, **k))
+    fast = _trec_eval(monkeypatch, capsys, "1", *(argv + (q, r)))
+    assert [layout for _path, layout in read] == ["qrels", "trec"]    # the fast path really ran
+    exact = _trec_eval(monkeypatch, capsys, "0", *(argv + (q, r)))
+    assert len(read) == 2
+    assert fast == exact
+    assert fast[0] == 0 and fast[1]
+
+
+def test_v10_missing_topic_error_is_the_same(tmp_path, monkeypatch, capsys):
+    q, r = _files(tmp_path)
+    fast = _trec_eval(monkeypatch, capsys, "1", "--v10", q, r)
+    exact = _trec_eval(monkeypatch, capsys, "0", "--v10", q, r)
+    assert fast == exact and fast[0] == 1 and "topic 0003 of the qrels has no lines" in fast[2]
+
+
+def test_a_declined_run_gets_the_exact_diagnostics(tmp_path, monkeypatch, capsys):
+    q, r = _files(tmp_path)
+    with open(r, "a") as handle:
+        handle.write("0001\t0\tgakkai-0000000001\t1\tabc\tntc1\n")
+    fast = _trec_eval(monkeypatch, capsys, "1", q, r)
+    assert fast == _trec_eval(monkeypatch, capsys, "0", q, r)
+    assert fast[0] == 1 and "is not a number" in fast[2]
+
+
+@pytest.mark.parametrize("defect", ["0001 0 gakkai-0000000001 A\n", "0001 0 gakkai-0000000001\n"])
+def test_a_declined_qrels_file_gets_the_exact_error(tmp_path, monkeypatch, capsys, defect):
+    q, r = _files(tmp_path)
+    with open(q, "a") as handle:
+        handle.write(defect)
+    fast = _trec_eval(monkeypatch, capsys, "1", q, r)
+    assert fast == _trec_eval(monkeypatch, capsys, "0", q, r)
+    assert fast[0] == 2 and "qrels" in fast[2]
+
+
+def test_small_files_stay_on_the_exact_path(tmp_path, monkeypatch):
+    q, r = _files(tmp_path)
+    monkeypatch.delenv(fastpath.ENVIRONMENT, raising=False)
+    assert not fastpath.wanted(r)
+    monkeypatch.setattr(fastpath, "FAST_PATH_MIN_BYTES", 1)
+    assert fastpath.wanted(r)
+    monkeypatch.setenv(fastpath.ENVIRONMENT, "0")
+    assert not fastpath.wanted(r)
+
+
+def _ntcir1(monkeypatch, switch, reference, path, display="ntc1"):
+    monkeypatch.setenv(fastpath.ENVIRONMENT, switch)
+    diags = Diagnostics(display)
+    runs = NTCIR1.parse(path, display, diags, reference.data, reference.options)
+    scores = [NTCIR1.score(run, reference.data, reference.options) for run in runs]
+    return runs, diags.lines(), [(s.measures, s.per_topic, s.notes) for s in scores]
+
+
+@pytest.mark.parametrize("overrides,display", [
+    ({}, "ntc1"),
+    ({"max_docs": 30, "tie_order": "asc", "interp_cutoff": "v9"}, "ntc1.txt"),
+    ({"exclude_topics_without_relevant": True, "interp_cutoff": "v10"}, "other_name"),
+])
+def test_ntcir1_adhoc_scores_and_warnings_are_identical(tmp_path, monkeypatch, overrides, display):
+    q, r = _files(tmp_path)
+    reference = load_reference(NTCIR1, q, overrides)
+    fast_runs, fast_diags, fast_scores = _ntcir1(monkeypatch, "1", reference, r, display)
+    assert isinstance(fast_runs[0].data.topics, columnar.ColumnarRun)
+    exact_runs, exact_diags, exact_scores = _ntcir1(monkeypatch, "0", reference, r, display)
+    assert isinstance(exact_runs[0].data.topics, dict)
+    assert fast_diags == exact_diags
+    assert fast_scores == exact_scores
+    assert fast_runs[0].name == exact_runs[0].name == "ntc1"
+
+
+def test_ntcir1_adhoc_sample_reference_folder(monkeypatch):
+    """The shipped sample (gakkai document ids of 17 bytes: three words) against its reference folder."""
+    reference = load_reference(NTCIR1, ROOT + "/reference_data/ntcir1-adhoc")
+    sample = ROOT + "/starting_kit/sample_submission/ntcir1-adhoc/ntc1"
+    fast = _ntcir1(monkeypatch, "1", reference, sample)
+    assert isinstance(fast[0][0].data.topics, columnar.ColumnarRun)
+    exact = _ntcir1(monkeypatch, "0", reference, sample)
+    assert fast[1:] == exact[1:]
