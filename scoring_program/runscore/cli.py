@@ -111,7 +111,12 @@ def cmd_score(args) -> int:
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+BUILTIN_COMMANDS = ("tasks", "options", "validate", "score")
+
+
+def build_parser(list_extra_commands: bool = True) -> argparse.ArgumentParser:
+    """The parser of the built-in commands; the commands/ modules are listed only when help may be shown
+    (listing them imports them all, scipy included, which `runscore score` does not need)."""
     parser = _Parser(prog="runscore", description="Validate and score runs of IR and QA evaluation campaigns.")
     parser.add_argument("--version", action="version", version="runscore %s" % __version__)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -130,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--json", action="store_true", help="print {run: {measure: value}} as JSON")
             p.add_argument("--per-topic", action="store_true", help="include per-topic values")
         p.add_argument("runs", nargs="+", metavar="RUN")
-    for name, module in sorted(command_modules().items()):
+    for name, module in sorted(command_modules().items() if list_extra_commands else ()):
         sub.add_parser(name, help=module.HELP, add_help=False)
     return parser
 
@@ -141,7 +146,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         command = find_command(argv[0]) if argv else None
         if command is not None:
             return command.run(argv[1:])
-        args = build_parser().parse_args(argv)
+        args = build_parser(not argv or argv[0] not in BUILTIN_COMMANDS).parse_args(argv)
         if args.command is None:
             build_parser().print_help()
             return EXIT_CONFIG
