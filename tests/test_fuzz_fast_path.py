@@ -1,0 +1,122 @@
+"""Differential fuzzing of the columnar fast path: on any hostile variant of a run, forcing the fast path on
+(RUNSCORE_FAST_PATH=1) and off (=0) must give the same diagnostics and the same scores, and neither may crash.
+
+Why: the fast path serves big files only (4 MiB and more), so the small inputs of the other fuzz tests never
+reach it; forcing it on small hostile inputs checks its promise to fall back to the exact reader, or agree with
+it, on everything.
+"""
+import io
+import os
+import random
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from hostile.harness import REFERENCES, SAMPLES, Hang, time_limit
+from hostile.mutate import mutate
+from runscore import fastpath
+from runscore.commands import trec_eval
+from runscore.errors import Diagnostics, RunError
+from runscore.pipeline import load_reference
+from runscore.tasks import get_task
+
+INPUTS = int(os.environ.get("RUNSCORE_FUZZ_FAST_PATH_INPUTS", "400"))
+PER_SEED = 10
+
+
+def _ntcir1_outcome(monkeypatch, switch, reference, path):
+    monkeypatch.setenv(fastpath.ENVIRONMENT, switch)
+    task = get_task("ntcir1-adhoc")
+    diags = Diagnostics("ntc1")
+    try:
+        with time_limit(10):
+            runs = task.parse(path, "ntc1", diags, reference.data, reference.options)
+            if diags.has_errors:
+                return diags.lines(), None
+            return diags.lines(), [(s.measures, s.per_topic, s.notes) for s in
+                                   (task.score(r, reference.data, reference.options) for r in runs)]
+    except RunError as exc:
+        return [str(exc)], None
+    except Hang as exc:
+        return ["hang: %s" % exc], None
+    except Exception as exc:
+        return ["crash: %s: %s" % (type(exc).__name__, exc)], None
+
+
+def test_ntcir1_adhoc_fast_and_exact_paths_agree_on_hostile_runs(tmp_path, monkeypatch):
+    reference = load_reference(get_task("ntcir1-adhoc"), os.path.join(REFERENCES, "ntcir1-adhoc"))
+    clean = open(os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "rb").read()
+    small = b"\n".join(clean.split(b"\n")[:12]) + b"\n"
+    path = str(tmp_path / "ntc1")
+    disagreements, seen = [], set()
+
+    @settings(max_examples=INPUTS // PER_SEED * 3 // 2 + 20, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3), whole=st.integers(0, 4))
+    def check(seed, rounds, whole):
+        rng = random.Random(seed)
+        for _ in range(PER_SEED):
+            if len(seen) >= INPUTS:
+                return
+            kind, data = mutate(clean if whole == 0 else small, rng, rounds)
+            if data in seen:
+                continue
+            seen.add(data)
+            with open(path, "wb") as handle:
+                handle.write(data)
+            fast = _ntcir1_outcome(monkeypatch, "1", reference, path)
+            exact = _ntcir1_outcome(monkeypatch, "0", reference, path)
+            if fast != exact or any(line.startswith(("crash", "hang")) for line in exact[0]):
+                disagreements.append((kind, data[:200], fast[0][:3], exact[0][:3]))
+
+    check()
+    assert len(seen) >= INPUTS
+    assert not disagreements, "\n".join("  [%s] fast %s\n      exact %s\n      input %r" % (k, f, e, d)
+                                        for k, d, f, e in disagreements[:6])
+
+
+def _trec_eval_outcome(monkeypatch, switch, qrels, run):
+    monkeypatch.setenv(fastpath.ENVIRONMENT, switch)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with time_limit(10), redirect_stdout(out), redirect_stderr(err):
+            code = trec_eval.run(["-q", "-m", "all_trec", qrels, run])
+    except Exception as exc:
+        return "crash: %s: %s" % (type(exc).__name__, exc), "", ""
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_trec_eval_fast_and_exact_paths_agree_on_hostile_runs(tmp_path, monkeypatch):
+    lines = open(os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "rb").read().split(b"\n")
+    clean = b"\n".join(b" ".join([f[0], b"Q0", f[2], f[3], f[4], f[5]]) for f in
+                       (line.split(b"\t") for line in lines[:30] if line.strip())) + b"\n"
+    qrels = os.path.join(REFERENCES, "ntcir1-adhoc", "rel1_sample_0031-0036")
+    path = str(tmp_path / "run")
+    disagreements, seen = [], set()
+    wanted = INPUTS // 3
+
+    @settings(max_examples=wanted // PER_SEED * 3 // 2 + 20, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3))
+    def check(seed, rounds):
+        rng = random.Random(seed)
+        for _ in range(PER_SEED):
+            if len(seen) >= wanted:
+                return
+            kind, data = mutate(clean, rng, rounds)
+            if data in seen:
+                continue
+            seen.add(data)
+            with open(path, "wb") as handle:
+                handle.write(data)
+            fast = _trec_eval_outcome(monkeypatch, "1", qrels, path)
+            exact = _trec_eval_outcome(monkeypatch, "0", qrels, path)
+            if fast != exact or str(exact[0]).startswith("crash"):
+                disagreements.append((kind, data[:200], fast, exact))
+
+    check()
+    assert len(seen) >= wanted
+    assert not disagreements, "\n".join("  [%s] fast %r\n      exact %r\n      input %r"
+                                        % (k, (f[0], f[2][:200]), (e[0], e[2][:200]), d)
+                                        for k, d, f, e in disagreements[:6])
