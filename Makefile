@@ -56,6 +56,7 @@ fuzz: setup
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
 	$(PY) -m compileall -q scoring_program
+	$(PY) -m pyflakes scoring_program tests benchmarks starting_kit/dry_run.py starting_kit/baselines
 
 # Regenerate the committed bundle files (competition.yaml, pages/, logo.png, starting_kit/schemas/) from the registry.
 bundle-files: setup

@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 import sys
 import zipfile
 import zlib
@@ -17,7 +16,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_cli
-from runscore.bundle import (BundlePlan, FORMAL_REFERENCE, MAX_KEY, MAX_TITLE, bundle_members, competition_v2,
+from runscore.bundle import (BundlePlan, FORMAL_REFERENCE, MAX_KEY, MAX_TITLE, competition_v2,
                              generated_files, logo_png, schema_files, select_tasks)
 from runscore.tasks import all_tasks
 

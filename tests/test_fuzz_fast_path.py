@@ -10,7 +10,6 @@ import os
 import random
 from contextlib import redirect_stderr, redirect_stdout
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hostile.harness import REFERENCES, SAMPLES, Hang, time_limit

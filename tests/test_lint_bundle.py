@@ -8,7 +8,6 @@ import io
 import zipfile
 
 import pytest
-import yaml
 
 from conftest import ROOT, run_cli
 from runscore.bundle import BundlePlan, bundle_members, competition_v1, competition_v2, select_tasks, yaml_text

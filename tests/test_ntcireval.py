@@ -2,10 +2,8 @@
 formula of ranking-measures.md B.2, the R2C2 equal-gain values, and a differential test against trec_eval 9
 (pytrec-eval-terrier) where the definitions coincide."""
 import math
-import os
 import random
 
-import numpy as np
 import pytest
 
 from conftest import shared_path

@@ -17,7 +17,6 @@ Stable API (r2c2-ac builds on it):
   PR qrels (content identity by default, or (run name, rank)).
 """
 import hashlib
-import os
 import re
 from collections import OrderedDict
 from typing import Dict, Iterator, NamedTuple, Optional, Tuple

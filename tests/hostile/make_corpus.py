@@ -17,7 +17,6 @@ import stat
 import struct
 import sys
 import zipfile
-import zlib
 from contextlib import redirect_stderr, redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
