@@ -17,8 +17,7 @@ import unicodedata
 from typing import Dict, List, Sequence
 
 from .errors import ConfigError
-from .r2c2_format import normalise_qid
-from .textfile import numbered_lines, read_text
+from .r2c2_format import qid_tsv_rows
 
 MATCH_RULES = ("contains", "exact")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -52,16 +51,7 @@ def read_gold_answers(path: str) -> Dict[str, List[str]]:
     """`qID<TAB>answer` lines (an optional header line starting with `qID`); several lines of one qID are
     alternative gold answers. ConfigError on defects."""
     golds: Dict[str, List[str]] = {}
-    for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
-        if not line.strip() or (line_no == 1 and line.split("\t")[0].strip().lower() == "qid"):
-            continue
-        fields = line.split("\t")
-        if len(fields) != 2:
-            raise ConfigError("gold answer line has %d TAB-separated fields, expected 2: qID answer"
-                              % len(fields), path, line_no)
-        qid = normalise_qid(fields[0])
-        if qid is None:
-            raise ConfigError("qID %r is not a question id" % fields[0], path, line_no)
+    for line_no, qid, fields in qid_tsv_rows(path, "gold answer", ("qID", "answer")):
         if not normalise_answer(fields[1]):
             raise ConfigError("gold answer of question %s is empty after normalisation" % qid, path, line_no)
         golds.setdefault(qid, []).append(fields[1].strip())

@@ -19,9 +19,9 @@ Stable API (r2c2-ac builds on it):
 import hashlib
 import re
 from collections import OrderedDict
-from typing import Dict, Iterator, NamedTuple, Optional, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-from .errors import Diagnostics
+from .errors import ConfigError, Diagnostics
 from .textfile import numbered_lines, read_text
 from .validate import RecordSchema
 
@@ -128,6 +128,25 @@ def bounded_int(text: str, limit: int = 10 ** 9) -> int:
     sign = -1 if text.startswith("-") else 1
     digits = text.lstrip("+-").lstrip("0") or "0"
     return sign * (limit if len(digits) > len(str(limit)) else min(int(digits), limit))
+
+
+def qid_tsv_rows(path: str, what: str, columns: Sequence[str]) -> Iterator[Tuple[int, str, List[str]]]:
+    """(line number, normalised qID, fields) of a reference TSV whose first column is a qID.
+
+    Shared by the R2C2 reference files keyed by question (gold answers, PR qrels): blank lines and a header line
+    starting with `qID` are skipped; a wrong field count or a bad qID is a ConfigError naming the line.
+    """
+    for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
+        if not line.strip() or (line_no == 1 and line.split("\t")[0].strip().lower() == "qid"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(columns):
+            raise ConfigError("%s line has %d TAB-separated fields, expected %d: %s"
+                              % (what, len(fields), len(columns), " ".join(columns)), path, line_no)
+        qid = normalise_qid(fields[0])
+        if qid is None:
+            raise ConfigError("qID %r is not a question id" % fields[0], path, line_no)
+        yield line_no, qid, fields
 
 
 def short(text: str, width: int = 40) -> str:

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 from ..errors import ConfigError, Diagnostics
 from ..measures.ntcireval import GradedRanking, NoRelevantDocuments, compute_all, linear_gains, parse_gains
 from ..ntcir_qrels import parse_level
-from ..r2c2_format import KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid, parse_pr_run
+from ..r2c2_format import KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid, parse_pr_run, qid_tsv_rows
 from ..textfile import numbered_lines, read_text
 from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
 
@@ -31,16 +31,7 @@ class PRReference:
 def read_pr_qrels(path: str) -> Dict[str, Dict[str, int]]:
     """`qID<TAB>passage_key<TAB>Lk` lines (a header line starting with `qID` is skipped); ConfigError on defects."""
     qrels: Dict[str, Dict[str, int]] = {}
-    for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
-        if not line.strip() or (line_no == 1 and line.split("\t")[0].strip().lower() == "qid"):
-            continue
-        fields = line.split("\t")
-        if len(fields) != 3:
-            raise ConfigError("PR qrels line has %d TAB-separated fields, expected 3: qID passage_key Lk"
-                              % len(fields), path, line_no)
-        qid = normalise_qid(fields[0])
-        if qid is None:
-            raise ConfigError("qID %r is not a question id" % fields[0], path, line_no)
+    for line_no, qid, fields in qid_tsv_rows(path, "PR qrels", ("qID", "passage_key", "Lk")):
         key = fields[1].strip()
         if not key:
             raise ConfigError("empty passage key", path, line_no)
