@@ -8,15 +8,12 @@ rel1 qrels as they are), so nothing from ../shared is needed.
 import io
 import math
 import os
-import random
 import re
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
 
-from hostile.harness import REFERENCES, SAMPLES, Hang, time_limit
-from hostile.mutate import mutate
+from hostile.harness import REFERENCES, Hang, for_each_distinct_mutation, time_limit, trec_run_from_sample
 from runscore.commands import trec_eval
 
 INPUTS = int(os.environ.get("RUNSCORE_FUZZ_COMMAND_INPUTS", "1000"))
@@ -27,9 +24,7 @@ KNOWN = {}   # every defect found so far is fixed (docs/limits.md lists them)
 
 
 def _clean_pair():
-    run_lines = open(os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "rb").read().split(b"\n")
-    run = b"\n".join(b" ".join([f[0], b"Q0", f[2], f[3], f[4], f[5]]) for f in
-                     (line.split(b"\t") for line in run_lines[:40] if line.strip())) + b"\n"
+    run = trec_run_from_sample(40)
     qrels = open(os.path.join(REFERENCES, "ntcir1-adhoc", "rel1_sample_0031-0036"), "rb").read()
     return run, qrels
 
@@ -74,26 +69,15 @@ def test_trec_eval_command_on_damaged_input(tmp_path, damaged):
     run, qrels = _clean_pair()
     assert _verdict(str(tmp_path), run, qrels, damaged) is None
     wanted = INPUTS if damaged == "run" else INPUTS // 3
-    failures, seen = [], set()
+    failures = []
 
-    @settings(max_examples=wanted // PER_SEED * 3 // 2 + 20, derandomize=True, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3))
-    def check(seed, rounds):
-        rng = random.Random(seed)
-        for _ in range(PER_SEED):
-            if len(seen) >= wanted:
-                return
-            kind, data = mutate(run if damaged == "run" else qrels, rng, rounds)
-            if data in seen:
-                continue
-            seen.add(data)
-            problem = _verdict(str(tmp_path), data, qrels, damaged) if damaged == "run" else \
-                _verdict(str(tmp_path), run, data, damaged)
-            if problem:
-                failures.append((kind, data[:200], problem))
+    def visit(kind, data):
+        problem = _verdict(str(tmp_path), data, qrels, damaged) if damaged == "run" else \
+            _verdict(str(tmp_path), run, data, damaged)
+        if problem:
+            failures.append((kind, data[:200], problem))
 
-    check()
+    seen = for_each_distinct_mutation([run if damaged == "run" else qrels], wanted, visit, per_seed=PER_SEED)
     assert len(seen) >= wanted
     known = {reason for k, d, p in failures for text, reason in KNOWN.get(damaged, []) if p.startswith(text)}
     unknown = [f for f in failures if not any(f[2].startswith(t) for t, _ in KNOWN.get(damaged, []))]

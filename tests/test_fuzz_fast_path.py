@@ -7,13 +7,9 @@ it, on everything.
 """
 import io
 import os
-import random
 from contextlib import redirect_stderr, redirect_stdout
 
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-from hostile.harness import REFERENCES, SAMPLES, Hang, time_limit
-from hostile.mutate import mutate
+from hostile.harness import REFERENCES, SAMPLES, Hang, for_each_distinct_mutation, time_limit, trec_run_from_sample
 from runscore import fastpath
 from runscore.commands import trec_eval
 from runscore.errors import Diagnostics, RunError
@@ -48,28 +44,17 @@ def test_ntcir1_adhoc_fast_and_exact_paths_agree_on_hostile_runs(tmp_path, monke
     clean = open(os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "rb").read()
     small = b"\n".join(clean.split(b"\n")[:12]) + b"\n"
     path = str(tmp_path / "ntc1")
-    disagreements, seen = [], set()
+    disagreements = []
 
-    @settings(max_examples=INPUTS // PER_SEED * 3 // 2 + 20, derandomize=True, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3), whole=st.integers(0, 4))
-    def check(seed, rounds, whole):
-        rng = random.Random(seed)
-        for _ in range(PER_SEED):
-            if len(seen) >= INPUTS:
-                return
-            kind, data = mutate(clean if whole == 0 else small, rng, rounds)
-            if data in seen:
-                continue
-            seen.add(data)
-            with open(path, "wb") as handle:
-                handle.write(data)
-            fast = _ntcir1_outcome(monkeypatch, "1", reference, path)
-            exact = _ntcir1_outcome(monkeypatch, "0", reference, path)
-            if fast != exact or any(line.startswith(("crash", "hang")) for line in exact[0]):
-                disagreements.append((kind, data[:200], fast[0][:3], exact[0][:3]))
+    def visit(kind, data):
+        with open(path, "wb") as handle:
+            handle.write(data)
+        fast = _ntcir1_outcome(monkeypatch, "1", reference, path)
+        exact = _ntcir1_outcome(monkeypatch, "0", reference, path)
+        if fast != exact or any(line.startswith(("crash", "hang")) for line in exact[0]):
+            disagreements.append((kind, data[:200], fast[0][:3], exact[0][:3]))
 
-    check()
+    seen = for_each_distinct_mutation([clean, small], INPUTS, visit, first_base_one_in=5, per_seed=PER_SEED)
     assert len(seen) >= INPUTS
     assert not disagreements, "\n".join("  [%s] fast %s\n      exact %s\n      input %r" % (k, f, e, d)
                                         for k, d, f, e in disagreements[:6])
@@ -87,34 +72,21 @@ def _trec_eval_outcome(monkeypatch, switch, qrels, run):
 
 
 def test_trec_eval_fast_and_exact_paths_agree_on_hostile_runs(tmp_path, monkeypatch):
-    lines = open(os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "rb").read().split(b"\n")
-    clean = b"\n".join(b" ".join([f[0], b"Q0", f[2], f[3], f[4], f[5]]) for f in
-                       (line.split(b"\t") for line in lines[:30] if line.strip())) + b"\n"
+    clean = trec_run_from_sample(30)
     qrels = os.path.join(REFERENCES, "ntcir1-adhoc", "rel1_sample_0031-0036")
     path = str(tmp_path / "run")
-    disagreements, seen = [], set()
+    disagreements = []
     wanted = INPUTS // 3
 
-    @settings(max_examples=wanted // PER_SEED * 3 // 2 + 20, derandomize=True, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3))
-    def check(seed, rounds):
-        rng = random.Random(seed)
-        for _ in range(PER_SEED):
-            if len(seen) >= wanted:
-                return
-            kind, data = mutate(clean, rng, rounds)
-            if data in seen:
-                continue
-            seen.add(data)
-            with open(path, "wb") as handle:
-                handle.write(data)
-            fast = _trec_eval_outcome(monkeypatch, "1", qrels, path)
-            exact = _trec_eval_outcome(monkeypatch, "0", qrels, path)
-            if fast != exact or str(exact[0]).startswith("crash"):
-                disagreements.append((kind, data[:200], fast, exact))
+    def visit(kind, data):
+        with open(path, "wb") as handle:
+            handle.write(data)
+        fast = _trec_eval_outcome(monkeypatch, "1", qrels, path)
+        exact = _trec_eval_outcome(monkeypatch, "0", qrels, path)
+        if fast != exact or str(exact[0]).startswith("crash"):
+            disagreements.append((kind, data[:200], fast, exact))
 
-    check()
+    seen = for_each_distinct_mutation([clean], wanted, visit, per_seed=PER_SEED)
     assert len(seen) >= wanted
     assert not disagreements, "\n".join("  [%s] fast %r\n      exact %r\n      input %r"
                                         % (k, (f[0], f[2][:200]), (e[0], e[2][:200]), d)

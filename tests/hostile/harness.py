@@ -9,11 +9,16 @@ code) or an unreadable message.
 import math
 import os
 import pickle
+import random
 import shutil
 import signal
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from hostile.mutate import mutate
 
 from runscore.discover import Candidate, assign_tasks, list_candidates
 from runscore.errors import ERROR, ConfigError
@@ -27,6 +32,43 @@ REFERENCES = os.path.join(ROOT, "reference_data")
 # A diagnostic longer than this is not a readable message (it echoes a huge field).
 MAX_MESSAGE_CHARS = 2100
 SECONDS_PER_INPUT = 10
+
+
+def trec_run_from_sample(max_lines: int) -> bytes:
+    """The first lines of the ntcir1-adhoc sample rewritten as a TREC run (`qid Q0 docno rank sim run_id`)."""
+    with open(os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "rb") as handle:
+        lines = handle.read().split(b"\n")
+    return b"\n".join(b" ".join([f[0], b"Q0", f[2], f[3], f[4], f[5]]) for f in
+                      (line.split(b"\t") for line in lines[:max_lines] if line.strip())) + b"\n"
+
+
+def for_each_distinct_mutation(bases: Sequence[bytes], wanted: int, visit: Callable[[str, bytes], None],
+                               first_base_one_in: int = 1, per_seed: int = 10) -> Set[bytes]:
+    """Call visit(kind, data) on `wanted` distinct hostile variants of `bases`; returns the variants seen.
+
+    Hypothesis draws the seeds (derandomised, so CI is reproducible); each seed yields up to `per_seed` variants
+    of one base: the first base one time in `first_base_one_in`, the second otherwise (a small prefix is
+    cheaper to fuzz).
+    """
+    seen: Set[bytes] = set()
+
+    @settings(max_examples=wanted // per_seed * 3 // 2 + 20, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3), pick=st.integers(0, first_base_one_in - 1))
+    def check(seed, rounds, pick):
+        rng = random.Random(seed)
+        base = bases[0] if pick == 0 else bases[1]
+        for _ in range(per_seed):
+            if len(seen) >= wanted:
+                return
+            kind, data = mutate(base, rng, rounds)
+            if data in seen:
+                continue
+            seen.add(data)
+            visit(kind, data)
+
+    check()
+    return seen
 
 
 class Hang(Exception):
