@@ -116,8 +116,12 @@ class GradedRanking:
 
 # ------------------------------------------------------------------------------------------- kernels ---
 def _discounted_sum(gains: np.ndarray, discounts: np.ndarray, depth: int) -> float:
-    """Σ_{r ≤ depth} gain(r) · discount(r) — the DCG/RBP kernel."""
-    return float(np.dot(gains[:depth], discounts[:depth]))
+    """Σ_{r ≤ depth} gain(r) · discount(r) — the DCG/RBP kernel.
+
+    Added left to right (a running sum, as NTCIREVAL's C loop adds), not with np.dot, whose order is BLAS's:
+    the whole-run kernels (measures/vectorised_ntcir.py) add in the same order and so agree bit for bit."""
+    terms = gains[:max(depth, 0)] * discounts[:max(depth, 0)]
+    return float(np.cumsum(terms)[-1]) if terms.shape[0] else 0.0
 
 
 def _blended_ratio(t: GradedRanking, beta: float) -> np.ndarray:
