@@ -555,3 +555,42 @@ def file_size(path: str) -> int:
         return os.path.getsize(path)
     except OSError:
         return 0
+
+
+def columns_from_records(topic_ids: List[str], doc_ids: List[str], scores, run_id: str = "",
+                         lines: Optional[List[int]] = None, max_key_bytes: int = 0) -> Optional[ColumnarRun]:
+    """A ColumnarRun from parsed records (one entry per result, in file order), for tasks whose own parser
+    reads the run: the shared ranking/labelling pipeline then serves them too.
+
+    Document ids become words with pack_strings (UTF-8 bytes, so equal words = equal strings). None when the
+    words cannot stand for the ids (an id with a NUL or a line break) or an id is longer than max_key_bytes
+    (0 = no limit; bounds the memory of the word matrix): the caller keeps its per-topic code then."""
+    count = len(doc_ids)
+    if len(topic_ids) != count or len(scores) != count:
+        raise ValueError("topic_ids, doc_ids and scores must have one entry per record")
+    if max_key_bytes and count and max(map(len, doc_ids)) * 4 > max_key_bytes \
+            and max(len(doc.encode("utf-8")) for doc in doc_ids) > max_key_bytes:
+        return None                 # checked before packing: one long id widens every row
+    if count:
+        docno = pack_strings(list(doc_ids))
+        if docno is None:
+            return None
+    else:
+        docno = np.zeros((0, 1), dtype=np.uint64)
+    codes: Dict[str, int] = {}
+    topics: List[str] = []
+    first_line: List[int] = []
+    topic = np.empty(count, dtype=np.int32)
+    for i, name in enumerate(topic_ids):
+        code = codes.get(name)
+        if code is None:
+            code = codes[name] = len(topics)
+            topics.append(name)
+            first_line.append(lines[i] if lines is not None else i + 1)
+        topic[i] = code
+    grouped = not np.any(np.diff(topic) < 0)      # codes follow first appearance: a drop = a topic resumed
+    order = None if grouped else np.argsort(topic, kind="stable")
+    starts = np.zeros(len(topics) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(topic, minlength=len(topics)), out=starts[1:])
+    return ColumnarRun(topics, topic, docno, np.asarray(scores, dtype=np.float64).reshape(-1), first_line,
+                       order, starts, run_id)
