@@ -175,6 +175,8 @@ QRELS_TABLE = [
     (b"1 0 D1 1\n1 0 D1 0\n", False),                                   # duplicate judgement
     (b"", False),
     (b"1 0 D\xc3\xa9 1\n", False),
+    (b"1 0 D1 -1000000\n1 0 D2 1000000\n", True),                        # qrels.MAX_GRADE
+    (b"1 0 D1 1000001\n", False),                                       # beyond it: the exact reader refuses
 ]
 
 
@@ -188,6 +190,36 @@ def test_qrels_layout_agrees_with_the_exact_reader(content, taken):
     if fast is None:
         return
     exact = parse_qrels_text(content.decode(), "qrels")
+    view = {}
+    for code, topic in enumerate(fast.topics):
+        lines = fast.topic_lines(code)
+        view[topic] = dict(zip(_docnos(fast, lines), fast.score[lines].tolist()))
+    assert view == exact
+
+
+LETTERS = {"S": 3, "A": 2, "B": 1, "C": 0}
+# Qrels with a grade map (NTCIR's letters), against qrels.parse_qrels_text(grade_map=...).
+LETTER_TABLE = [
+    (b"1 0 D1 S\n1 0 D2 A\n1 0 D3 B\n1 0 D4 C\n", LETTERS, True),
+    (b"1 0 D1 A\n1 0 D2 1\n2 0 D1 -1\n", LETTERS, True),             # letters and integers mixed
+    (b"1 0 D1 a\n", LETTERS, False),                                   # not a key (case matters)
+    (b"1 0 D1 AA\n", LETTERS, False),
+    (b"1 0 D1 A\n", {"A": 2000000}, False),                             # mapped beyond MAX_GRADE: exact reader
+    (b"1 0 D1 1\n", {"1": 5}, False),                                  # a digit key: the exact reader maps it
+    (b"1 0 D1 10\n", {"10": 5, "A": 1}, False),
+]
+
+
+@pytest.mark.parametrize("content,grade_map,taken", LETTER_TABLE)
+def test_qrels_letter_grades_agree_with_the_exact_reader(content, grade_map, taken):
+    from runscore.columnar import QRELS
+    from runscore.qrels import parse_qrels_text
+
+    fast = read_columns(io.BytesIO(content), QRELS, grade_map=grade_map)
+    assert (fast is not None) == taken
+    if fast is None:
+        return
+    exact = parse_qrels_text(content.decode(), "qrels", grade_map=grade_map)
     view = {}
     for code, topic in enumerate(fast.topics):
         lines = fast.topic_lines(code)

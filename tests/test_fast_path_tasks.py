@@ -9,6 +9,8 @@ import random
 import pytest
 
 from runscore import columnar, fastpath
+from runscore.columnar_qrels import ColumnarQrels
+from runscore.errors import ConfigError
 from runscore.commands import trec_eval
 from runscore.errors import Diagnostics
 from runscore.pipeline import load_reference
@@ -82,7 +84,8 @@ def test_a_declined_run_gets_the_exact_diagnostics(tmp_path, monkeypatch, capsys
     assert fast[0] == 1 and "is not a number" in fast[2]
 
 
-@pytest.mark.parametrize("defect", ["0001 0 gakkai-0000000001 A\n", "0001 0 gakkai-0000000001\n"])
+@pytest.mark.parametrize("defect", ["0001 0 gakkai-0000000001 A\n", "0001 0 gakkai-0000000001\n",
+                                    "0001 0 gakkai-0000000201 5000000\n"])
 def test_a_declined_qrels_file_gets_the_exact_error(tmp_path, monkeypatch, capsys, defect):
     q, r = _files(tmp_path)
     with open(q, "a") as handle:
@@ -103,7 +106,11 @@ def test_small_files_stay_on_the_exact_path(tmp_path, monkeypatch):
 
 
 def _ntcir1(monkeypatch, switch, reference, path, display="ntc1"):
+    """Parse and score under one switch; `reference` is a loaded reference or (path, overrides) to load under
+    the same switch (then the qrels are read as columns too when the switch is 1)."""
     monkeypatch.setenv(fastpath.ENVIRONMENT, switch)
+    if isinstance(reference, tuple):
+        reference = load_reference(NTCIR1, *reference)
     diags = Diagnostics(display)
     runs = NTCIR1.parse(path, display, diags, reference.data, reference.options)
     scores = [NTCIR1.score(run, reference.data, reference.options) for run in runs]
@@ -117,10 +124,9 @@ def _ntcir1(monkeypatch, switch, reference, path, display="ntc1"):
 ])
 def test_ntcir1_adhoc_scores_and_warnings_are_identical(tmp_path, monkeypatch, overrides, display):
     q, r = _files(tmp_path)
-    reference = load_reference(NTCIR1, q, overrides)
-    fast_runs, fast_diags, fast_scores = _ntcir1(monkeypatch, "1", reference, r, display)
+    fast_runs, fast_diags, fast_scores = _ntcir1(monkeypatch, "1", (q, overrides), r, display)
     assert isinstance(fast_runs[0].data.topics, columnar.ColumnarRun)
-    exact_runs, exact_diags, exact_scores = _ntcir1(monkeypatch, "0", reference, r, display)
+    exact_runs, exact_diags, exact_scores = _ntcir1(monkeypatch, "0", (q, overrides), r, display)
     assert isinstance(exact_runs[0].data.topics, dict)
     assert fast_diags == exact_diags
     assert fast_scores == exact_scores
@@ -135,3 +141,48 @@ def test_ntcir1_adhoc_sample_reference_folder(monkeypatch):
     assert isinstance(fast[0][0].data.topics, columnar.ColumnarRun)
     exact = _ntcir1(monkeypatch, "0", reference, sample)
     assert fast[1:] == exact[1:]
+
+
+def _qrels_as_dicts(qrels):
+    return {topic: dict(qrels[topic]) for topic in qrels}
+
+
+@pytest.mark.parametrize("letters", [False, True])
+def test_ntcir1_reference_read_as_columns_equals_the_exact_one(tmp_path, monkeypatch, letters):
+    """Graded qrels (integers, or NTCIR's letters S/A/B/C), topics not zero-padded: both loaders agree."""
+    q, _ = _files(tmp_path)
+    lines = open(q).read().splitlines()
+    if letters:
+        lines = [line[:-1] + "SABC"[3 - int(line[-1])] if i % 2 else line for i, line in enumerate(lines)]
+    lines = [line.lstrip("0") for line in lines]                     # "12 0 gakkai-... 2": read as topic 0012
+    (tmp_path / "qrels").write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv(fastpath.ENVIRONMENT, "1")
+    fast = load_reference(NTCIR1, q)
+    monkeypatch.setenv(fastpath.ENVIRONMENT, "0")
+    exact = load_reference(NTCIR1, q)
+    assert isinstance(fast.data.qrels["rel1"], ColumnarQrels)
+    assert isinstance(exact.data.qrels["rel1"], dict)
+    assert "0012" in fast.data.qrels["rel1"]
+    assert _qrels_as_dicts(fast.data.qrels["rel1"]) == exact.data.qrels["rel1"]
+    assert list(fast.data.qrels["rel1"]) == list(exact.data.qrels["rel1"])      # file order of topics
+    assert fast.data.topics == exact.data.topics
+
+
+@pytest.mark.parametrize("switch", ["0", "1"])
+def test_a_small_run_against_a_columnar_reference(tmp_path, monkeypatch, switch):
+    """The exact run path reads per-topic dicts from the columnar qrels view: the same scores."""
+    q, r = _files(tmp_path)
+    monkeypatch.setenv(fastpath.ENVIRONMENT, switch)
+    reference = load_reference(NTCIR1, q)
+    assert isinstance(reference.data.qrels["rel1"], ColumnarQrels) == (switch == "1")
+    scores = _ntcir1(monkeypatch, "0", reference, r)[2]
+    assert scores == _ntcir1(monkeypatch, "0", (q, {}), r)[2]
+
+
+@pytest.mark.parametrize("switch", ["0", "1"])
+def test_topics_equal_once_zero_padded_are_a_reference_error(tmp_path, monkeypatch, switch):
+    q = tmp_path / "qrels"
+    q.write_text("31 0 D1 1\n0031 0 D2 1\n")
+    monkeypatch.setenv(fastpath.ENVIRONMENT, switch)
+    with pytest.raises(ConfigError, match="topics 31 and 0031 are the same topic once zero-padded"):
+        load_reference(NTCIR1, str(q))

@@ -18,6 +18,8 @@ from typing import BinaryIO, Dict, List, Optional
 
 import numpy as np
 
+from .qrels import MAX_GRADE
+
 TREC = "trec"        # whitespace-separated, >= 6 fields, blank lines skipped (trec_format.parse_trec_run)
 NACSIS = "nacsis"    # exactly 6 TAB-separated fields (tasks/ntcir1_adhoc.py), no warning-worthy line
 QRELS = "qrels"      # TREC qrels `topic iter docno grade`, >= 4 fields (qrels.parse_qrels_text); score = grade
@@ -226,6 +228,42 @@ def parse_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Opt
     return np.where(chars[:, 0] == 45, -number, number)
 
 
+def _letter_table(grade_map: Optional[Dict[str, int]]) -> Optional[np.ndarray]:
+    """byte -> grade + MAX_GRADE + 1 for the one-letter ASCII grades of a map (0 = not a letter grade); None
+    when the map is empty. Other keys (longer, digits, non-ASCII) are left out: such a field is not an integer
+    of at most 18 digits either, or read_columns declined the map (`_map_is_letters`)."""
+    if not grade_map:
+        return None
+    table = np.zeros(256, dtype=np.int64)
+    for text, grade in grade_map.items():
+        if len(text) == 1 and ord(text) < 128 and not text.isdigit() and abs(grade) <= MAX_GRADE:
+            table[ord(text)] = grade + MAX_GRADE + 1
+    return table
+
+
+def _map_is_letters(grade_map: Dict[str, int]) -> bool:
+    return all(len(text) == 1 and not text.isdigit() for text in grade_map)
+
+
+def parse_grades(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                 letters: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
+    """Qrels grades: integers, or one-letter grades of a grade map (`letters`, from _letter_table)."""
+    if letters is None:
+        return parse_integers(buf, starts, ends)
+    coded = np.where(ends - starts == 1, letters[buf[starts]], 0)
+    is_letter = coded != 0
+    if not np.any(is_letter):
+        return parse_integers(buf, starts, ends)
+    grade = coded - (MAX_GRADE + 1)
+    rest = np.flatnonzero(~is_letter)
+    if rest.shape[0]:
+        numbers = parse_integers(buf, starts[rest], ends[rest])
+        if numbers is None:
+            return None
+        grade[rest] = numbers
+    return grade
+
+
 def _numeric_topic_key(topic: str):
     return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
 
@@ -233,8 +271,9 @@ def _numeric_topic_key(topic: str):
 class _Reader:
     """State carried from chunk to chunk."""
 
-    def __init__(self, layout: str, comments: bool, capacity: int = 0):
+    def __init__(self, layout: str, comments: bool, capacity: int = 0, grade_map: Optional[Dict[str, int]] = None):
         self.layout = layout
+        self.grade_letters = _letter_table(grade_map)
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments
         self.codes: Dict[str, int] = {}
@@ -337,9 +376,9 @@ class _Reader:
         if any(int((e - s).max()) > MAX_FIELD_BYTES for s, e in field):
             return False
         if self.layout == QRELS:
-            grade = parse_integers(buf, *field[3])
-            if grade is None:
-                return False
+            grade = parse_grades(buf, *field[3], self.grade_letters)
+            if grade is None or np.any(np.abs(grade) > MAX_GRADE):
+                return False            # the exact reader refuses grades beyond qrels.MAX_GRADE
             self.store.add(self._topics(buf, field[0], line_numbers), pack_fields(buf, *field[2]), grade)
             return True
         score = parse_decimals(buf, *field[4])
@@ -500,11 +539,14 @@ def has_duplicates(run: ColumnarRun) -> bool:
 
 
 def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
-                 chunk_bytes: int = CHUNK_BYTES) -> Optional[ColumnarRun]:
-    """Read a run from a binary file object; None = use the exact reader (see the module docstring)."""
+                 chunk_bytes: int = CHUNK_BYTES, grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarRun]:
+    """Read a run from a binary file object; None = use the exact reader (see the module docstring).
+    `grade_map` (QRELS only) lets the grade column hold one-letter grades, as qrels.parse_qrels_text's."""
     if layout not in LAYOUTS:
         raise ValueError("unknown run layout %r" % layout)
-    reader = _Reader(layout, comments, _count_lines(handle))
+    if grade_map and not _map_is_letters(grade_map):
+        return None                 # a key like "10" would be read as the integer 10 here
+    reader = _Reader(layout, comments, _count_lines(handle), grade_map)
     rest = b""
     seen_newline = False
     while True:
@@ -545,9 +587,10 @@ def _count_lines(handle: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> int:
         return 0
 
 
-def read_columns_file(path: str, layout: str = TREC, comments: bool = False) -> Optional[ColumnarRun]:
+def read_columns_file(path: str, layout: str = TREC, comments: bool = False,
+                      grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarRun]:
     with open(path, "rb") as handle:
-        return read_columns(handle, layout, comments)
+        return read_columns(handle, layout, comments, grade_map=grade_map)
 
 
 def file_size(path: str) -> int:

@@ -14,27 +14,31 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns
+from .columnar_qrels import ColumnarQrels, read_columnar_qrels
 from .errors import Diagnostics
 from .measures.trec import TrecOptions
 from .textfile import MAX_FILE_BYTES
 from .measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
 
 FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
+# A task's qrels file of this size or more (about 60k judgements, 0.2 s as Python dicts) is read as columns.
+FAST_QRELS_MIN_BYTES = 1024 * 1024
 # The fast path holds about 40 bytes per line whatever the file's size, so it may read files above
 # textfile.MAX_FILE_BYTES (which bounds the exact path's memory, a few times the file size).
 COLUMNAR_MAX_FILE_BYTES = 1024 * 1024 * 1024
 ENVIRONMENT = "RUNSCORE_FAST_PATH"
 
 
-def wanted(path: str) -> bool:
-    """Should this file try the fast path? (a regular file, big enough, not switched off)"""
+def wanted(path: str, min_bytes: Optional[int] = None, max_bytes: Optional[int] = None) -> bool:
+    """Should this file try the fast path? (a regular file, big enough, not switched off; the bounds default to
+    FAST_PATH_MIN_BYTES and COLUMNAR_MAX_FILE_BYTES)"""
     switch = os.environ.get(ENVIRONMENT, "")
     if switch == "0" or not os.path.isfile(path):
         return False
     size = os.path.getsize(path)
-    if size > COLUMNAR_MAX_FILE_BYTES:
+    if size > (COLUMNAR_MAX_FILE_BYTES if max_bytes is None else max_bytes):
         return False
-    return switch == "1" or size >= FAST_PATH_MIN_BYTES
+    return switch == "1" or size >= (FAST_PATH_MIN_BYTES if min_bytes is None else min_bytes)
 
 
 def _keep_freed_memory() -> None:
@@ -61,6 +65,16 @@ def read(path: str, layout: str, comments: bool = False) -> Optional[ColumnarRun
         return None                 # the exact path words the error
 
 
+def read_reference_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarQrels]:
+    """A task's big clean qrels file as columns (a dict view, see columnar_qrels), or None: then the task's
+    exact loader (qrels.read_qrels) reads it and words any defect. Reference files keep the exact path's
+    size limit (textfile.MAX_FILE_BYTES)."""
+    if not wanted(path, FAST_QRELS_MIN_BYTES, MAX_FILE_BYTES):
+        return None
+    _keep_freed_memory()
+    return read_columnar_qrels(path, grade_map)
+
+
 # ------------------------------------------------------------------------------ shared evaluation ---
 
 class _Cache:
@@ -76,6 +90,8 @@ class _Cache:
 
 
 def qrels_columns(qrels: Dict[str, Dict[str, int]]) -> QrelsColumns:
+    if isinstance(qrels, ColumnarQrels):
+        return qrels.columns
     if _Cache.qrels_source is not qrels:
         _Cache.qrels_columns = None
         _Cache.qrels_columns = QrelsColumns(qrels)

@@ -7,9 +7,10 @@ the Proposed checks of the spec (duplicates, padding of topic ids, more than max
 import math
 import os
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from .. import fastpath
+from ..columnar_qrels import max_grade
 from ..errors import ConfigError, Diagnostics
 from ..measures.trec import INTERP_RULES, TrecOptions
 from ..qrels import read_qrels
@@ -99,10 +100,7 @@ class Ntcir1Adhoc(Task):
             files = config["qrels"]
             if not isinstance(files, dict) or set(files) != set(LEVELS):
                 raise ConfigError("qrels must map rel1 and rel2 to a qrels file each", where)
-            qrels = {}
-            for level in LEVELS:
-                raw = read_qrels(reference_file(ref_path, files[level], level))
-                qrels[level] = {normalise_topic(t): docs for t, docs in raw.items()}
+            qrels = {level: _read_qrels(reference_file(ref_path, files[level], level)) for level in LEVELS}
             all_topics = sorted(set(qrels["rel1"]) | set(qrels["rel2"]))
             return Reference(qrels, {"rel1": 1, "rel2": 1}, self._topic_list(topics, all_topics))
         if "graded_qrels" in config:
@@ -111,8 +109,7 @@ class Ntcir1Adhoc(Task):
         raise ConfigError("task.yaml must name either qrels (rel1, rel2) or graded_qrels", where)
 
     def _graded_reference(self, path: str, topics: Optional[List]) -> Reference:
-        raw = read_qrels(path, grade_map=GRADE_LETTERS)
-        qrels = {normalise_topic(t): docs for t, docs in raw.items()}
+        qrels = _read_qrels(path, GRADE_LETTERS)
         return Reference({level: qrels for level in LEVELS}, dict(GRADED_LEVEL),
                          self._topic_list(topics, sorted(qrels)))
 
@@ -237,8 +234,7 @@ class Ntcir1Adhoc(Task):
         for level in LEVELS:
             qrels = reference.qrels[level]
             threshold = reference.thresholds[level]
-            no_relevant = [t for t in reference.topics
-                           if not any(g >= threshold for g in qrels.get(t, {}).values())]
+            no_relevant = [t for t in reference.topics if (max_grade(qrels, t) or 0) < threshold]
             topics = reference.topics
             if no_relevant:
                 action = "left out of the means" if options["exclude_topics_without_relevant"] else \
@@ -257,6 +253,24 @@ class Ntcir1Adhoc(Task):
                 for name, value in topic_values.items():
                     row["%s_%s" % (name, level)] = value
         return RunScores(measures, per_topic, notes)
+
+
+def _read_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Mapping:
+    """topic -> docno -> grade with topic ids zero-padded; a big clean file is read as columns (fastpath)."""
+    fast = fastpath.read_reference_qrels(path, grade_map)
+    if fast is not None:
+        renamed = fast.renamed(normalise_topic)
+        if renamed is not None:
+            return renamed
+    qrels: Dict[str, Dict[str, int]] = {}
+    spelled: Dict[str, str] = {}
+    for topic, docs in read_qrels(path, grade_map=grade_map).items():
+        padded = normalise_topic(topic)
+        if padded in qrels:
+            raise ConfigError("topics %s and %s are the same topic once zero-padded to 4 digits (%s)"
+                              % (spelled[padded], topic, padded), path)
+        qrels[padded], spelled[padded] = docs, topic
+    return qrels
 
 
 def _is_int(text: str) -> bool:
