@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..columnar import ColumnarRun
+from ..columnar import ColumnarRun, columns_from_records
 from .names import MeasureName, parse_name
 from .ntcireval import check_gains
 from .vectorised import QrelsColumns, Segments, label_lines, ordered_segment_sums, rank_lines
@@ -151,3 +151,44 @@ def evaluate_ntcir(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str],
     ranked, offsets = rank_lines(run, topics, tie_order, max_docs)
     grades = label_lines(run, ranked, offsets, topics, qrels)
     return ntcir_values(grades, offsets, [qrels.judged_of(t) for t in topics], gains, names)
+
+
+# ------------------------------------------------------------------------------------------- task wiring ---
+MAX_KEY_BYTES = 1024       # longer document ids (run or qrels) keep the per-topic code: one widens every row
+
+
+class _QrelsCache:
+    """The last qrels converted: the runs of one submission share their reference (up to 3 or 4 runs)."""
+
+    source = None
+    columns: Optional[QrelsColumns] = None
+
+
+def _qrels_columns(qrels: Dict[str, Dict[str, int]]) -> Optional[QrelsColumns]:
+    if _QrelsCache.source is not qrels:
+        columns: Optional[QrelsColumns] = None
+        if all(len(doc) * 4 <= MAX_KEY_BYTES or len(doc.encode("utf-8")) <= MAX_KEY_BYTES
+               for docs in qrels.values() for doc in docs):
+            columns = QrelsColumns(qrels)
+            if not columns.usable:
+                columns = None
+        _QrelsCache.source, _QrelsCache.columns = qrels, columns
+    return _QrelsCache.columns
+
+
+def evaluate_records(topic_ids: List[str], doc_ids: List[str], scores: Sequence[float],
+                     qrels: Dict[str, Dict[str, int]], topics: Sequence[str], gains: Sequence[float],
+                     names: Sequence, tie_order: str = "file", max_docs: Optional[int] = None
+                     ) -> Optional[NtcirValues]:
+    """A task's parsed run (one entry per result: topic, document id, score; ties broken by `tie_order`)
+    through the shared pipeline: columns, rank_lines, label_lines, the kernels above. None when the words
+    cannot hold a document id of the run or of the qrels (a NUL, a line break, more than MAX_KEY_BYTES): the
+    task then scores per topic with measures.ntcireval, which gives the same values."""
+    try:
+        run = columns_from_records(topic_ids, doc_ids, scores, max_key_bytes=MAX_KEY_BYTES)
+        columns = _qrels_columns(qrels) if run is not None else None
+    except UnicodeEncodeError:           # a lone surrogate: no UTF-8 bytes to compare
+        return None
+    if columns is None:
+        return None
+    return evaluate_ntcir(run, columns, topics, gains, names, tie_order, max_docs)

@@ -7,8 +7,10 @@ key<TAB>Lk`, so official qrels can be dropped in; `runscore r2c2-qrels` derives 
 import os
 from typing import Any, Dict, List, Optional
 
+from .. import fastpath
 from ..errors import ConfigError, Diagnostics
 from ..measures.ntcireval import GradedRanking, NoRelevantDocuments, compute_all, linear_gains, parse_gains
+from ..measures.vectorised_ntcir import evaluate_records
 from ..ntcir_qrels import parse_level
 from ..r2c2_format import KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid, parse_pr_run, qid_tsv_rows
 from ..textfile import numbered_lines, read_text
@@ -137,17 +139,11 @@ class R2C2PR(Task):
     def score(self, run: ParsedRun, reference: PRReference, options: Dict[str, Any]) -> RunScores:
         pr_run: PRRun = run.data
         mode = options["passage_key_mode"]
-        per_topic: Dict[str, Dict[str, float]] = {}
-        for topic in reference.topics:
-            topic_qrels = reference.qrels[topic]
-            levels = [topic_qrels.get(key_text(pr_run.key(topic, rank, mode)), 0)
-                      for rank, _ in pr_run.passages(topic)][:MAX_PASSAGES]
-            try:
-                graded = GradedRanking(levels, list(topic_qrels.values()), reference.gains)
-            except NoRelevantDocuments:     # excluded at load time; kept here as a guard
-                continue
-            values = compute_all(list(MEASURES), graded)
-            per_topic[topic] = {MEASURES[name]: value for name, value in values.items()}
+        per_topic = None
+        if os.environ.get(fastpath.ENVIRONMENT, "") != "0":
+            per_topic = pipeline_values(pr_run, reference, mode)
+        if per_topic is None:
+            per_topic = per_topic_values(pr_run, reference, mode)
         n = len(reference.topics)
         measures = {key: (sum(row[key] for row in per_topic.values()) / n if n else 0.0)
                     for key in MEASURES.values()}
@@ -162,6 +158,42 @@ class R2C2PR(Task):
             notes.append("%d official question(s) absent from the run score 0: %s"
                          % (len(missing), ", ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")))
         return RunScores(measures, per_topic, notes)
+
+
+def pipeline_values(pr_run: PRRun, reference: PRReference, mode: str) -> Optional[Dict[str, Dict[str, float]]]:
+    """Per-question values through the shared columnar pipeline: passages by PassageRank ascending (score =
+    -PassageRank), the passage key text of `mode` as the document id; None when a key does not fit it (see
+    vectorised_ntcir.evaluate_records). Questions without relevant passages are left out, as per_topic_values."""
+    scored = set(reference.topics)
+    topic_ids: List[str] = []
+    doc_ids: List[str] = []
+    scores: List[float] = []
+    for topic in pr_run.topics:
+        if topic in scored:
+            for rank, _ in pr_run.passages(topic):
+                topic_ids.append(topic)
+                doc_ids.append(key_text(pr_run.key(topic, rank, mode)))
+                scores.append(-float(rank))
+    found = evaluate_records(topic_ids, doc_ids, scores, reference.qrels, reference.topics, reference.gains,
+                             list(MEASURES), tie_order="file", max_docs=MAX_PASSAGES)
+    return None if found is None else found.per_topic(reference.topics, MEASURES, scorable_only=True)
+
+
+def per_topic_values(pr_run: PRRun, reference: PRReference, mode: str) -> Dict[str, Dict[str, float]]:
+    """Per-question values, one GradedRanking per question (measures.ntcireval): the reference the pipeline is
+    tested against, and the path for passage keys the pipeline's words cannot hold."""
+    per_topic: Dict[str, Dict[str, float]] = {}
+    for topic in reference.topics:
+        topic_qrels = reference.qrels[topic]
+        levels = [topic_qrels.get(key_text(pr_run.key(topic, rank, mode)), 0)
+                  for rank, _ in pr_run.passages(topic)][:MAX_PASSAGES]
+        try:
+            graded = GradedRanking(levels, list(topic_qrels.values()), reference.gains)
+        except NoRelevantDocuments:     # excluded at load time; kept here as a guard
+            continue
+        values = compute_all(list(MEASURES), graded)
+        per_topic[topic] = {MEASURES[name]: value for name, value in values.items()}
+    return per_topic
 
 
 TASK = R2C2PR()

@@ -11,8 +11,10 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from .. import fastpath
 from ..errors import ConfigError, Diagnostics
 from ..measures.ntcireval import GradedRanking, NoRelevantDocuments, compute_all, parse_gains
+from ..measures.vectorised_ntcir import evaluate_records
 from ..ntcir_qrels import FORMATS, read_graded_qrels
 from ..temporalia_format import MAX_RUNS_PER_GROUP, RunBook, records
 from ..textfile import read_text
@@ -209,17 +211,11 @@ class TemporaliaTir(Task):
             subtopics = sorted(reference.qrels, key=_subtopic_order)
         else:
             subtopics = sorted(with_relevant, key=_subtopic_order)
-        per_topic: Dict[str, Dict[str, float]] = {}
-        for subtopic in subtopics:
-            topic_qrels = reference.qrels[subtopic]
-            levels = [topic_qrels.get(doc, 0) for doc in data.ranking(subtopic)]
-            try:
-                graded = GradedRanking(levels, list(topic_qrels.values()), reference.gains)
-            except NoRelevantDocuments:
-                per_topic[subtopic] = {key: 0.0 for key in MEASURES.values()}
-                continue
-            per_topic[subtopic] = {MEASURES[name]: value for name, value in compute_all(list(MEASURES),
-                                                                                        graded).items()}
+        per_topic = None
+        if os.environ.get(fastpath.ENVIRONMENT, "") != "0":
+            per_topic = pipeline_values(data, reference, subtopics)
+        if per_topic is None:
+            per_topic = per_topic_values(data, reference, subtopics)
         measures = _means(per_topic, subtopics, "")
         for letter, name in CLASSES.items():
             measures.update(_means(per_topic, [s for s in subtopics if s.endswith(letter)], "_" + name))
@@ -237,6 +233,42 @@ class TemporaliaTir(Task):
             notes.append("%s: %d subtopic(s) absent from the run score 0: %s" % (run.name, len(missing),
                                                                                  _id_list(missing)))
         return RunScores(measures, per_topic, notes, [_topic_table(run.name, per_topic)])
+
+
+def pipeline_values(data: TirRun, reference: TirReference, subtopics: List[str]
+                    ) -> Optional[Dict[str, Dict[str, float]]]:
+    """Per-subtopic values through the shared columnar pipeline (documents by rank ascending, equal ranks in
+    file order: score = -rank, ties in file order); None when a document id does not fit it (see
+    vectorised_ntcir.evaluate_records). A subtopic without relevant documents scores 0, as per_topic_values."""
+    scored = set(subtopics)
+    topic_ids: List[str] = []
+    doc_ids: List[str] = []
+    scores: List[float] = []
+    for subtopic, entries in data.entries.items():
+        if subtopic in scored:
+            topic_ids.extend([subtopic] * len(entries))
+            doc_ids.extend(doc for _, _, doc in entries)
+            scores.extend(-float(rank) for rank, _, _ in entries)
+    found = evaluate_records(topic_ids, doc_ids, scores, reference.qrels, subtopics, reference.gains,
+                             list(MEASURES), tie_order="file")
+    return None if found is None else found.per_topic(subtopics, MEASURES)
+
+
+def per_topic_values(data: TirRun, reference: TirReference, subtopics: List[str]) -> Dict[str, Dict[str, float]]:
+    """Per-subtopic values, one GradedRanking per subtopic (measures.ntcireval): the reference the pipeline is
+    tested against, and the path for document ids the pipeline's words cannot hold."""
+    per_topic: Dict[str, Dict[str, float]] = {}
+    for subtopic in subtopics:
+        topic_qrels = reference.qrels[subtopic]
+        levels = [topic_qrels.get(doc, 0) for doc in data.ranking(subtopic)]
+        try:
+            graded = GradedRanking(levels, list(topic_qrels.values()), reference.gains)
+        except NoRelevantDocuments:
+            per_topic[subtopic] = {key: 0.0 for key in MEASURES.values()}
+            continue
+        per_topic[subtopic] = {MEASURES[name]: value for name, value in compute_all(list(MEASURES),
+                                                                                    graded).items()}
+    return per_topic
 
 
 def _means(per_topic: Dict[str, Dict[str, float]], subtopics: List[str], suffix: str) -> Dict[str, float]:
