@@ -95,7 +95,7 @@ def ntcir_values(grades: np.ndarray, offsets: np.ndarray, judged: List[np.ndarra
     parsed = [parse_name(n) if isinstance(n, str) else n for n in names]
     for measure in parsed:
         if measure.family not in FAMILIES or measure.cutoff is None:
-            raise KeyError("no whole-run kernel for %s" % measure)
+            raise KeyError("no whole-run kernel for %s" % str(measure))
     depth = max([m.cutoff for m in parsed if m.family in ("MSnDCG", "nDCG")], default=0)
     ideal_gain, ideal_topic, ideal_position = _ideal_lists(level_counts, gain_of, depth)
 
