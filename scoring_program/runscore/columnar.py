@@ -11,6 +11,7 @@ would report (a bad field, a duplicate, a blank NACSIS line, a non-ASCII byte, .
 (comments, CR line ends in NACSIS files); the caller then runs the exact line-by-line reader, which produces the
 messages with their line numbers. So both paths accept the same files and report the same diagnostics.
 """
+import io
 import os
 import re
 from dataclasses import dataclass
@@ -546,7 +547,7 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
         raise ValueError("unknown run layout %r" % layout)
     if grade_map and not _map_is_letters(grade_map):
         return None                 # a key like "10" would be read as the integer 10 here
-    reader = _Reader(layout, comments, _count_lines(handle), grade_map)
+    reader = _Reader(layout, comments, _capacity(handle, layout), grade_map)
     rest = b""
     seen_newline = False
     while True:
@@ -567,6 +568,22 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
     if not seen_newline:
         return None                 # a file without LF (maybe CR-only line ends): the exact reader decides
     return reader.finish()
+
+
+# The shortest line that holds a record: one byte a field, one separator between fields, LF.
+_SHORTEST_LINE = {TREC: 12, NACSIS: 12, QRELS: 8}
+
+
+def _capacity(handle: BinaryIO, layout: str) -> int:
+    """An upper bound of the records of a regular file, from its size: the columns are allocated once at that
+    size and only the pages written are ever resident, so the bound costs address space, not memory (and no
+    second pass over the file). Other files are counted (`_count_lines`)."""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+        position = handle.tell()
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return _count_lines(handle)
+    return max(size - position, 0) // _SHORTEST_LINE[layout] + 1
 
 
 def _count_lines(handle: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> int:
@@ -620,17 +637,11 @@ def columns_from_records(topic_ids: List[str], doc_ids: List[str], scores, run_i
             return None
     else:
         docno = np.zeros((0, 1), dtype=np.uint64)
-    codes: Dict[str, int] = {}
-    topics: List[str] = []
-    first_line: List[int] = []
-    topic = np.empty(count, dtype=np.int32)
-    for i, name in enumerate(topic_ids):
-        code = codes.get(name)
-        if code is None:
-            code = codes[name] = len(topics)
-            topics.append(name)
-            first_line.append(lines[i] if lines is not None else i + 1)
-        topic[i] = code
+    topics = list(dict.fromkeys(topic_ids))              # order of first appearance
+    codes = {name: code for code, name in enumerate(topics)}
+    topic = np.fromiter(map(codes.__getitem__, topic_ids), dtype=np.int32, count=count)
+    first = np.unique(topic, return_index=True)[1].tolist()
+    first_line = [lines[i] for i in first] if lines is not None else [i + 1 for i in first]
     grouped = not np.any(np.diff(topic) < 0)      # codes follow first appearance: a drop = a topic resumed
     order = None if grouped else np.argsort(topic, kind="stable")
     starts = np.zeros(len(topics) + 1, dtype=np.int64)

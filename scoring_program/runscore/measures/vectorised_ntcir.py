@@ -167,8 +167,9 @@ class _QrelsCache:
 def _qrels_columns(qrels: Dict[str, Dict[str, int]]) -> Optional[QrelsColumns]:
     if _QrelsCache.source is not qrels:
         columns: Optional[QrelsColumns] = None
-        if all(len(doc) * 4 <= MAX_KEY_BYTES or len(doc.encode("utf-8")) <= MAX_KEY_BYTES
-               for docs in qrels.values() for doc in docs):
+        longest = max((max(map(len, docs), default=0) for docs in qrels.values()), default=0)
+        if longest * 4 <= MAX_KEY_BYTES or all(len(doc.encode("utf-8")) <= MAX_KEY_BYTES
+                                               for docs in qrels.values() for doc in docs):
             columns = QrelsColumns(qrels)
             if not columns.usable:
                 columns = None
