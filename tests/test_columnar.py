@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from runscore.columnar import NACSIS, TREC, parse_decimals, read_columns
+from runscore.columnar import NACSIS, TREC, parse_decimals, read_columns, read_columns_file
 from runscore.errors import Diagnostics
 from runscore.tasks.ntcir1_adhoc import TASK as NTCIR1
 from runscore.trec_format import parse_trec_run
@@ -253,3 +253,20 @@ def test_unseekable_input_and_wider_ids_in_a_later_chunk():
     grown = read_columns(io.BufferedReader(_Stream(content)), TREC, chunk_bytes=512)
     assert counted.docno.shape[1] == grown.docno.shape[1] == 5
     assert _fast_view(grown) == _fast_view(counted) == _exact_view(parse_trec_run(content, "run")[0])
+
+
+@pytest.mark.parametrize("layout,pattern", [("trec", "%s Q %s 1 1 r\n"), ("nacsis", "000%s\t0\t%s\t1\t1\tr\n"),
+                                            ("qrels", "%s 0 %s 1\n")])
+def test_the_capacity_bound_holds_for_the_shortest_lines(tmp_path, layout, pattern):
+    """Columns are allocated once from the file size; the shortest possible records must fit (else they grow)."""
+    import string
+
+    from runscore.columnar import _capacity
+
+    content = "".join(pattern % (t, d) for t in "123456789" for d in string.ascii_letters).encode()
+    path = tmp_path / "run"
+    path.write_bytes(content)
+    with open(str(path), "rb") as handle:
+        assert _capacity(handle, layout) >= 9 * 52
+    assert _capacity(io.BytesIO(content), layout) == 9 * 52 + 1         # not a file: counted
+    assert len(read_columns_file(str(path), layout)) == 9 * 52
