@@ -139,3 +139,27 @@ def test_files_over_the_columnar_limit_stay_on_the_exact_path(tmp_path, monkeypa
     assert fastpath.wanted(str(path))
     monkeypatch.setattr(fastpath, "COLUMNAR_MAX_FILE_BYTES", 100)
     assert not fastpath.wanted(str(path))
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("tie_order", ["desc", "asc"])
+def test_tied_documents_are_ordered_as_the_exact_ranking(seed, tie_order):
+    """Runs written by score with many ties (groups of two lines take a shortcut, bigger groups a sort), and
+    document ids that differ only after a long common prefix (in their second or third word)."""
+    from runscore.rankeval import ranked_docnos
+
+    rng = random.Random(seed)
+    lines, topics = [], ["%d" % t for t in range(1, 6)]
+    for topic in topics:
+        prefix = rng.choice(("", "LA0101-", "document-id-prefix-"))
+        docs = rng.sample(range(1000), rng.randint(1, 40))
+        scores = sorted((rng.choice((1.0, 2.0, 3.0, rng.random())) for _ in docs), reverse=True)
+        lines += ["%s Q0 %s%d 1 %r r" % (topic, prefix, d, s) for d, s in zip(docs, scores)]
+    text = ("\n".join(lines) + "\n").encode()
+    run = read_columns(io.BytesIO(text), TREC)
+    ranked, offsets = rank_lines(run, topics, tie_order)
+    slow_run, _ = parse_trec_run(text, "run")
+    for k, topic in enumerate(topics):
+        rows = run.docno[ranked[offsets[k]:offsets[k + 1]]]
+        fast = [row.astype(">u8").tobytes().rstrip(b"\0").decode() for row in rows]
+        assert fast == ranked_docnos(slow_run.topics[topic], tie_order), topic

@@ -74,12 +74,28 @@ def _presorted_order(run: ColumnarRun, scores: np.ndarray, tie_order: str,
     starts_group = np.ones(lines.shape[0], dtype=bool)
     starts_group[1:] = ~tied[lines[1:] - 1]
     group = np.cumsum(starts_group)
-    words = run.docno[lines]
-    if tie_order == "desc":
-        words = ~words
-    keys = [words[:, j] for j in range(words.shape[1] - 1, -1, -1)] + [group]
-    order[lines] = lines[np.lexsort(keys)]
+    # Most groups are two lines: put each pair in order with one comparison; sort the bigger groups.
+    size = np.bincount(group)[group]
+    first = lines[starts_group & (size == 2)]
+    a, b = run.docno[first], run.docno[first + 1]
+    swap = first[_rows_less(a, b) if tie_order == "desc" else _rows_less(b, a)]
+    order[swap], order[swap + 1] = swap + 1, swap
+    lines, group = lines[size > 2], group[size > 2]
+    if lines.shape[0]:
+        words = run.docno[lines]
+        if tie_order == "desc":
+            words = ~words
+        keys = [words[:, j] for j in range(words.shape[1] - 1, -1, -1)] + [group]
+        order[lines] = lines[np.lexsort(keys)]
     return order
+
+
+def _rows_less(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row by row, is a < b? (words compared left to right: the byte order of the document ids)"""
+    if a.shape[1] == 1:
+        return a[:, 0] < b[:, 0]
+    column = np.argmax(a != b, axis=1)[:, None]
+    return np.take_along_axis(a, column, 1)[:, 0] < np.take_along_axis(b, column, 1)[:, 0]
 
 
 def _topic_order(scores: np.ndarray, docno: np.ndarray, lines: np.ndarray, tie_order: str) -> np.ndarray:
