@@ -98,6 +98,10 @@ NACSIS_TABLE = [
     (b"0002\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD1\t1\t0.9\tntc1\n", False),                # not sorted
     (b"0001\t0\tD1\tone\t0.9\tntc1\n", False),                                         # Rank not an integer
     (b"0001\t0\tD1\t1\t0.5\tntc1\n0001\t0\tD2\t2\t0.9\tntc1\n", False),                # Rank and sim disagree
+    (b"0001\t0\tD1\t5\t0.5\tntc1\n0001\t0\tD2\t2\t0.9\tntc1\n", True),                 # sim grows, Rank falls
+    (b"0001\t0\tD1\t1\t0.5\tntc1\n0002\t0\tD2\t2\t0.9\tntc1\n", True),                 # grows across topics
+    (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD2\t3\t0.5\tntc1\n0001\t0\tD3\t4\t0.6\tntc1\n", False),
+    (b"0001\t0\tD1\t100000000\t0.5\tntc1\n0001\t0\tD2\t100000001\t0.9\tntc1\n", False),  # long Ranks
     (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t1\tD2\t2\t0.5\tntc1\n", False),                # Dummy not constant
     (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD2\t2\t0.5\tntc2\n", False),                # two Run-IDs
     (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD1\t2\t0.5\tntc1\n", False),                # duplicate
@@ -120,6 +124,21 @@ def test_nacsis_layout_agrees_with_the_task_parser(content, taken, tmp_path, mon
     assert diags.items == []
     topics = {t: (r.docnos, r.scores) for t, r in runs[0].data.topics.items()}
     assert _fast_view(fast) == (topics, [r.lines[0] for r in runs[0].data.topics.values()], runs[0].name)
+
+
+@pytest.mark.parametrize("disagree_at", [None, 1, 2, 5, 9])
+def test_nacsis_rank_check_across_chunk_boundaries(disagree_at):
+    """Rank and Similarity growing together is found wherever the chunks are cut (the check carries the last
+    line of a chunk over); Similarity growing while Rank falls is not a warning."""
+    lines = []
+    for i in range(10):
+        rank, sim = 10 - i, (0.1 * (i + 1) if i % 3 else 1.0 - 0.05 * i)      # Rank falls, sim up and down
+        if i == disagree_at:
+            rank, sim = 100 + i, 5.0
+        lines.append("0001\t0\tD%d\t%d\t%r\tntc1\n" % (i, rank, sim))
+    content = "".join(lines).encode()
+    for chunk in (8, 30, 64, 100, 4096):
+        assert (read_columns(io.BytesIO(content), NACSIS, chunk_bytes=chunk) is None) == (disagree_at is not None)
 
 
 @pytest.mark.parametrize("longest", [8, 20])

@@ -15,7 +15,7 @@ import io
 import os
 import re
 from dataclasses import dataclass
-from typing import BinaryIO, Dict, List, Optional
+from typing import BinaryIO, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -204,6 +204,25 @@ def _eight_bytes(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
     return words.astype(">u8").view(np.uint8).reshape(-1, 8)
 
 
+def are_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Is every field `[+-]?\\d+` with at most 18 digits? (parse_integers' test, without the values)"""
+    lengths = ends - starts
+    if lengths.shape[0] == 0:
+        return True
+    if int(lengths.max()) > 8:
+        return parse_integers(buf, starts, ends) is not None
+    return _short_integers(_eight_bytes(buf, starts, lengths))[1]
+
+
+def _short_integers(chars: np.ndarray) -> Tuple[np.ndarray, bool]:
+    """(digit flags, all integers?) of fields of at most 8 bytes: eight flags a row are one uint64 (see
+    parse_decimals), so "no other byte" and "some digit" are tests on one number a row."""
+    digit = (chars - np.uint8(48)) < 10
+    other = (chars != 0) & ~digit
+    other[:, 0] &= (chars[:, 0] != 45) & (chars[:, 0] != 43)
+    return digit, not np.any(other.view(np.uint64)[:, 0]) and bool(np.all(digit.view(np.uint64)[:, 0]))
+
+
 def parse_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
     """`[+-]?\\d+` fields of at most 18 digits as int64; None if one is not."""
     lengths = ends - starts
@@ -212,14 +231,13 @@ def parse_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Opt
     short = int(lengths.max()) <= 8
     chars = _eight_bytes(buf, starts, lengths) if short else field_bytes(buf, starts, ends)
     value = chars - np.uint8(48)
-    digit = value < 10
-    sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
-    if short:                          # eight flags a row as one uint64 (see parse_decimals)
-        other = (chars != 0) & ~digit
-        other[:, 0] &= ~sign
-        if np.any(other.view(np.uint64)[:, 0]) or not np.all(digit.view(np.uint64)[:, 0]):
+    if short:
+        digit, integers = _short_integers(chars)
+        if not integers:
             return None
     else:
+        digit = value < 10
+        sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
         digits = np.count_nonzero(digit, axis=1)
         if not np.all((digits + sign == lengths) & (digits >= 1) & (digits <= 18)):
             return None
@@ -426,9 +444,8 @@ class _Reader:
             if previous is not None and key < previous:
                 return False        # not sorted by Topic-ID
             previous = key
-        rank = parse_integers(buf, *field[3])
-        if rank is None:
-            return False
+        if not are_integers(buf, *field[3]):
+            return False            # Rank not an integer
         for which in (1, 5):        # Dummy constant (a warning otherwise), one Run-ID (an error otherwise)
             words = pack_fields(buf, *field[which])
             if np.any(words != words[0]):
@@ -440,17 +457,26 @@ class _Reader:
                 self.dummy = text
             elif self.run_id and text.decode("ascii") != self.run_id:
                 return False
-        previous_rank = np.empty_like(rank)
-        previous_score = np.empty_like(score)
-        previous_rank[1:], previous_score[1:] = rank[:-1], score[:-1]
-        same = np.zeros(rank.shape[0], dtype=bool)
-        same[1:] = topic[1:] == topic[:-1]
-        if self.last_rank_score is not None:
-            previous_rank[0], previous_score[0] = self.last_rank_score[1], self.last_rank_score[2]
-            same[0] = self.last_rank_score[0] == topic[0]
-        if np.any(same & (rank > previous_rank) & (score > previous_score)):
-            return False            # Rank and Similarity disagree
-        self.last_rank_score = (int(topic[-1]), int(rank[-1]), float(score[-1]))
+        # Rank and Similarity disagree: a line whose Rank and Similarity both grow over the previous line of its
+        # topic. Similarity rarely grows in a run written by score, so Ranks are parsed for those lines only.
+        rank_start, rank_end = field[3]
+        last = score.shape[0] - 1
+        rising = np.zeros(score.shape[0], dtype=bool)
+        rising[1:] = (topic[1:] == topic[:-1]) & (score[1:] > score[:-1])
+        before = self.last_rank_score
+        if before is not None and before[0] == topic[0] and score[0] > before[2]:
+            rising[0] = True
+        lines = np.flatnonzero(rising)
+        if lines.shape[0]:
+            rank = parse_integers(buf, rank_start[lines], rank_end[lines])
+            previous = np.flatnonzero(rising[1:])
+            previous_rank = parse_integers(buf, rank_start[previous], rank_end[previous])
+            if rising[0]:
+                previous_rank = np.concatenate([[before[1]], previous_rank])
+            if np.any(rank > previous_rank):
+                return False        # Rank and Similarity disagree
+        last_rank = parse_integers(buf, rank_start[last:], rank_end[last:])
+        self.last_rank_score = (int(topic[last]), int(last_rank[0]), float(score[last]))
         return True
 
     def finish(self) -> Optional[ColumnarRun]:
