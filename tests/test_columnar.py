@@ -289,3 +289,21 @@ def test_the_capacity_bound_holds_for_the_shortest_lines(tmp_path, layout, patte
         assert _capacity(handle, layout) >= 9 * 52
     assert _capacity(io.BytesIO(content), layout) == 9 * 52 + 1         # not a file: counted
     assert len(read_columns_file(str(path), layout)) == 9 * 52
+
+
+@pytest.mark.parametrize("lengths", [(1, 30), (8, 8), (16, 16), (5, 5), (7, 9)])
+@pytest.mark.parametrize("words", [0, 5])
+def test_packed_words_are_the_big_endian_bytes(lengths, words):
+    """pack_fields against int.from_bytes: equal lengths (one mask), mixed lengths, more words than needed."""
+    from runscore.columnar import pack_fields, padded_buffer
+
+    rng = random.Random(sum(lengths) + words)
+    fields = [bytes(rng.randrange(33, 127) for _ in range(rng.randint(*lengths))) for _ in range(300)]
+    data = b" ".join(fields)
+    starts = np.cumsum([0] + [len(f) + 1 for f in fields[:-1]])
+    ends = starts + np.array([len(f) for f in fields])
+    packed = pack_fields(padded_buffer(data), starts, ends, words)
+    count = max(words, (max(map(len, fields)) + 7) // 8)
+    expected = [[int.from_bytes(f.ljust(8 * count, b"\0")[8 * j:8 * j + 8], "big") for j in range(count)]
+                for f in fields]
+    assert packed.tolist() == expected

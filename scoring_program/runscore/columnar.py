@@ -103,28 +103,35 @@ def padded_buffer(data, pad: int = 0) -> np.ndarray:
     return padded[:size]
 
 
-_BYTE_MASKS = np.array([0] + [(2 ** 64 - 1) ^ (2 ** (64 - 8 * k) - 1) for k in range(1, 8)] + [2 ** 64 - 1],
-                       dtype=np.uint64)     # the first k bytes of a big-endian word, k = 0..8
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2 ** 64 - 1], dtype=np.uint64)   # k = 0..8
 
 
 def pack_fields(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, words: int = 0) -> np.ndarray:
     """Fields buf[start:end] as (n, words) uint64 big-endian words, zero padded (`words` 0 = as needed).
 
-    Each word is one gather from an overlapping big-endian uint64 view of the buffer (element i = bytes
-    i..i+7), masked to the field's length."""
+    Each word is one gather from an overlapping little-endian uint64 view of the buffer (element i = bytes
+    i..i+7), masked to the field's first bytes (one constant mask when every field has the same length, as
+    document ids often do), and the words are byte-swapped at the end: the first byte becomes the most
+    significant, so comparing words compares the bytes."""
     lengths = ends - starts
-    needed = (int(lengths.max()) + 7) // 8 if lengths.shape[0] else 1
-    count = max(words, needed, 1)
+    longest = int(lengths.max()) if lengths.shape[0] else 1
+    shortest = int(lengths.min()) if lengths.shape[0] else 0
+    count = max(words, (longest + 7) // 8, 1)
     base = buf.base
     if not (isinstance(base, np.ndarray) and base.dtype == np.uint8 and base.ctypes.data == buf.ctypes.data
             and base.shape[0] >= buf.shape[0] + 8 * count):
         base = padded_buffer(buf, 8 * count).base
-    view = np.ndarray((base.shape[0] - 7,), dtype=">u8", buffer=base, strides=(1,))
+    view = np.ndarray((base.shape[0] - 7,), dtype="<u8", buffer=base, strides=(1,))
     out = np.empty((starts.shape[0], count), dtype=np.uint64)
     for j in range(count):
-        left = np.clip(lengths - 8 * j, 0, 8)
-        out[:, j] = view[starts + 8 * j] & _BYTE_MASKS[left]
-    return out
+        column = view[starts + 8 * j] if j else view[starts]
+        if shortest < 8 * (j + 1):            # some field ends inside this word
+            if longest == shortest:
+                column &= _LOW_BYTES[min(max(longest - 8 * j, 0), 8)]
+            else:
+                column &= _LOW_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+        out[:, j] = column
+    return out.byteswap(inplace=True)
 
 
 def pack_strings(texts: List[str], words: int = 0) -> Optional[np.ndarray]:

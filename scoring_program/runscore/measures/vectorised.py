@@ -441,9 +441,12 @@ def evaluate_columnar(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[st
         for value_name, values in zip(measure.value_names(p), _kernel(name, context, p, options)):
             columns[value_name] = values
     per_topic: Dict[str, Dict[str, float]] = {}
+    order = _value_order(measures, params)
+    if not slow:                    # every value has a kernel: the rows are the output, in output order
+        table = np.array([columns[n] for n in order]).T.tolist() if order else [[] for _ in topics]
+        return {topic: dict(zip(order, row)) for topic, row in zip(topics, table)}
     names = list(columns)
     table = np.array([columns[n] for n in names]).T.tolist() if names else [[] for _ in topics]
-    order = _value_order(measures, params)
     for k, topic in enumerate(topics):
         row = dict(zip(names, table[k]))
         if slow:

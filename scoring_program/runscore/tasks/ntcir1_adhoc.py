@@ -248,10 +248,14 @@ class Ntcir1Adhoc(Task):
             for name, value in summary.items():
                 measures["%s_%s" % (name, level)] = value
             measures["num_q_%s" % level] = float(len(topics))
+            renamed: Dict[str, str] = {}     # name -> name_level, made once (thousands of topics)
             for topic, topic_values in values.items():
                 row = per_topic.setdefault(topic, {})
                 for name, value in topic_values.items():
-                    row["%s_%s" % (name, level)] = value
+                    key = renamed.get(name)
+                    if key is None:
+                        key = renamed[name] = "%s_%s" % (name, level)
+                    row[key] = value
         return RunScores(measures, per_topic, notes)
 
 
