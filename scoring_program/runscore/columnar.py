@@ -109,29 +109,40 @@ _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2 ** 64 - 1], dt
 def pack_fields(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, words: int = 0) -> np.ndarray:
     """Fields buf[start:end] as (n, words) uint64 big-endian words, zero padded (`words` 0 = as needed).
 
-    Each word is one gather from an overlapping little-endian uint64 view of the buffer (element i = bytes
-    i..i+7), masked to the field's first bytes (one constant mask when every field has the same length, as
-    document ids often do), and the words are byte-swapped at the end: the first byte becomes the most
-    significant, so comparing words compares the bytes."""
+    Each word is one gather from an overlapping little-endian uint64 view of the buffer (`_masked_words`), and
+    the words are byte-swapped at the end: the first byte becomes the most significant, so comparing words
+    compares the bytes."""
     lengths = ends - starts
     longest = int(lengths.max()) if lengths.shape[0] else 1
-    shortest = int(lengths.min()) if lengths.shape[0] else 0
     count = max(words, (longest + 7) // 8, 1)
+    view = _word_view(buf, count)
+    out = np.empty((starts.shape[0], count), dtype=np.uint64)
+    for j in range(count):
+        out[:, j] = _masked_words(view, starts, lengths, j)
+    return out.byteswap(inplace=True)
+
+
+def _word_view(buf: np.ndarray, count: int) -> np.ndarray:
+    """A little-endian uint64 view of the buffer whose element i is bytes i..i+7, readable 8 * count bytes
+    past the end (the buffer's padded base when it has one, else a padded copy)."""
     base = buf.base
     if not (isinstance(base, np.ndarray) and base.dtype == np.uint8 and base.ctypes.data == buf.ctypes.data
             and base.shape[0] >= buf.shape[0] + 8 * count):
         base = padded_buffer(buf, 8 * count).base
-    view = np.ndarray((base.shape[0] - 7,), dtype="<u8", buffer=base, strides=(1,))
-    out = np.empty((starts.shape[0], count), dtype=np.uint64)
-    for j in range(count):
-        column = view[starts + 8 * j] if j else view[starts]
-        if shortest < 8 * (j + 1):            # some field ends inside this word
-            if longest == shortest:
-                column &= _LOW_BYTES[min(max(longest - 8 * j, 0), 8)]
-            else:
-                column &= _LOW_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-        out[:, j] = column
-    return out.byteswap(inplace=True)
+    return np.ndarray((base.shape[0] - 7,), dtype="<u8", buffer=base, strides=(1,))
+
+
+def _masked_words(view: np.ndarray, starts: np.ndarray, lengths: np.ndarray, j: int) -> np.ndarray:
+    """Bytes 8j..8j+7 of each field, as little-endian words with the bytes past the field's end zeroed (one
+    constant mask when every field has the same length, as document ids often do)."""
+    column = view[starts + 8 * j] if j else view[starts]
+    shortest = int(lengths.min()) if lengths.shape[0] else 0
+    if shortest < 8 * (j + 1):            # some field ends inside this word
+        longest = int(lengths.max())
+        mask = _LOW_BYTES[min(max(longest - 8 * j, 0), 8)] if longest == shortest else \
+            _LOW_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+        np.bitwise_and(column, mask, out=column)
+    return column
 
 
 def pack_strings(texts: List[str], words: int = 0) -> Optional[np.ndarray]:
@@ -207,8 +218,8 @@ def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Opt
 
 def _eight_bytes(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """(n, 8) bytes of fields of at most 8 bytes, zero padded: one uint64 gather and a mask a field."""
-    words = pack_fields(buf, starts, starts + lengths, 1)[:, 0]
-    return words.astype(">u8").view(np.uint8).reshape(-1, 8)
+    words = _masked_words(_word_view(buf, 1), starts, lengths, 0)      # little-endian: bytes in field order
+    return words.view(np.uint8).reshape(-1, 8)
 
 
 def are_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
