@@ -176,3 +176,17 @@ def test_qrels_grades_are_bounded(tmp_path, grade, fragment):
     with pytest.raises(ConfigError) as info:
         read_qrels(str(path))
     assert fragment in str(info.value) and ":2:" in str(info.value)
+
+
+def test_scoring_one_task_imports_only_its_module():
+    """get_task imports the module named after the task (start-up time); the registry still finds them all."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom runscore.tasks import all_tasks, get_task\n"
+              "task = get_task('temporalia-tir')\n"
+              "print(sorted(m for m in sys.modules if m.startswith('runscore.tasks.')))\n"
+              "print(task is [t for t in all_tasks() if t.id == 'temporalia-tir'][0], len(all_tasks()))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["['runscore.tasks.base', 'runscore.tasks.temporalia_tir']",
+                                "True %d" % len(all_tasks())]

@@ -29,6 +29,11 @@ COLUMNAR_MAX_FILE_BYTES = 1024 * 1024 * 1024
 ENVIRONMENT = "RUNSCORE_FAST_PATH"
 
 
+def switched_off() -> bool:
+    """RUNSCORE_FAST_PATH=0: every run and reference takes the exact path (tests, comparisons)."""
+    return os.environ.get(ENVIRONMENT, "") == "0"
+
+
 def wanted(path: str, min_bytes: Optional[int] = None, max_bytes: Optional[int] = None) -> bool:
     """Should this file try the fast path? (a regular file, big enough, not switched off; the bounds default to
     FAST_PATH_MIN_BYTES and COLUMNAR_MAX_FILE_BYTES)"""

@@ -3,6 +3,7 @@
 Why discovery instead of a hand-kept list: adding a task is adding one module, and nothing else to edit.
 """
 import importlib
+import importlib.util
 import pkgutil
 from typing import Dict, List
 
@@ -36,6 +37,15 @@ def all_tasks() -> List[Task]:
 
 
 def get_task(task_id: str) -> Task:
+    if not _TASKS:
+        # The module named after the task (ntcir1-adhoc -> ntcir1_adhoc) is usually the one: import only it, so
+        # that scoring one task does not import every task's dependencies.
+        name = task_id.replace("-", "_")
+        if name.isidentifier() and not name.startswith("_") and name != "base" and \
+                importlib.util.find_spec("%s.%s" % (__name__, name)) is not None:
+            task = getattr(importlib.import_module("%s.%s" % (__name__, name)), "TASK", None)
+            if task is not None and task.id == task_id:
+                return task
     tasks = _load()
     if task_id not in tasks:
         import difflib

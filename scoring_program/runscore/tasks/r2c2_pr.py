@@ -140,7 +140,7 @@ class R2C2PR(Task):
         pr_run: PRRun = run.data
         mode = options["passage_key_mode"]
         per_topic = None
-        if os.environ.get(fastpath.ENVIRONMENT, "") != "0":
+        if not fastpath.switched_off():
             per_topic = pipeline_values(pr_run, reference, mode)
         if per_topic is None:
             per_topic = per_topic_values(pr_run, reference, mode)

@@ -212,7 +212,7 @@ class TemporaliaTir(Task):
         else:
             subtopics = sorted(with_relevant, key=_subtopic_order)
         per_topic = None
-        if os.environ.get(fastpath.ENVIRONMENT, "") != "0":
+        if not fastpath.switched_off():
             per_topic = pipeline_values(data, reference, subtopics)
         if per_topic is None:
             per_topic = per_topic_values(data, reference, subtopics)
