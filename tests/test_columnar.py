@@ -307,3 +307,69 @@ def test_packed_words_are_the_big_endian_bytes(lengths, words):
     expected = [[int.from_bytes(f.ljust(8 * count, b"\0")[8 * j:8 * j + 8], "big") for j in range(count)]
                 for f in fields]
     assert packed.tolist() == expected
+
+
+def _same_columns(a, b):
+    """Two reads of one file give the same ColumnarRun (None for both, or every field equal)."""
+    if a is None or b is None:
+        return a is None and b is None
+    arrays = ("topic", "docno", "score", "starts")
+    return (a.topics == b.topics and a.first_line == b.first_line and a.run_id == b.run_id and a.dummy == b.dummy
+            and all(np.array_equal(getattr(a, n), getattr(b, n)) for n in arrays)
+            and (a.grouped_order is None) == (b.grouped_order is None)
+            and (a.grouped_order is None or np.array_equal(a.grouped_order, b.grouped_order)))
+
+
+def _split_reads(tmp_path, content, layout, **options):
+    """The file read whole, and read in two parts cut after every line."""
+    from runscore.columnar import read_columns_file
+
+    path = tmp_path / "file"
+    path.write_bytes(content)
+    whole = read_columns(io.BytesIO(content), layout, **options)
+    cuts = [0] + [i + 1 for i, byte in enumerate(content) if byte == 10]
+    parts = []
+    for cut in cuts:
+        with open(str(path), "rb") as handle:
+            parts.append((cut, read_columns(handle, layout, split_at=cut, **options)))
+    assert read_columns_file(str(path), layout, **options) is not None or whole is None
+    return whole, parts
+
+
+SPLIT_CASES = ([(c, TREC, {}) for c, _ in TREC_TABLE] + [(c, NACSIS, {}) for c, _ in NACSIS_TABLE]
+               + [(c, "qrels", {}) for c, _ in QRELS_TABLE]
+               + [(c, "qrels", {"grade_map": m}) for c, m, _ in LETTER_TABLE]
+               + [(b"0001\t0\tD1\t1\t0.5\tntc1\n0001\t0\tD2\t2\t0.9\tntc1\n", NACSIS, {}),     # disagree at the cut
+                  (b"0001\t0\tD1\t1\t0.9\tntc1\n0002\t0\tD2\t2\t0.9\tntc2\n", NACSIS, {}),     # Run-ID changes
+                  (b"0001\t0\tD1\t1\t0.9\tntc1\n0002\t1\tD2\t2\t0.9\tntc1\n", NACSIS, {}),     # Dummy changes
+                  (b"0002\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD2\t2\t0.9\tntc1\n", NACSIS, {}),     # order across the cut
+                  (b"1 Q0 A 1 1 r\n2 Q0 A 1 1 r\n1 Q0 B 2 0 r\n", TREC, {}),                  # topic 1 comes back
+                  (b"1 Q0 A 1 1 r\n1 Q0 A 2 0 r\n", TREC, {}),                                # duplicate across
+                  (b"1 Q0 A 1 1 r\n\n\n2 Q0 B 1 1 s\n", TREC, {}),                             # blank lines
+                  (b"\n\n1 Q0 A 1 1 r\n", TREC, {}),                                          # first part blank
+                  (b"1 Q0 A 1 1 r\n2 Q0 B 1 1 r", TREC, {}),                                   # no final LF
+                  (b"# c\n1 Q0 A 1 1 r\n# d\n2 Q0 B 1 1 r\n", TREC, {"comments": True})])
+
+
+@pytest.mark.parametrize("content,layout,options", SPLIT_CASES)
+def test_a_file_read_in_two_parts_gives_the_same_columns(tmp_path, content, layout, options):
+    whole, parts = _split_reads(tmp_path, content, layout, **options)
+    for cut, part in parts:
+        assert _same_columns(part, whole), cut
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_runs_read_in_two_parts(tmp_path, seed):
+    """Seeded runs of test_fast_path (ties, ids of 1-30 bytes, topics not grouped), cut at several lines."""
+    from test_fast_path import make_case
+
+    _, text, _ = make_case(seed)
+    content = text.encode()
+    path = tmp_path / "run"
+    path.write_bytes(content)
+    whole = read_columns(io.BytesIO(content), TREC)
+    assert whole is not None
+    rng = random.Random(seed)
+    for cut in [0, len(content) // 2] + [rng.randrange(len(content)) for _ in range(6)]:
+        with open(str(path), "rb") as handle:
+            assert _same_columns(read_columns(handle, TREC, split_at=cut), whole), cut

@@ -15,7 +15,8 @@ import io
 import os
 import re
 from dataclasses import dataclass
-from typing import BinaryIO, Dict, List, Optional, Tuple
+from concurrent.futures import ThreadPoolExecutor
+from typing import BinaryIO, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -305,6 +306,19 @@ def _numeric_topic_key(topic: str):
     return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
 
 
+def _nacsis_topic_order(topics: List[str]) -> bool:
+    """Are the Topic-IDs zero-padded and sorted (numerically, as the task's parser compares them)?"""
+    previous = None
+    for name in topics:
+        if name.isdigit() and len(name) < 4:
+            return False
+        key = _numeric_topic_key(name)
+        if previous is not None and key < previous:
+            return False
+        previous = key
+    return True
+
+
 class _Reader:
     """State carried from chunk to chunk."""
 
@@ -322,7 +336,9 @@ class _Reader:
         self.store = _Store(capacity, np.int64 if layout == QRELS else np.float64)
         self.run_id = ""
         self.dummy: Optional[bytes] = None
-        self.last_rank_score = None   # (rank, score) of the previous NACSIS line
+        self.last_rank_score = None   # (topic code, rank, score) of the previous NACSIS line
+        self.first_rank_score = None  # the same of the first NACSIS line (checked when two parts are joined)
+        self.seen_newline = False
 
     def chunk(self, data: bytes, final: bool) -> bool:
         """Read the complete lines of one chunk; False = this file needs the exact reader."""
@@ -452,16 +468,8 @@ class _Reader:
 
     def _nacsis_checks(self, buf, field, score, topic) -> bool:
         """What the NACSIS reader would warn about, as a yes/no: any of it sends the file to the exact reader."""
-        if not self.grouped:
-            return False            # topics out of order
-        previous = None
-        for name in self.topics:
-            if name.isdigit() and len(name) < 4:
-                return False        # not zero-padded
-            key = _numeric_topic_key(name)
-            if previous is not None and key < previous:
-                return False        # not sorted by Topic-ID
-            previous = key
+        if not self.grouped or not _nacsis_topic_order(self.topics):
+            return False            # topics out of order, not zero-padded or not sorted
         if not are_integers(buf, *field[3]):
             return False            # Rank not an integer
         for which in (1, 5):        # Dummy constant (a warning otherwise), one Run-ID (an error otherwise)
@@ -495,6 +503,45 @@ class _Reader:
                 return False        # Rank and Similarity disagree
         last_rank = parse_integers(buf, rank_start[last:], rank_end[last:])
         self.last_rank_score = (int(topic[last]), int(last_rank[0]), float(score[last]))
+        if self.first_rank_score is None:
+            first_rank = parse_integers(buf, rank_start[:1], rank_end[:1])
+            self.first_rank_score = (int(topic[0]), int(first_rank[0]), float(score[0]))
+        return True
+
+    def absorb(self, other: "_Reader") -> bool:
+        """Append what another reader read from the rest of the file (`read_columns` reads a big file in two
+        parts at once); False when the joined file needs the exact reader (a rule broken across the cut)."""
+        if not other.topics:                # the rest held no record (blank lines)
+            self.lines_before += other.lines_before
+            return True
+        if self.layout == NACSIS and self.topics:
+            if other.dummy != self.dummy or other.run_id != self.run_id:
+                return False                # Dummy not constant, two Run-IDs
+            code, rank, score = other.first_rank_score
+            last_code, last_rank, last_score = self.last_rank_score
+            if self.topics[last_code] == other.topics[code] and rank > last_rank and score > last_score:
+                return False                # Rank and Similarity disagree across the cut
+        mapping = np.empty(len(other.topics), dtype=np.int32)
+        for code, topic in enumerate(other.topics):
+            mine = self.codes.get(topic)
+            if mine is None:
+                mine = self.codes[topic] = len(self.topics)
+                self.topics.append(topic)
+                self.first_line.append(other.first_line[code] + self.lines_before)
+            elif code != 0 or mine != self.last_topic:
+                self.grouped = False        # a topic of the first part comes back in the second
+            mapping[code] = mine
+        self.grouped = self.grouped and other.grouped
+        if self.layout == NACSIS and not (self.grouped and _nacsis_topic_order(self.topics)):
+            return False
+        topic, docno, score = other.store.columns()
+        self.store.add(mapping[topic], docno, score)
+        self.lines_before += other.lines_before
+        self.last_topic = int(mapping[other.last_topic])
+        self.run_id = other.run_id or self.run_id
+        self.dummy = self.dummy if self.dummy is not None else other.dummy
+        if other.last_rank_score is not None:
+            self.last_rank_score = (int(mapping[other.last_rank_score[0]]),) + other.last_rank_score[1:]
         return True
 
     def finish(self) -> Optional[ColumnarRun]:
@@ -584,34 +631,101 @@ def has_duplicates(run: ColumnarRun) -> bool:
 
 
 def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
-                 chunk_bytes: int = CHUNK_BYTES, grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarRun]:
+                 chunk_bytes: int = CHUNK_BYTES, grade_map: Optional[Dict[str, int]] = None,
+                 split_at: Optional[int] = None) -> Optional[ColumnarRun]:
     """Read a run from a binary file object; None = use the exact reader (see the module docstring).
-    `grade_map` (QRELS only) lets the grade column hold one-letter grades, as qrels.parse_qrels_text's."""
+    `grade_map` (QRELS only) lets the grade column hold one-letter grades, as qrels.parse_qrels_text's.
+
+    A big regular file (PARALLEL_MIN_BYTES) on a machine with two free CPUs is read in two parts at once, cut
+    after the first LF at or after its middle (`split_at`: at or after that byte, for tests); the second
+    part's reader is then absorbed by the first's, so the columns are those of one reader."""
     if layout not in LAYOUTS:
         raise ValueError("unknown run layout %r" % layout)
     if grade_map and not _map_is_letters(grade_map):
         return None                 # a key like "10" would be read as the integer 10 here
-    reader = _Reader(layout, comments, _capacity(handle, layout), grade_map)
+    cut = _cut(handle, split_at)
+    if cut is None:
+        reader = _Reader(layout, comments, _capacity(handle, layout), grade_map)
+        blocks = iter(lambda: handle.read(chunk_bytes), b"")
+        if _feed(reader, blocks) is None:
+            return None
+        return reader.finish() if reader.seen_newline else None
+    fd, start, middle, end = cut
+    first = _Reader(layout, comments, (end - start) // _SHORTEST_LINE[layout] + 1, grade_map)
+    second = _Reader(layout, comments, (end - middle) // _SHORTEST_LINE[layout] + 1, grade_map)
+    half = max(chunk_bytes // 2, 1)     # two chunks in flight: their temporaries as one chunk's
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        later = pool.submit(_feed, second, _blocks(fd, middle, end, half))
+        done = _feed(first, _blocks(fd, start, middle, half)) is not None
+        done = later.result() is not None and done
+    del later                               # it holds the second reader: its columns are copied, then freed
+    handle.seek(end)
+    if not (done and first.absorb(second)):
+        return None
+    second = None
+    return first.finish() if first.seen_newline else None
+
+
+def _feed(reader: "_Reader", blocks: Iterator[bytes]) -> Optional["_Reader"]:
+    """Give a reader the complete lines of a stream of blocks (the last line may lack its LF); None when it
+    declines the file. Sets reader.seen_newline (a file without any LF goes to the exact reader)."""
     rest = b""
-    seen_newline = False
-    while True:
-        block = handle.read(chunk_bytes)
+    for block in blocks:
         data = rest + block if rest else block
-        if not block:
-            if data and not reader.chunk(data, True):
-                return None
-            break
         cut = data.rfind(b"\n")
         if cut < 0:
             rest = data
             continue
-        seen_newline = True
+        reader.seen_newline = True
         rest = data[cut + 1:]
         if not reader.chunk(data[:cut + 1], False):
             return None
-    if not seen_newline:
-        return None                 # a file without LF (maybe CR-only line ends): the exact reader decides
-    return reader.finish()
+    if rest and not reader.chunk(rest, True):
+        return None
+    return reader
+
+
+def _blocks(fd: int, start: int, end: int, chunk_bytes: int) -> Iterator[bytes]:
+    """The bytes start..end of a file in blocks, read with pread (no shared file position between threads)."""
+    while start < end:
+        block = os.pread(fd, min(chunk_bytes, end - start), start)
+        if not block:
+            return
+        start += len(block)
+        yield block
+
+
+PARALLEL_MIN_BYTES = 32 * 1024 * 1024       # smaller files are read in well under a second by one thread
+
+
+def _cut(handle: BinaryIO, split_at: Optional[int]) -> Optional[Tuple[int, int, int, int]]:
+    """(fd, start, middle, end) to read a regular file in two parts, or None: a small file, a single CPU, not a
+    file, or no LF after the middle."""
+    try:
+        fd = handle.fileno()
+        start, end = handle.tell(), os.fstat(fd).st_size
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return None
+    if split_at is None:
+        if end - start < PARALLEL_MIN_BYTES or _free_cpus() < 2:
+            return None
+        split_at = (end - start) // 2
+    at = start + max(split_at, 0)
+    while at < end:
+        block = os.pread(fd, 65536, at)
+        newline = block.find(b"\n")
+        if newline >= 0:
+            middle = at + newline + 1
+            return (fd, start, middle, end) if middle < end else None
+        at += len(block)
+    return None
+
+
+def _free_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:          # not Linux
+        return os.cpu_count() or 1
 
 
 # The shortest line that holds a record: one byte a field, one separator between fields, LF.
