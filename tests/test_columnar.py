@@ -373,3 +373,18 @@ def test_random_runs_read_in_two_parts(tmp_path, seed):
     for cut in [0, len(content) // 2] + [rng.randrange(len(content)) for _ in range(6)]:
         with open(str(path), "rb") as handle:
             assert _same_columns(read_columns(handle, TREC, split_at=cut), whole), cut
+
+
+@pytest.mark.parametrize("duplicate_in", [None, 0, 300, 599])
+def test_duplicates_found_by_either_thread(monkeypatch, duplicate_in):
+    """has_duplicates shares its batches of topics between two threads on big runs (forced here)."""
+    from runscore import columnar
+
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(columnar, "_free_cpus", lambda: 2)
+    lines = []
+    for topic in range(600):                     # 600 topics of 3 lines: batches 0-255, 256-511, 512-599
+        docs = ["A", "B", "A" if topic == duplicate_in else "C"]
+        lines += ["%d Q0 %s 1 1 r" % (topic, d) for d in docs]
+    run = read_columns(io.BytesIO(("\n".join(lines) + "\n").encode()), TREC)
+    assert (run is None) == (duplicate_in is not None)

@@ -603,15 +603,28 @@ def has_duplicates(run: ColumnarRun) -> bool:
     counts = np.diff(run.starts)
     done = np.zeros(len(run.topics), dtype=bool)
     if run.grouped_order is None and docno.shape[1] == 1:
-        # Topics with the same number of lines are sorted together, as the rows of one matrix (in batches).
+        # Topics with the same number of lines are sorted together, as the rows of one matrix (in batches of
+        # 256 topics; on a big run, two threads share the batches: numpy sorts without the GIL).
+        batches = []
         for count in np.unique(counts[counts > 1]).tolist():
             codes = np.flatnonzero(counts == count)
-            for batch in range(0, codes.shape[0], 256):
-                chosen = codes[batch:batch + 256]
+            batches += [(codes[b:b + 256], count) for b in range(0, codes.shape[0], 256)]
+            done[codes] = True
+
+        def any_repeated(part) -> bool:
+            for chosen, count in part:
                 rows = np.sort(docno[run.starts[chosen][:, None] + np.arange(count), 0], axis=1)
                 if np.any(rows[:, 1:] == rows[:, :-1]):
                     return True
-            done[codes] = True
+            return False
+
+        if len(run) * 8 >= PARALLEL_MIN_BYTES and len(batches) > 1 and _free_cpus() > 1:
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                later = pool.submit(any_repeated, batches[1::2])
+                if any_repeated(batches[0::2]) | later.result():
+                    return True
+        elif any_repeated(batches):
+            return True
     for code in range(len(run.topics)):
         if run.count(code) < 2 or done[code]:
             continue
