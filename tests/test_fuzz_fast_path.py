@@ -3,14 +3,16 @@
 
 Why: the fast path serves big files only (4 MiB and more), so the small inputs of the other fuzz tests never
 reach it; forcing it on small hostile inputs checks its promise to fall back to the exact reader, or agree with
-it, on everything.
+it, on everything. Every other input is also read in two parts (the threads big files get), so the checks
+across the cut are fuzzed too.
 """
 import io
 import os
+import zlib
 from contextlib import redirect_stderr, redirect_stdout
 
 from hostile.harness import REFERENCES, SAMPLES, Hang, for_each_distinct_mutation, time_limit, trec_run_from_sample
-from runscore import fastpath
+from runscore import columnar, fastpath
 from runscore.commands import trec_eval
 from runscore.errors import Diagnostics, RunError
 from runscore.pipeline import load_reference
@@ -18,6 +20,13 @@ from runscore.tasks import get_task
 
 INPUTS = int(os.environ.get("RUNSCORE_FUZZ_FAST_PATH_INPUTS", "400"))
 PER_SEED = 10
+
+
+def _split_in_two(monkeypatch, data):
+    """Every other input (by checksum, so reruns agree): read in two parts at once however small it is."""
+    split = zlib.crc32(data) % 2 == 1
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_BYTES", 0 if split else 32 * 1024 * 1024)
+    monkeypatch.setattr(columnar, "_free_cpus", lambda: 2)
 
 
 def _ntcir1_outcome(monkeypatch, switch, reference, path):
@@ -49,6 +58,7 @@ def test_ntcir1_adhoc_fast_and_exact_paths_agree_on_hostile_runs(tmp_path, monke
     def visit(kind, data):
         with open(path, "wb") as handle:
             handle.write(data)
+        _split_in_two(monkeypatch, data)
         fast = _ntcir1_outcome(monkeypatch, "1", reference, path)
         exact = _ntcir1_outcome(monkeypatch, "0", reference, path)
         if fast != exact or any(line.startswith(("crash", "hang")) for line in exact[0]):
@@ -81,6 +91,7 @@ def test_trec_eval_fast_and_exact_paths_agree_on_hostile_runs(tmp_path, monkeypa
     def visit(kind, data):
         with open(path, "wb") as handle:
             handle.write(data)
+        _split_in_two(monkeypatch, data)
         fast = _trec_eval_outcome(monkeypatch, "1", qrels, path)
         exact = _trec_eval_outcome(monkeypatch, "0", qrels, path)
         if fast != exact or str(exact[0]).startswith("crash"):
