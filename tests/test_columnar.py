@@ -388,3 +388,15 @@ def test_duplicates_found_by_either_thread(monkeypatch, duplicate_in):
         lines += ["%d Q0 %s 1 1 r" % (topic, d) for d in docs]
     run = read_columns(io.BytesIO(("\n".join(lines) + "\n").encode()), TREC)
     assert (run is None) == (duplicate_in is not None)
+
+
+def test_without_pread_a_file_is_read_by_one_reader(tmp_path, monkeypatch):
+    """Windows has no os.pread: the two-part reading is skipped, the columns are the same."""
+    import os as os_module
+
+    content = b"1 Q0 A 1 1 r\n2 Q0 B 1 1 r\n"
+    path = tmp_path / "run"
+    path.write_bytes(content)
+    monkeypatch.delattr(os_module, "pread")
+    with open(str(path), "rb") as handle:
+        assert _same_columns(read_columns(handle, TREC, split_at=0), read_columns(io.BytesIO(content), TREC))

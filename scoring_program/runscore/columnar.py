@@ -714,6 +714,8 @@ PARALLEL_MIN_BYTES = 32 * 1024 * 1024       # smaller files are read in well und
 def _cut(handle: BinaryIO, split_at: Optional[int]) -> Optional[Tuple[int, int, int, int]]:
     """(fd, start, middle, end) to read a regular file in two parts, or None: a small file, a single CPU, not a
     file, or no LF after the middle."""
+    if not hasattr(os, "pread"):    # Windows: one reader
+        return None
     try:
         fd = handle.fileno()
         start, end = handle.tell(), os.fstat(fd).st_size
