@@ -213,14 +213,19 @@ def test_tir_pipeline_equals_the_per_topic_path(seed, monkeypatch):
     for average_over in ("judged_with_relevant", "all"):
         subtopics = sorted(reference.qrels if average_over == "all" else reference.with_relevant(),
                            key=temporalia_tir._subtopic_order)
-        fast = temporalia_tir.pipeline_values(run, reference, subtopics)
-        assert fast is not None
-        exact = temporalia_tir.per_topic_values(run, reference, subtopics)
-        assert list(fast) == list(exact)
-        for subtopic in exact:
-            assert list(fast[subtopic].items()) == list(exact[subtopic].items()), subtopic
+        assert_same_values(temporalia_tir.pipeline_values(run, reference, subtopics),
+                           temporalia_tir.per_topic_values(run, reference, subtopics))
         options = {"average_over": average_over, "gains": "1:2", "qrels_format": "auto"}
         assert_same_scores(monkeypatch, temporalia_tir.TASK, ParsedRun("RUN1", "tir_grp", run), reference, options)
+
+
+def assert_same_values(fast, exact):
+    """Per-topic values of the pipeline and of the per-topic path: the same topics, names and values, in order,
+    bit for bit."""
+    assert fast is not None
+    assert list(fast) == list(exact)
+    for topic in exact:
+        assert list(fast[topic].items()) == list(exact[topic].items()), topic
 
 
 def assert_same_scores(monkeypatch, task, parsed, reference, options):
@@ -271,12 +276,7 @@ def r2c2_case(seed: int, mode: str):
 @pytest.mark.parametrize("mode", ["content", "run_rank"])
 def test_r2c2_pipeline_equals_the_per_topic_path(seed, mode, monkeypatch):
     reference, run = r2c2_case(seed, mode)
-    fast = r2c2_pr.pipeline_values(run, reference, mode)
-    assert fast is not None
-    exact = r2c2_pr.per_topic_values(run, reference, mode)
-    assert list(fast) == list(exact)
-    for topic in exact:
-        assert list(fast[topic].items()) == list(exact[topic].items()), topic
+    assert_same_values(r2c2_pr.pipeline_values(run, reference, mode), r2c2_pr.per_topic_values(run, reference, mode))
     assert_same_scores(monkeypatch, r2c2_pr.TASK, ParsedRun(run.name, run.path, run), reference,
                        {"passage_key_mode": mode, "gains": "linear"})
 
