@@ -400,3 +400,38 @@ def test_without_pread_a_file_is_read_by_one_reader(tmp_path, monkeypatch):
     monkeypatch.delattr(os_module, "pread")
     with open(str(path), "rb") as handle:
         assert _same_columns(read_columns(handle, TREC, split_at=0), read_columns(io.BytesIO(content), TREC))
+
+
+def _bad_line_run(bad_at, lines=40):
+    """A clean NACSIS run with line `bad_at` made blank (a warning on the exact path: declined here)."""
+    out = ["0001\t0\tD%d\t%d\t%r\tntc1\n" % (i, i, 1.0 / i) for i in range(1, lines + 1)]
+    out[bad_at - 1] = "\n"
+    return "".join(out).encode()
+
+
+@pytest.mark.parametrize("bad_at", [1, 7, 23, 40])
+@pytest.mark.parametrize("split", [None, 0, 300, 600])
+def test_a_declined_file_says_where(tmp_path, bad_at, split):
+    """why receives the line range of the chunk the reader stopped in, in whole-file line numbers also when the
+    file was read in two parts (the second part's numbers are shifted)."""
+    import re
+
+    content = _bad_line_run(bad_at)
+    path = tmp_path / "ntc1"
+    path.write_bytes(content)
+    why = []
+    with open(str(path), "rb") as handle:
+        assert read_columns(handle, NACSIS, chunk_bytes=64, split_at=split, why=why) is None
+    first, last = re.fullmatch(r"lines? (\d+)(?:-(\d+))?", why[0]).groups()
+    assert int(first) <= bad_at <= int(last or first), why
+
+
+@pytest.mark.parametrize("content,expected", [
+    (b"0001\t0\tD1\t1\t0.9\tntc1\n0001\t0\tD1\t2\t0.5\tntc1\n", "a document listed twice for one topic"),
+    (b"0001\t0\tD1\t1\t0.9\tntc1", "no line end (LF) in the file"),
+    (b"\n\n", "no result line"),
+])
+def test_declines_after_reading_say_why(content, expected):
+    why = []
+    assert read_columns(io.BytesIO(content), TREC if content.startswith(b"\n") else NACSIS, why=why) is None
+    assert why == [expected]

@@ -4,6 +4,7 @@ Each case runs the same files twice, RUNSCORE_FAST_PATH=1 (every file tries the 
 path only), and compares stdout, stderr and exit code byte for byte, or the task's diagnostics and scores
 exactly. The runs are seeded, with ties, graded qrels, missing topics and more documents than -M / max_docs.
 """
+import os
 import random
 
 import pytest
@@ -186,3 +187,25 @@ def test_topics_equal_once_zero_padded_are_a_reference_error(tmp_path, monkeypat
     monkeypatch.setenv(fastpath.ENVIRONMENT, switch)
     with pytest.raises(ConfigError, match="topics 31 and 0031 are the same topic once zero-padded"):
         load_reference(NTCIR1, str(q))
+
+
+def test_a_run_too_big_for_the_exact_reader_says_where_the_fast_reader_stopped(tmp_path, monkeypatch):
+    """Over textfile.MAX_FILE_BYTES (made small here) only the columnar reader reads a run: a clean one is scored,
+    one with a blank line gets a message that names the lines where the reader stopped, not just 'too big'."""
+    from runscore.errors import RunError
+
+    q, r = _files(tmp_path)
+    reference = load_reference(NTCIR1, q)
+    monkeypatch.setattr(fastpath, "MAX_FILE_BYTES", 1000)
+    runs, diags, scores = _ntcir1(monkeypatch, "1", reference, r)
+    assert isinstance(runs[0].data.topics, columnar.ColumnarRun) and scores[0][0]["map_rel1"] >= 0
+    lines = open(r).read().splitlines(True)
+    lines[6] = "\n"                                   # line 7 blank: a warning on the exact path
+    with open(r, "w") as handle:
+        handle.writelines(lines)
+    with pytest.raises(RunError) as info:
+        _ntcir1(monkeypatch, "1", reference, r)
+    message = str(info.value)
+    assert message.startswith("ntc1: error: file is %d bytes: a run over 0 MiB is read only by the fast reader"
+                              % os.path.getsize(r))
+    assert "it stopped at lines 1-%d (an error, or a warning such as a blank line" % len(lines) in message

@@ -339,9 +339,18 @@ class _Reader:
         self.last_rank_score = None   # (topic code, rank, score) of the previous NACSIS line
         self.first_rank_score = None  # the same of the first NACSIS line (checked when two parts are joined)
         self.seen_newline = False
+        self.declined = ""            # where or why the reader declined the file (for a message about big files)
 
     def chunk(self, data: bytes, final: bool) -> bool:
         """Read the complete lines of one chunk; False = this file needs the exact reader."""
+        first = self.lines_before + 1
+        if self._chunk(data):
+            return True
+        last = first + data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
+        self.declined = "line %d" % first if last <= first else "lines %d-%d" % (first, last)
+        return False
+
+    def _chunk(self, data: bytes) -> bool:
         buf = padded_buffer(data)
         if buf.shape[0] == 0:
             return True
@@ -514,12 +523,15 @@ class _Reader:
         if not other.topics:                # the rest held no record (blank lines)
             self.lines_before += other.lines_before
             return True
+        at_cut = "lines %d-%d" % (self.lines_before, self.lines_before + 1)
         if self.layout == NACSIS and self.topics:
             if other.dummy != self.dummy or other.run_id != self.run_id:
+                self.declined = at_cut
                 return False                # Dummy not constant, two Run-IDs
             code, rank, score = other.first_rank_score
             last_code, last_rank, last_score = self.last_rank_score
             if self.topics[last_code] == other.topics[code] and rank > last_rank and score > last_score:
+                self.declined = at_cut
                 return False                # Rank and Similarity disagree across the cut
         mapping = np.empty(len(other.topics), dtype=np.int32)
         for code, topic in enumerate(other.topics):
@@ -533,6 +545,7 @@ class _Reader:
             mapping[code] = mine
         self.grouped = self.grouped and other.grouped
         if self.layout == NACSIS and not (self.grouped and _nacsis_topic_order(self.topics)):
+            self.declined = "a Topic-ID out of order after line %d" % self.lines_before
             return False
         topic, docno, score = other.store.columns()
         self.store.add(mapping[topic], docno, score)
@@ -546,7 +559,8 @@ class _Reader:
 
     def finish(self) -> Optional[ColumnarRun]:
         if not self.topics:
-            return None             # no result lines: the exact reader says so
+            self.declined = "no result line"
+            return None             # the exact reader says so
         topic, docno, score = self.store.columns()
         counts = np.bincount(topic, minlength=len(self.topics))
         starts = np.zeros(len(self.topics) + 1, dtype=np.int64)
@@ -555,6 +569,7 @@ class _Reader:
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
                           (self.dummy or b"").decode("ascii"))
         if has_duplicates(run):
+            self.declined = "a document listed twice for one topic"
             return None
         return run
 
@@ -645,13 +660,16 @@ def has_duplicates(run: ColumnarRun) -> bool:
 
 def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
                  chunk_bytes: int = CHUNK_BYTES, grade_map: Optional[Dict[str, int]] = None,
-                 split_at: Optional[int] = None) -> Optional[ColumnarRun]:
+                 split_at: Optional[int] = None, why: Optional[List[str]] = None) -> Optional[ColumnarRun]:
     """Read a run from a binary file object; None = use the exact reader (see the module docstring).
     `grade_map` (QRELS only) lets the grade column hold one-letter grades, as qrels.parse_qrels_text's.
 
     A big regular file (PARALLEL_MIN_BYTES) on a machine with two free CPUs is read in two parts at once, cut
     after the first LF at or after its middle (`split_at`: at or after that byte, for tests); the second
-    part's reader is then absorbed by the first's, so the columns are those of one reader."""
+    part's reader is then absorbed by the first's, so the columns are those of one reader.
+
+    `why`, a list, receives where or why the file was declined ("lines 1001-140000", "no result line", ...): the
+    exact reader words the problem, but it cannot read every file the columnar reader can (docs/limits.md)."""
     if layout not in LAYOUTS:
         raise ValueError("unknown run layout %r" % layout)
     if grade_map and not _map_is_letters(grade_map):
@@ -660,9 +678,7 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
     if cut is None:
         reader = _Reader(layout, comments, _capacity(handle, layout), grade_map)
         blocks = iter(lambda: handle.read(chunk_bytes), b"")
-        if _feed(reader, blocks) is None:
-            return None
-        return reader.finish() if reader.seen_newline else None
+        return _finish(reader if _feed(reader, blocks) is not None else None, reader, why)
     fd, start, middle, end = cut
     first = _Reader(layout, comments, (end - start) // _SHORTEST_LINE[layout] + 1, grade_map)
     second = _Reader(layout, comments, (end - middle) // _SHORTEST_LINE[layout] + 1, grade_map)
@@ -670,13 +686,35 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
     with ThreadPoolExecutor(max_workers=1) as pool:
         later = pool.submit(_feed, second, _blocks(fd, middle, end, half))
         done = _feed(first, _blocks(fd, start, middle, half)) is not None
-        done = later.result() is not None and done
+        done_later = later.result() is not None
     del later                               # it holds the second reader: its columns are copied, then freed
     handle.seek(end)
-    if not (done and first.absorb(second)):
-        return None
+    if done and not done_later:             # its line numbers start after the first part's
+        first.declined = _shift_lines(second.declined, first.lines_before)
+    joined = done and done_later and first.absorb(second)       # the first part ends with an LF
     second = None
-    return first.finish() if first.seen_newline else None
+    return _finish(first if joined else None, first, why)
+
+
+def _finish(reader: Optional["_Reader"], declining: "_Reader", why: Optional[List[str]]) -> Optional[ColumnarRun]:
+    """The reader's columns, or None with `why` told where (a file without any LF goes to the exact reader)."""
+    run = None
+    if reader is not None and not reader.seen_newline:
+        declining.declined = "no line end (LF) in the file"
+    elif reader is not None:
+        run = reader.finish()
+    if run is None and why is not None:
+        why.append(declining.declined)
+    return run
+
+
+def _shift_lines(where: str, offset: int) -> str:
+    """'lines 3-9' of the second part -> its lines in the whole file."""
+    match = re.fullmatch(r"(lines? )(\d+)(-(\d+))?", where)
+    if not match:
+        return where
+    shifted = match.group(1) + str(int(match.group(2)) + offset)
+    return shifted + ("-%d" % (int(match.group(4)) + offset) if match.group(3) else "")
 
 
 def _feed(reader: "_Reader", blocks: Iterator[bytes]) -> Optional["_Reader"]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns
 from .columnar_qrels import ColumnarQrels, read_columnar_qrels
-from .errors import Diagnostics
+from .errors import Diagnostics, RunError
 from .measures.trec import TrecOptions
 from .textfile import MAX_FILE_BYTES
 from .measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
@@ -60,14 +60,30 @@ def _keep_freed_memory() -> None:
         pass
 
 
-def read(path: str, layout: str, comments: bool = False) -> Optional[ColumnarRun]:
-    """The run as columns, or None when the exact path must read it (it would say something about it)."""
+def read(path: str, layout: str, comments: bool = False, why: Optional[List[str]] = None) -> Optional[ColumnarRun]:
+    """The run as columns, or None when the exact path must read it (it would say something about it; `why`
+    receives where the columnar reader stopped)."""
     _keep_freed_memory()
     try:
         with open(path, "rb") as handle:
-            return read_columns(handle, layout, comments)
+            return read_columns(handle, layout, comments, why=why)
     except OSError:
         return None                 # the exact path words the error
+
+
+def too_big_for_the_exact_reader(path: str, display: str, why: List[str]) -> None:
+    """A run over textfile.MAX_FILE_BYTES that the columnar reader declined cannot be read line by line either:
+    say so, and where the columnar reader stopped, instead of only "file too big" (a clean run of that size
+    is scored)."""
+    size = os.path.getsize(path)
+    if size <= MAX_FILE_BYTES:
+        return
+    where = why[0] if why else "somewhere"
+    raise RunError("file is %d bytes: a run over %d MiB is read only by the fast reader, which takes runs with "
+                   "nothing to report; it stopped at %s (an error, or a warning such as a blank line, CRLF line "
+                   "ends or an unpadded Topic-ID): correct that, or split the run into files of at most %d MiB "
+                   "to get every message" % (size, MAX_FILE_BYTES // (1024 * 1024), where,
+                                              MAX_FILE_BYTES // (1024 * 1024)), display)
 
 
 def read_reference_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarQrels]:
@@ -198,8 +214,10 @@ def ntcir1_parse(path: str, display: str, diags: Diagnostics, reference, options
     (more documents than max_docs, topics that are not official, no official topic, file name); or None."""
     if options.get("duplicates") not in ("error", "keep_first") or not wanted(path):
         return None
-    run = read(path, NACSIS)
+    why: List[str] = []
+    run = read(path, NACSIS, why=why)
     if run is None:
+        too_big_for_the_exact_reader(path, display, why)
         return None
     max_docs = options["max_docs"]
     for code, topic in enumerate(run.topics):
