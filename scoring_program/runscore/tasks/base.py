@@ -37,15 +37,18 @@ class Option:
 class Column:
     """A leaderboard column.
 
-    key: the column's own part of the leaderboard key ([a-z0-9_]; the task id is prefixed to it);
-    measure: the key of RunScores.measures it shows; title: at most 36 characters.
+    key: the column's own part of the leaderboard key ([a-z0-9_]; the task id is prefixed to it); title: at
+    most 36 characters; measure: the key of RunScores.measures it shows, when it is not `key` itself.
     """
 
     key: str
-    measure: str
     title: str
+    measure: str = ""
     sorting: str = "desc"
     precision: int = 4
+
+    def __post_init__(self):
+        object.__setattr__(self, "measure", self.measure or self.key)     # frozen: set once, here
 
 
 @dataclass

@@ -71,14 +71,14 @@ class Ntcir1Adhoc(Task):
     )
     per_topic_measures = tuple("%s_%s" % (m, level) for level in LEVELS for m in PER_TOPIC_SHOWN)
     columns = (
-        Column("map_rel1", "map_rel1", "MAP (rigid)"),
-        Column("map_rel2", "map_rel2", "MAP (relaxed)"),
-        Column("rprec_rel1", "Rprec_rel1", "R-prec (rigid)"),
-        Column("rprec_rel2", "Rprec_rel2", "R-prec (relaxed)"),
-        Column("p_10_rel1", "P_10_rel1", "P@10 (rigid)"),
-        Column("p_10_rel2", "P_10_rel2", "P@10 (relaxed)"),
-        Column("avg11pt_rel1", "11pt_avg_rel1", "11-pt average (rigid)"),
-        Column("avg11pt_rel2", "11pt_avg_rel2", "11-pt average (relaxed)"),
+        Column("map_rel1", "MAP (rigid)"),
+        Column("map_rel2", "MAP (relaxed)"),
+        Column("rprec_rel1", "R-prec (rigid)", "Rprec_rel1"),
+        Column("rprec_rel2", "R-prec (relaxed)", "Rprec_rel2"),
+        Column("p_10_rel1", "P@10 (rigid)", "P_10_rel1"),
+        Column("p_10_rel2", "P@10 (relaxed)", "P_10_rel2"),
+        Column("avg11pt_rel1", "11-pt average (rigid)", "11pt_avg_rel1"),
+        Column("avg11pt_rel2", "11-pt average (relaxed)", "11pt_avg_rel2"),
     )
 
     def sniff(self, head: str) -> bool:

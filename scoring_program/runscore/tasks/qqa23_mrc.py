@@ -44,9 +44,9 @@ class Qqa23Mrc(Task):
                "official scorer crashes): scored 0 with a warning, or an error.", ("score_zero", "error")),
     )
     columns = (
-        Column("pap10", "pap10", "pAP@10", precision=4),
-        Column("pap10_answerable", "pap10_answerable", "pAP@10 answerable", precision=4),
-        Column("noanswer_acc", "noanswer_acc", "Zero-answer accuracy", precision=4),
+        Column("pap10", "pAP@10", precision=4),
+        Column("pap10_answerable", "pAP@10 answerable", precision=4),
+        Column("noanswer_acc", "Zero-answer accuracy", precision=4),
     )
     # Per question: pAP, 1 if the gold has answers, answers in the run, re-ranked items that matched a gold,
     # distinct normalised gold texts (the pAP denominator; 0 for a zero-answer question).

@@ -90,16 +90,16 @@ class R2C2AC(Task):
         Option("ece_bins", 10, "Equal-width confidence bins of the non-official ECE diagnostic."),
     )
     columns = (
-        Column("hmr", "hmr", "HMR"),
-        Column("accuracy", "accuracy", "Accuracy (answered)"),
-        Column("mnp", "mnp", "MNP (mean nugget precision)"),
-        Column("r_o", "r_o", "R_O (overconfidence reward)"),
-        Column("r_u", "r_u", "R_U (underconfidence reward)"),
-        Column("avconf", "avconf", "avconf (average confidence)"),
-        Column("ob", "ob", "OB (avconf - accuracy)"),
-        Column("n_answered", "n_answered", "n (questions answered)", precision=0),
-        Column("auto_hmr", "auto_hmr", "HMR (auto judge, unofficial)"),
-        Column("auto_accuracy", "auto_accuracy", "Accuracy (auto, unofficial)"),
+        Column("hmr", "HMR"),
+        Column("accuracy", "Accuracy (answered)"),
+        Column("mnp", "MNP (mean nugget precision)"),
+        Column("r_o", "R_O (overconfidence reward)"),
+        Column("r_u", "R_U (underconfidence reward)"),
+        Column("avconf", "avconf (average confidence)"),
+        Column("ob", "OB (avconf - accuracy)"),
+        Column("n_answered", "n (questions answered)", precision=0),
+        Column("auto_hmr", "HMR (auto judge, unofficial)"),
+        Column("auto_accuracy", "Accuracy (auto, unofficial)"),
     )
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")

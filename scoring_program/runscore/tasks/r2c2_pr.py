@@ -73,7 +73,7 @@ class R2C2PR(Task):
         Option("gains", "linear", "NTCIREVAL -g gains of L1..Lk: 'linear' (Lk -> k, up to the highest level "
                "in the qrels, NTCIR practice) or explicit, e.g. '1:2:3'."),
     )
-    columns = (Column("msndcg20", "msndcg20", "MSnDCG@20"),)
+    columns = (Column("msndcg20", "MSnDCG@20"),)
     per_topic_measures = tuple(MEASURES.values())
 
     def sniff(self, head: str) -> bool:

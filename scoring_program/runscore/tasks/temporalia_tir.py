@@ -100,13 +100,13 @@ class TemporaliaTir(Task):
                "or auto (decided by the first line).", FORMATS),
     )
     columns = (
-        Column("p20", "p20", "P@20"),
-        Column("msndcg20", "msndcg20", "MSnDCG@20"),
-        Column("ndcg20_orig", "ndcg20_orig", "nDCG@20 (original)"),
-        Column("p20_past", "p20_past", "P@20 (past)"),
-        Column("p20_recency", "p20_recency", "P@20 (recency)"),
-        Column("p20_future", "p20_future", "P@20 (future)"),
-        Column("p20_atemporal", "p20_atemporal", "P@20 (atemporal)"),
+        Column("p20", "P@20"),
+        Column("msndcg20", "MSnDCG@20"),
+        Column("ndcg20_orig", "nDCG@20 (original)"),
+        Column("p20_past", "P@20 (past)"),
+        Column("p20_recency", "P@20 (recency)"),
+        Column("p20_future", "P@20 (future)"),
+        Column("p20_atemporal", "P@20 (atemporal)"),
     )
     per_topic_measures = tuple(MEASURES.values())
 

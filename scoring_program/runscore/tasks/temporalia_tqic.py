@@ -75,12 +75,12 @@ class TemporaliaTqic(Task):
                "query (Proposed), or all four.", ("gold_classes", "all_classes")),
     )
     columns = (
-        Column("accuracy", "accuracy", "Accuracy"),
-        Column("macro_f1", "macro_f1", "Macro F1"),
-        Column("acc_past", "acc_past", "Accuracy (past)"),
-        Column("acc_recency", "acc_recency", "Accuracy (recency)"),
-        Column("acc_future", "acc_future", "Accuracy (future)"),
-        Column("acc_atemporal", "acc_atemporal", "Accuracy (atemporal)"),
+        Column("accuracy", "Accuracy"),
+        Column("macro_f1", "Macro F1"),
+        Column("acc_past", "Accuracy (past)"),
+        Column("acc_recency", "Accuracy (recency)"),
+        Column("acc_future", "Accuracy (future)"),
+        Column("acc_atemporal", "Accuracy (atemporal)"),
     )
     per_topic_measures = ("correct",)
 
