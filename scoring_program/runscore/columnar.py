@@ -339,15 +339,16 @@ class _Reader:
         self.last_rank_score = None   # (topic code, rank, score) of the previous NACSIS line
         self.first_rank_score = None  # the same of the first NACSIS line (checked when two parts are joined)
         self.seen_newline = False
-        self.declined = ""            # where or why the reader declined the file (for a message about big files)
+        # Where the reader declined the file: (first line, last line) of the chunk, or a reason found after
+        # reading (for the message about files the exact reader cannot read, see `_describe`).
+        self.declined: Tuple[int, int, str] = (0, 0, "")
 
     def chunk(self, data: bytes, final: bool) -> bool:
         """Read the complete lines of one chunk; False = this file needs the exact reader."""
         first = self.lines_before + 1
         if self._chunk(data):
             return True
-        last = first + data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
-        self.declined = "line %d" % first if last <= first else "lines %d-%d" % (first, last)
+        self.declined = (first, first + data.count(b"\n") - (1 if data.endswith(b"\n") else 0), "")
         return False
 
     def _chunk(self, data: bytes) -> bool:
@@ -523,7 +524,7 @@ class _Reader:
         if not other.topics:                # the rest held no record (blank lines)
             self.lines_before += other.lines_before
             return True
-        at_cut = "lines %d-%d" % (self.lines_before, self.lines_before + 1)
+        at_cut = (self.lines_before, self.lines_before + 1, "")
         if self.layout == NACSIS and self.topics:
             if other.dummy != self.dummy or other.run_id != self.run_id:
                 self.declined = at_cut
@@ -545,7 +546,7 @@ class _Reader:
             mapping[code] = mine
         self.grouped = self.grouped and other.grouped
         if self.layout == NACSIS and not (self.grouped and _nacsis_topic_order(self.topics)):
-            self.declined = "a Topic-ID out of order after line %d" % self.lines_before
+            self.declined = (0, 0, "a Topic-ID out of order after line %d" % self.lines_before)
             return False
         topic, docno, score = other.store.columns()
         self.store.add(mapping[topic], docno, score)
@@ -559,7 +560,7 @@ class _Reader:
 
     def finish(self) -> Optional[ColumnarRun]:
         if not self.topics:
-            self.declined = "no result line"
+            self.declined = (0, 0, "no result line")
             return None             # the exact reader says so
         topic, docno, score = self.store.columns()
         counts = np.bincount(topic, minlength=len(self.topics))
@@ -569,7 +570,7 @@ class _Reader:
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
                           (self.dummy or b"").decode("ascii"))
         if has_duplicates(run):
-            self.declined = "a document listed twice for one topic"
+            self.declined = (0, 0, "a document listed twice for one topic")
             return None
         return run
 
@@ -690,7 +691,8 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
     del later                               # it holds the second reader: its columns are copied, then freed
     handle.seek(end)
     if done and not done_later:             # its line numbers start after the first part's
-        first.declined = _shift_lines(second.declined, first.lines_before)
+        low, high, reason = second.declined
+        first.declined = (low + first.lines_before, high + first.lines_before, reason) if low else second.declined
     joined = done and done_later and first.absorb(second)       # the first part ends with an LF
     second = None
     return _finish(first if joined else None, first, why)
@@ -700,21 +702,20 @@ def _finish(reader: Optional["_Reader"], declining: "_Reader", why: Optional[Lis
     """The reader's columns, or None with `why` told where (a file without any LF goes to the exact reader)."""
     run = None
     if reader is not None and not reader.seen_newline:
-        declining.declined = "no line end (LF) in the file"
+        declining.declined = (0, 0, "no line end (LF) in the file")
     elif reader is not None:
         run = reader.finish()
     if run is None and why is not None:
-        why.append(declining.declined)
+        why.append(_describe(declining.declined))
     return run
 
 
-def _shift_lines(where: str, offset: int) -> str:
-    """'lines 3-9' of the second part -> its lines in the whole file."""
-    match = re.fullmatch(r"(lines? )(\d+)(-(\d+))?", where)
-    if not match:
-        return where
-    shifted = match.group(1) + str(int(match.group(2)) + offset)
-    return shifted + ("-%d" % (int(match.group(4)) + offset) if match.group(3) else "")
+def _describe(declined: Tuple[int, int, str]) -> str:
+    """'lines 1001-140000', 'line 7' or the reason."""
+    first, last, reason = declined
+    if reason or not first:
+        return reason or "somewhere"
+    return "line %d" % first if last <= first else "lines %d-%d" % (first, last)
 
 
 def _feed(reader: "_Reader", blocks: Iterator[bytes]) -> Optional["_Reader"]:
