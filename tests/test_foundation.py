@@ -190,3 +190,26 @@ def test_scoring_one_task_imports_only_its_module():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["['runscore.tasks.base', 'runscore.tasks.temporalia_tir']",
                                 "True %d" % len(all_tasks())]
+
+
+SAMPLE_RUNS = {"datasearch-qa": "ds2qa_sample.tsv", "ntcir1-adhoc": "ntc1", "qqa23-mrc": "sample_run01.json",
+               "r2c2-ac": "SAMPLE-AC-1", "r2c2-pr": "SAMPLE-PO-1.txt", "temporalia-tir": "tir_sample",
+               "temporalia-tqic": "tqic_sample"}
+
+
+@pytest.mark.parametrize("task_id", sorted(SAMPLE_RUNS))
+def test_every_task_sniffs_its_sample_run_and_not_a_blank_start(task_id):
+    """Content sniffing (discovery of runs whose names follow no rule) on each task's shipped sample; a line
+    format whose first five lines are blank is nobody's run."""
+    import os
+
+    from conftest import ROOT
+
+    task = get_task(task_id)
+    path = os.path.join(ROOT, "starting_kit", "sample_submission", task_id, SAMPLE_RUNS[task_id])
+    with open(path, encoding="utf-8") as handle:
+        head = handle.read(4096)
+    assert task.sniff(head)
+    assert task.sniff("\n\n" + head)                  # blank lines before the first line are skipped
+    if task_id != "qqa23-mrc":                         # a JSON object: any whitespace may come first
+        assert not task.sniff("\n \n\t\n\n\n" + head)  # beyond the first five lines nothing is looked at

@@ -178,3 +178,22 @@ def reference_file(folder: str, name: str, what: str) -> str:
         raise ConfigError("%s file %r named in task.yaml does not exist" % (what, name),
                           os.path.join(folder, "task.yaml"))
     return path
+
+
+# ------------------------------------------------------------------------------ helpers of the forms ---
+def first_line(head: str) -> Optional[str]:
+    """The first non-blank line among the first five of a file's start (what `sniff` looks at), or None."""
+    for line in head.splitlines()[:5]:
+        if line.strip():
+            return line
+    return None
+
+
+def report_duplicate(diags: Diagnostics, line_no: int, message: str, options: Dict[str, Any],
+                     kept: str = "the first line is kept") -> None:
+    """A repeated id under a task's `duplicates` option: an error, or with keep_first a warning (the caller
+    keeps the first line)."""
+    if options["duplicates"] == "keep_first":
+        diags.warning(line_no, "%s; %s" % (message, kept))
+    else:
+        diags.error(line_no, message)

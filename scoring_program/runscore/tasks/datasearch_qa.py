@@ -16,7 +16,8 @@ from ..measures.qa import (exact_match, make_normalizer, make_tokenizer, max_set
                            squad11_f1, squad11_max_over_golds)
 from ..textfile import numbered_lines, read_text
 from ..validate import RecordSchema
-from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
+from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
+                   read_task_yaml, reference_file, report_duplicate)
 
 LANGUAGES = {"E": "English", "J": "Japanese"}
 LANGUAGE_NAMES = {"e": "E", "en": "E", "english": "E", "j": "J", "ja": "J", "japanese": "J"}
@@ -105,10 +106,9 @@ class DatasearchQa(Task):
     per_topic_measures = ("em", "f1", "em_squad", "squad11_em", "squad11_f1")
 
     def sniff(self, head: str) -> bool:
-        for line in head.splitlines()[:5]:
-            if line.strip():
-                return line.lstrip().upper().startswith("<SYSDESC>") or QID_LANGUAGE.match(line) is not None
-        return False
+        line = first_line(head)
+        return line is not None and (line.lstrip().upper().startswith("<SYSDESC>")
+                                     or QID_LANGUAGE.match(line) is not None)
 
     # ------------------------------------------------------------------------------ reference ---
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Gold:
@@ -155,11 +155,8 @@ class DatasearchQa(Task):
                 diags.error(line_no, "; ".join(problems))
                 continue
             if qid in run.lines:
-                message = "duplicate QUESTION_ID %s (first answered at line %d)" % (qid, run.lines[qid])
-                if options["duplicates"] == "keep_first":
-                    diags.warning(line_no, message + "; the first answer is kept")
-                else:
-                    diags.error(line_no, message)
+                report_duplicate(diags, line_no, "duplicate QUESTION_ID %s (first answered at line %d)"
+                                 % (qid, run.lines[qid]), options, "the first answer is kept")
                 continue
             run.answers[qid] = answer
             run.lines[qid] = line_no

@@ -17,7 +17,8 @@ from ..qrels import read_qrels
 from ..rankeval import TopicRun, evaluate_rankings
 from ..textfile import numbered_lines, read_text
 from ..validate import RecordSchema
-from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
+from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
+                   read_task_yaml, reference_file, report_duplicate)
 
 LEVELS = ("rel1", "rel2")
 # A graded qrels file holds letters (or integers); rigid (rel1) = A and above, relaxed (rel2) = B and above.
@@ -82,10 +83,8 @@ class Ntcir1Adhoc(Task):
     )
 
     def sniff(self, head: str) -> bool:
-        for line in head.splitlines()[:5]:
-            if line.strip():
-                return len(line.split("\t")) == 6
-        return False
+        line = first_line(head)
+        return line is not None and len(line.split("\t")) == 6
 
     # ------------------------------------------------------------------------------ reference ---
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Reference:
@@ -172,12 +171,8 @@ class Ntcir1Adhoc(Task):
             dummies.add(dummy)
             key = (topic, docno)
             if key in seen:
-                message = ("duplicate Document-ID %s in topic %s (first seen at line %d)"
-                           % (docno, topic, seen[key]))
-                if options["duplicates"] == "keep_first":
-                    diags.warning(line_no, message + "; the first line is kept")
-                else:
-                    diags.error(line_no, message)
+                report_duplicate(diags, line_no, "duplicate Document-ID %s in topic %s (first seen at line %d)"
+                                 % (docno, topic, seen[key]), options)
                 continue
             seen[key] = line_no
             topics.setdefault(topic, TopicRun()).add(docno, sim, line_no)

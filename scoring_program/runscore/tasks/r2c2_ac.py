@@ -20,7 +20,7 @@ from ..r2c2_autojudge import MATCH_RULES, matches, read_gold_answers
 from ..r2c2_format import normalise_qid
 from ..r2c2_labels import Labels, read_labels, unused_labels
 from ..textfile import numbered_lines, read_text
-from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
+from .base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 AUTO_NOTE = "auto_* measures: NON-OFFICIAL automatic judge (normalised match against the gold answers)"
 
@@ -105,10 +105,8 @@ class R2C2AC(Task):
                           "n_entailed", "n_relevant", "auto_correct")
 
     def sniff(self, head: str) -> bool:
-        for line in head.splitlines()[:5]:
-            if line.strip():
-                return re.match(r"\s*<[Dd]\d{3,4}>", line) is not None
-        return False
+        line = first_line(head)
+        return line is not None and re.match(r"\s*<[Dd]\d{3,4}>", line) is not None
 
     # ------------------------------------------------------------------------------ reference ---
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> ACReference:

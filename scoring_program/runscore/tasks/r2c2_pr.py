@@ -5,6 +5,7 @@ is read by runscore.r2c2_format (shared with r2c2-ac). The PR qrels are an input
 key<TAB>Lk`, so official qrels can be dropped in; `runscore r2c2-qrels` derives them from AC labels.
 """
 import os
+import re
 from typing import Any, Dict, List, Optional
 
 from .. import fastpath
@@ -12,9 +13,10 @@ from ..errors import ConfigError, Diagnostics
 from ..measures.ntcireval import GradedRanking, NoRelevantDocuments, compute_all, linear_gains, parse_gains
 from ..measures.vectorised_ntcir import evaluate_records
 from ..ntcir_qrels import parse_level
-from ..r2c2_format import KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid, parse_pr_run, qid_tsv_rows
+from ..r2c2_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid,
+                           parse_pr_run, qid_tsv_rows)
 from ..textfile import numbered_lines, read_text
-from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
+from .base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 # canonical measure name -> output key (spec 4.3: msndcg20 primary; the others for diagnosis)
 MEASURES = {"MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig", "P@20": "p20", "Hit@1": "hit1"}
@@ -77,12 +79,8 @@ class R2C2PR(Task):
     per_topic_measures = tuple(MEASURES.values())
 
     def sniff(self, head: str) -> bool:
-        import re
-
-        for line in head.splitlines()[:5]:
-            if line.strip():
-                return re.match(r"[Dd]?\d{3,4}[;:]\d+;", line) is not None
-        return False
+        line = first_line(head)
+        return line is not None and re.match(r"[Dd]?\d{3,4}[;:]\d+;", line) is not None
 
     # ------------------------------------------------------------------------------ reference ---
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> PRReference:

@@ -19,7 +19,7 @@ from ..ntcir_qrels import FORMATS, read_graded_qrels
 from ..temporalia_format import MAX_RUNS_PER_GROUP, RunBook, records
 from ..textfile import read_text
 from ..validate import RecordSchema
-from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
+from .base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 FIELDS = ("id", "rank", "doc_id", "group_id", "run_id")
 HEADER = "id rank doc_id group_id run_id"
@@ -111,13 +111,13 @@ class TemporaliaTir(Task):
     per_topic_measures = tuple(MEASURES.values())
 
     def sniff(self, head: str) -> bool:
-        for line in head.splitlines()[:5]:
-            if line.strip():
-                if is_header(line):
-                    return True
-                fields = line.split("\t")
-                return len(fields) in (3, 5) and normalise_subtopic(fields[0]) is not None
-        return False
+        line = first_line(head)
+        if line is None:
+            return False
+        if is_header(line):
+            return True
+        fields = line.split("\t")
+        return len(fields) in (3, 5) and normalise_subtopic(fields[0]) is not None
 
     # ------------------------------------------------------------------------------ reference ---
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> TirReference:

@@ -16,7 +16,8 @@ from ..measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, p
 from ..temporalia_format import MAX_RUNS_PER_GROUP, RunBook, records
 from ..textfile import numbered_lines, read_text
 from ..validate import RecordSchema
-from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
+from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
+                   read_task_yaml, reference_file, report_duplicate)
 
 CLASSES = ("past", "recency", "future", "atemporal")
 # Spellings accepted for each class, compared lower-cased: the run format writes `recent`, the gold files
@@ -85,13 +86,13 @@ class TemporaliaTqic(Task):
     per_topic_measures = ("correct",)
 
     def sniff(self, head: str) -> bool:
-        for line in head.splitlines()[:5]:
-            if line.strip():
-                if is_header(line):
-                    return True
-                fields = line.split("\t")
-                return len(fields) == 4 and normalise_class(fields[1]) is not None
-        return False
+        line = first_line(head)
+        if line is None:
+            return False
+        if is_header(line):
+            return True
+        fields = line.split("\t")
+        return len(fields) == 4 and normalise_class(fields[1]) is not None
 
     # ------------------------------------------------------------------------------ reference ---
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Gold:
@@ -114,12 +115,8 @@ class TemporaliaTqic(Task):
             run_id = run.run_id
             query = int(record["id"])
             if query in run.lines:
-                message = "duplicate query id %s in run %s (first seen at line %d)" % (record["id"], run_id,
-                                                                                     run.lines[query])
-                if options["duplicates"] == "keep_first":
-                    diags.warning(line_no, message + "; the first line is kept")
-                else:
-                    diags.error(line_no, message)
+                report_duplicate(diags, line_no, "duplicate query id %s in run %s (first seen at line %d)"
+                                 % (record["id"], run_id, run.lines[query]), options)
                 continue
             predicted = normalise_class(record["class"])
             if predicted is None:
