@@ -231,18 +231,23 @@ class Segments:
         return index - self.offsets[topic]
 
 
+def _depth_layers(segment: np.ndarray, count: int) -> List[np.ndarray]:
+    """For values grouped by a non-decreasing segment id: layer j = the indices of the j-th value of every
+    segment (segments shorter than j + 1 have none), so a loop over layers walks all segments at once."""
+    if segment.shape[0] == 0:
+        return []
+    first = np.searchsorted(segment, np.arange(count))
+    depth = np.arange(segment.shape[0]) - first[segment]
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
+    return [order[bounds[j]:bounds[j + 1]] for j in range(bounds.shape[0] - 1)]
+
+
 def ordered_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
     """Per-segment sums added left to right (as the C loops and measures.trec._ordered_sum add), for values
     grouped by a non-decreasing segment id: step j adds the j-th value of every segment at once."""
     totals = np.zeros(count, dtype=np.float64)
-    if values.shape[0] == 0:
-        return totals
-    first = np.searchsorted(segment, np.arange(count))
-    depth = np.arange(values.shape[0]) - first[segment]
-    order = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
-    for j in range(bounds.shape[0] - 1):
-        chosen = order[bounds[j]:bounds[j + 1]]
+    for chosen in _depth_layers(segment, count):
         totals[segment[chosen]] += values[chosen]
     return totals
 
@@ -250,15 +255,8 @@ def ordered_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) ->
 def _suffix_max(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
     """For each value, the maximum of it and every later value of its segment."""
     out = np.zeros(values.shape[0], dtype=np.float64)
-    if values.shape[0] == 0:
-        return out
-    first = np.searchsorted(segment, np.arange(count))
-    depth = np.arange(values.shape[0]) - first[segment]
-    order = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
     best = np.zeros(count, dtype=np.float64)
-    for j in range(bounds.shape[0] - 2, -1, -1):
-        chosen = order[bounds[j]:bounds[j + 1]]
+    for chosen in reversed(_depth_layers(segment, count)):
         seg = segment[chosen]
         best[seg] = np.maximum(best[seg], values[chosen])
         out[chosen] = best[seg]
