@@ -435,3 +435,16 @@ def test_declines_after_reading_say_why(content, expected):
     why = []
     assert read_columns(io.BytesIO(content), TREC if content.startswith(b"\n") else NACSIS, why=why) is None
     assert why == [expected]
+
+
+@pytest.mark.parametrize("topics,taken", [
+    (["0001", "0002", "0003", "0004"], True),
+    (["0001", "0003", "0002", "0004"], False),        # out of order between two chunks
+    (["0001", "0002", "0004", "0003"], False),        # ... at the last one
+    (["0001", "0002", "31", "0040"], False),          # not zero-padded, in a later chunk
+])
+def test_nacsis_topic_order_is_checked_across_chunks(topics, taken):
+    """The order check looks at the topics each chunk adds and at the last one before them."""
+    content = "".join("%s\t0\tD1\t1\t0.5\tntc1\n" % t for t in topics).encode()
+    for chunk in (8, 30, 4096):                       # one line a chunk, two, all
+        assert (read_columns(io.BytesIO(content), NACSIS, chunk_bytes=chunk) is not None) == taken

@@ -339,6 +339,7 @@ class _Reader:
         self.last_rank_score = None   # (topic code, rank, score) of the previous NACSIS line
         self.first_rank_score = None  # the same of the first NACSIS line (checked when two parts are joined)
         self.seen_newline = False
+        self.topics_checked = 0         # NACSIS topics known to be padded and in order
         # Where the reader declined the file: (first line, last line) of the chunk, or a reason found after
         # reading (for the message about files the exact reader cannot read, see `_describe`).
         self.declined: Tuple[int, int, str] = (0, 0, "")
@@ -478,7 +479,7 @@ class _Reader:
 
     def _nacsis_checks(self, buf, field, score, topic) -> bool:
         """What the NACSIS reader would warn about, as a yes/no: any of it sends the file to the exact reader."""
-        if not self.grouped or not _nacsis_topic_order(self.topics):
+        if not self.grouped or not self._topics_in_order():
             return False            # topics out of order, not zero-padded or not sorted
         if not are_integers(buf, *field[3]):
             return False            # Rank not an integer
@@ -518,6 +519,12 @@ class _Reader:
             self.first_rank_score = (int(topic[0]), int(first_rank[0]), float(score[0]))
         return True
 
+    def _topics_in_order(self) -> bool:
+        """_nacsis_topic_order for the topics met since the last check (and the one before them)."""
+        fine = _nacsis_topic_order(self.topics[max(self.topics_checked - 1, 0):])
+        self.topics_checked = len(self.topics)
+        return fine
+
     def absorb(self, other: "_Reader") -> bool:
         """Append what another reader read from the rest of the file (`read_columns` reads a big file in two
         parts at once); False when the joined file needs the exact reader (a rule broken across the cut)."""
@@ -545,7 +552,7 @@ class _Reader:
                 self.grouped = False        # a topic of the first part comes back in the second
             mapping[code] = mine
         self.grouped = self.grouped and other.grouped
-        if self.layout == NACSIS and not (self.grouped and _nacsis_topic_order(self.topics)):
+        if self.layout == NACSIS and not (self.grouped and self._topics_in_order()):
             self.declined = (0, 0, "a Topic-ID out of order after line %d" % self.lines_before)
             return False
         topic, docno, score = other.store.columns()
