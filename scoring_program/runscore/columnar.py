@@ -161,6 +161,11 @@ def pack_strings(texts: List[str], words: int = 0) -> Optional[np.ndarray]:
     return pack_fields(buf, starts, ends, words)
 
 
+def unpack_words(words: np.ndarray) -> List[str]:
+    """The strings of packed words (pack_fields, pack_strings), for the exact path: ASCII ids, no NUL."""
+    return [row.tobytes().rstrip(b"\0").decode("ascii") for row in words.astype(">u8")]
+
+
 def widen(words: np.ndarray, count: int) -> np.ndarray:
     """Pad (n, w) words with zero columns to (n, count)."""
     if words.shape[1] >= count:

@@ -2,14 +2,14 @@
 
 Why: a task's reference loader builds a Python dict of every judgement (about 0.7 s for 250,000 lines), and the
 fast path then converts that dict back into arrays (measures.vectorised.QrelsColumns). Here the file is read by
-columnar.read_columns (layout QRELS) straight into those arrays; the dict view decodes one topic only when the
-exact path asks for it (a small run scored against a big qrels file). A file the columnar reader declines is
-read by qrels.read_qrels, which words the error.
+columnar.read_columns (layout QRELS, fastpath.read_reference_qrels) straight into those arrays; the dict view
+decodes one topic only when the exact path asks for it (a small run scored against a big qrels file). A file
+the columnar reader declines is read by qrels.read_qrels, which words the error.
 """
 from collections.abc import Mapping
 from typing import Callable, Dict, Iterator, Optional
 
-from .columnar import QRELS, read_columns_file
+from .columnar import unpack_words
 from .measures.vectorised import QrelsColumns
 
 
@@ -24,8 +24,7 @@ class ColumnarQrels(Mapping):
         docs = self._decoded.get(topic)
         if docs is None:
             start, end = self.columns.topics[topic]
-            words = self.columns.words[start:end].astype(">u8")
-            docnos = [row.tobytes().rstrip(b"\0").decode("ascii") for row in words]
+            docnos = unpack_words(self.columns.words[start:end])
             docs = self._decoded[topic] = dict(zip(docnos, self.columns.judged[topic].tolist()))
         return docs
 
@@ -56,17 +55,6 @@ class ColumnarQrels(Mapping):
         columns.topics = dict(zip(names, self.columns.topics.values()))
         columns.judged = dict(zip(names, self.columns.judged.values()))
         return ColumnarQrels(columns)
-
-
-def read_columnar_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarQrels]:
-    """The qrels file as columns, or None (then qrels.read_qrels reads it and reports any defect)."""
-    try:
-        table = read_columns_file(path, QRELS, grade_map=grade_map)
-    except OSError:
-        return None
-    if table is None:
-        return None
-    return ColumnarQrels(QrelsColumns.from_table(table))
 
 
 def max_grade(qrels: Mapping, topic: str) -> Optional[int]:

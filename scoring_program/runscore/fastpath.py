@@ -13,8 +13,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns
-from .columnar_qrels import ColumnarQrels, read_columnar_qrels
+from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns, unpack_words
+from .columnar_qrels import ColumnarQrels
 from .errors import Diagnostics, RunError
 from .measures.trec import TrecOptions
 from .textfile import MAX_FILE_BYTES
@@ -37,13 +37,12 @@ def switched_off() -> bool:
 def wanted(path: str, min_bytes: Optional[int] = None, max_bytes: Optional[int] = None) -> bool:
     """Should this file try the fast path? (a regular file, big enough, not switched off; the bounds default to
     FAST_PATH_MIN_BYTES and COLUMNAR_MAX_FILE_BYTES)"""
-    switch = os.environ.get(ENVIRONMENT, "")
-    if switch == "0" or not os.path.isfile(path):
+    if switched_off() or not os.path.isfile(path):
         return False
     size = os.path.getsize(path)
     if size > (COLUMNAR_MAX_FILE_BYTES if max_bytes is None else max_bytes):
         return False
-    return switch == "1" or size >= (FAST_PATH_MIN_BYTES if min_bytes is None else min_bytes)
+    return os.environ.get(ENVIRONMENT) == "1" or size >= (FAST_PATH_MIN_BYTES if min_bytes is None else min_bytes)
 
 
 def _keep_freed_memory() -> None:
@@ -60,13 +59,14 @@ def _keep_freed_memory() -> None:
         pass
 
 
-def read(path: str, layout: str, comments: bool = False, why: Optional[List[str]] = None) -> Optional[ColumnarRun]:
-    """The run as columns, or None when the exact path must read it (it would say something about it; `why`
-    receives where the columnar reader stopped)."""
+def read(path: str, layout: str, comments: bool = False, why: Optional[List[str]] = None,
+         grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarRun]:
+    """The run (or qrels) as columns, or None when the exact path must read it (it would say something about
+    it; `why` receives where the columnar reader stopped)."""
     _keep_freed_memory()
     try:
         with open(path, "rb") as handle:
-            return read_columns(handle, layout, comments, why=why)
+            return read_columns(handle, layout, comments, why=why, grade_map=grade_map)
     except OSError:
         return None                 # the exact path words the error
 
@@ -92,8 +92,8 @@ def read_reference_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) 
     size limit (textfile.MAX_FILE_BYTES)."""
     if not wanted(path, FAST_QRELS_MIN_BYTES, MAX_FILE_BYTES):
         return None
-    _keep_freed_memory()
-    return read_columnar_qrels(path, grade_map)
+    table = read(path, QRELS, grade_map=grade_map)
+    return None if table is None else ColumnarQrels(QrelsColumns.from_table(table))
 
 
 # ------------------------------------------------------------------------------ shared evaluation ---
@@ -158,7 +158,7 @@ def topic_runs(run: ColumnarRun) -> Dict:
     out = {}
     for code, topic in enumerate(run.topics):
         lines = run.topic_lines(code)
-        docnos = [row.astype(">u8").tobytes().rstrip(b"\0").decode("ascii") for row in run.docno[lines]]
+        docnos = unpack_words(run.docno[lines])
         out[topic] = TopicRun(docnos, run.score[lines].tolist(), [0] * len(docnos))
     return out
 
