@@ -30,3 +30,14 @@ def run_score_py(input_dir, output_dir):
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "scoring_program", "score.py"), str(input_dir),
                            str(output_dir)], capture_output=True, text=True)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def codabench_input(tmp_path, task_id, files):
+    """tmp_path/input as Codabench lays it out: ref = the shipped reference_data/<task_id>, res = `files`
+    (name -> text)."""
+    input_dir = tmp_path / "input"
+    (input_dir / "res").mkdir(parents=True)
+    os.symlink(os.path.join(ROOT, "reference_data", task_id), str(input_dir / "ref"))
+    for name, text in files.items():
+        (input_dir / "res" / name).write_text(text, encoding="utf-8")
+    return input_dir

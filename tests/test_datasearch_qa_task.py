@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import ROOT, run_score_py
+from conftest import ROOT, codabench_input, run_score_py
 from runscore.cli import main
 
 GOLD_LINES = [
@@ -218,12 +218,9 @@ def test_discovery_by_content():
 
 
 def test_score_py_with_sample_reference_and_submission(tmp_path):
-    input_dir = tmp_path / "input"
-    (input_dir / "res").mkdir(parents=True)
-    os.symlink(os.path.join(ROOT, "reference_data", "datasearch-qa"), str(input_dir / "ref"))
     sample = os.path.join(ROOT, "starting_kit", "sample_submission", "datasearch-qa", "ds2qa_sample.tsv")
     with open(sample, encoding="utf-8") as handle:
-        (input_dir / "res" / "ds2qa_sample.tsv").write_text(handle.read(), encoding="utf-8")
+        input_dir = codabench_input(tmp_path, "datasearch-qa", {"ds2qa_sample.tsv": handle.read()})
     code, out, err = run_score_py(input_dir, tmp_path / "output")
     assert code == 0, err
     board = json.loads((tmp_path / "output" / "scores.json").read_text())
@@ -237,10 +234,8 @@ def test_score_py_with_sample_reference_and_submission(tmp_path):
 
 
 def test_score_py_rejects_duplicate_question(tmp_path):
-    input_dir = tmp_path / "input"
-    (input_dir / "res").mkdir(parents=True)
-    os.symlink(os.path.join(ROOT, "reference_data", "datasearch-qa"), str(input_dir / "ref"))
-    (input_dir / "res" / "run.tsv").write_text(SYSDESC + "DS2-QA-E-0001\tx\nDS2-QA-E-0001\ty\n", encoding="utf-8")
+    run = SYSDESC + "DS2-QA-E-0001\tx\nDS2-QA-E-0001\ty\n"
+    input_dir = codabench_input(tmp_path, "datasearch-qa", {"run.tsv": run})
     code, _, err = run_score_py(input_dir, tmp_path / "output")
     assert code == 1 and "duplicate QUESTION_ID DS2-QA-E-0001" in err
     assert not (tmp_path / "output" / "scores.json").exists()

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import ROOT, run_cli, run_score_py
+from conftest import ROOT, codabench_input, run_cli, run_score_py
 from runscore.cli import main
 
 GOLD = "id\tclass\n001\tpast\n002\tpast\n003\tfuture\n004\tRecency\n005\tatemporal\n006\tatemporal\n"
@@ -238,12 +238,9 @@ def test_discovery_by_name_and_content():
 
 
 def test_score_py_with_sample_reference_and_submission(tmp_path):
-    input_dir = tmp_path / "input"
-    (input_dir / "res").mkdir(parents=True)
-    os.symlink(os.path.join(ROOT, "reference_data", "temporalia-tqic"), str(input_dir / "ref"))
     sample = os.path.join(ROOT, "starting_kit", "sample_submission", "temporalia-tqic", "tqic_sample")
     with open(sample, encoding="utf-8") as handle:
-        (input_dir / "res" / "tqic_sample").write_text(handle.read(), encoding="utf-8")
+        input_dir = codabench_input(tmp_path, "temporalia-tqic", {"tqic_sample": handle.read()})
     code, out, err = run_score_py(input_dir, tmp_path / "output")
     assert code == 0, err
     board = json.loads((tmp_path / "output" / "scores.json").read_text())
