@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from runscore import columnar, fastpath
-from runscore.columnar_qrels import ColumnarQrels
+from runscore.ranking import columnar, fastpath
+from runscore.ranking.columnar_qrels import ColumnarQrels
 from runscore.errors import ConfigError
 from runscore.commands import trec_eval
 from runscore.errors import Diagnostics

@@ -11,13 +11,13 @@ import sys
 import tempfile
 from typing import Dict, List
 
-from . import __version__
-from .discover import assign_tasks, list_candidates
-from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
-from .pipeline import LoadedReference, best_run, check_file, check_run_limit, load_reference, score_run
-from .report import atomic_write, detailed_html, format_score, summary_table, write_scores
-from .tasks import all_tasks, get_task
-from .tasks.base import read_task_yaml
+from .. import __version__
+from ..discover import assign_tasks, list_candidates
+from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
+from ..pipeline import LoadedReference, best_run, check_file, check_run_limit, load_reference, score_run
+from ..report import atomic_write, detailed_html, format_score, summary_table, write_scores
+from ..tasks import all_tasks, get_task
+from ..tasks.base import read_task_yaml
 
 DETAILED = "detailed_results.html"
 
@@ -181,7 +181,7 @@ def _comparison(task, scored) -> List[Dict]:
     if len(scored) < 2:
         return []
     try:
-        from .compare import comparison_section
+        from ..compare import comparison_section
     except ImportError:
         return []
     try:

@@ -9,8 +9,8 @@ import os
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import __version__
-from .tasks.base import Task
+from .. import __version__
+from ..tasks.base import Task
 
 SUBMISSION_RULES = """\
 * A submission is **one zip file of run files** (the files themselves, not a folder holding them; a single

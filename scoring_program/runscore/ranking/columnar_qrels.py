@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Callable, Dict, Iterator, Optional
 
 from .columnar import unpack_words
-from .measures.vectorised import QrelsColumns
+from ..measures.vectorised import QrelsColumns
 
 
 class ColumnarQrels(Mapping):

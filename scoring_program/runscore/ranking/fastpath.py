@@ -1,4 +1,4 @@
-"""When and how a big run takes the columnar fast path (columnar.py, measures/vectorised.py).
+"""When and how a big run takes the columnar fast path (ranking/columnar.py, measures/vectorised.py).
 
 Why a module of its own: the front ends (`runscore trec_eval`, the ntcir1-adhoc task) keep their exact
 line-by-line code, which words every diagnostic; this module only decides whether a file is big enough to be
@@ -15,10 +15,11 @@ import numpy as np
 
 from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns, unpack_words
 from .columnar_qrels import ColumnarQrels
-from .errors import Diagnostics, RunError
-from .measures.trec import TrecOptions
-from .textfile import MAX_FILE_BYTES
-from .measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
+from ..errors import Diagnostics, RunError
+from ..measures.trec import TrecOptions
+from ..textfile import MAX_FILE_BYTES
+from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
+from .rankeval import TopicRun, evaluate_rankings
 
 FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
 # A task's qrels file of this size or more (about 60k judgements, 0.2 s as Python dicts) is read as columns.
@@ -127,7 +128,6 @@ def evaluate(run: ColumnarRun, qrels: Dict[str, Dict[str, int]], topics: Sequenc
     """rankeval.evaluate_rankings' per-topic values for a columnar run."""
     columns = qrels_columns(qrels)
     if not columns.usable:          # a qrels document id the word packing cannot hold (a NUL byte)
-        from .rankeval import evaluate_rankings     # here: rankeval imports this module
         return evaluate_rankings(topic_runs(run), qrels, topics, measures, level, options, tie_order, max_docs,
                                  params, score_dtype)[0]
     return evaluate_with_columns(run, columns, topics, measures, level, options, tie_order, max_docs, params,
@@ -154,7 +154,6 @@ def evaluate_with_columns(run: ColumnarRun, columns: QrelsColumns, topics: Seque
 
 def topic_runs(run: ColumnarRun) -> Dict:
     """The run as the exact path's TopicRun records (document ids decoded from their words)."""
-    from .rankeval import TopicRun
     out = {}
     for code, topic in enumerate(run.topics):
         lines = run.topic_lines(code)

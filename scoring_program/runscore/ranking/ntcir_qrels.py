@@ -1,7 +1,7 @@
 """Graded qrels for the NTCIREVAL measures: NTCIR format `topic docid Lk`, per-topic `.rel` files `docid Lk`,
 and TREC format `topic iter docid grade` with integer grades; plus NTCIREVAL's labelling step.
 
-Why separate from qrels.py: NTCIREVAL levels are `L0`..`L15` strings, a level above the declared number of
+Why separate from ranking/qrels.py: NTCIREVAL levels are `L0`..`L15` strings, a level above the declared number of
 levels is an error, and labelling keeps run order (no sorting, unjudged = L0, or removed in condensed-list
 mode). A defect of a reference file is the organiser's fault: ConfigError (exit 2) naming file and line.
 """
@@ -9,10 +9,10 @@ import re
 from collections import OrderedDict
 from typing import Dict, List, Optional, Sequence
 
-from .errors import ConfigError
-from .measures.ntcireval import MAX_LEVELS
+from ..errors import ConfigError
+from ..measures.ntcireval import MAX_LEVELS
 from .qrels import read_qrels
-from .textfile import numbered_lines, read_text
+from ..textfile import numbered_lines, read_text
 
 GradedQrels = Dict[str, Dict[str, int]]     # topic -> docid -> level (0..k), in file order
 

@@ -6,8 +6,8 @@ organiser's responsibility, so every defect is a ConfigError (exit 2) naming the
 from collections import OrderedDict
 from typing import Dict
 
-from .errors import ConfigError
-from .textfile import numbered_lines, read_text
+from ..errors import ConfigError
+from ..textfile import numbered_lines, read_text
 
 Qrels = Dict[str, Dict[str, int]]   # topic -> docno -> grade, in file order
 

@@ -2,17 +2,16 @@
 
 Why a module of its own: `runscore trec_eval` and the ranking tasks must give identical numbers, so both call
 `evaluate_rankings`; the only differences between them (which topics are averaged, how ties and truncation
-are set) are explicit arguments.
+are set) are explicit arguments. This is the exact path, one topic at a time; a big run read as columns goes
+through fastpath.evaluate instead, which falls back to this module (never the other way round).
 """
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import fastpath
-from .columnar import ColumnarRun
 from .label import JudgedTopic, judge_ranking, rank_order
-from .measures.trec import REGISTRY, TrecOptions, evaluate_topic, summarise
+from ..measures.trec import REGISTRY, TrecOptions, evaluate_topic, summarise
 from .qrels import Qrels
 
 
@@ -47,13 +46,8 @@ def evaluate_rankings(rankings: Dict[str, TopicRun], qrels: Qrels, topics: Seque
     """Per-topic values and the summary over `topics` (a topic absent from the run is an empty ranking).
 
     Returns (per_topic, summary); values are keyed by trec_eval output names (`P_10`, `map`, ...).
-    `rankings` may also be a columnar.ColumnarRun (a big run read by the fast path): the same values, computed
-    for all topics at once (fastpath.evaluate).
+    A big run read as columns (columnar.ColumnarRun) gets the same values from fastpath.evaluate.
     """
-    if isinstance(rankings, ColumnarRun):
-        per_topic = fastpath.evaluate(rankings, qrels, topics, measures, level, options, tie_order, max_docs, params,
-                                      score_dtype)
-        return per_topic, summarise_topics(per_topic, measures, params)
     per_topic: Dict[str, Dict[str, float]] = {}
     for topic in topics:
         per_topic[topic] = evaluate_topic_run(rankings.get(topic), qrels.get(topic, {}), measures, level, options,

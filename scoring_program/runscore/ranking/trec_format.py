@@ -11,9 +11,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, Optional
 
-from .errors import Diagnostics
+from ..errors import Diagnostics
 from .rankeval import TopicRun
-from .textfile import decode_utf8, numbered_lines
+from ..textfile import decode_utf8, numbered_lines
 
 FIELDS = "qid iter docno rank sim run_id"
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")

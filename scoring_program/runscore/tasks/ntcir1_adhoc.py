@@ -9,12 +9,13 @@ import os
 import re
 from typing import Any, Dict, List, Mapping, Optional
 
-from .. import fastpath
-from ..columnar_qrels import max_grade
+from ..ranking import fastpath
+from ..ranking.columnar_qrels import max_grade
 from ..errors import ConfigError, Diagnostics
 from ..measures.trec import INTERP_RULES, TrecOptions
-from ..qrels import read_qrels
-from ..rankeval import TopicRun, evaluate_rankings
+from ..ranking.qrels import read_qrels
+from ..ranking.columnar import ColumnarRun
+from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
 from ..textfile import numbered_lines, read_text
 from ..validate import RecordSchema
 from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
@@ -238,8 +239,13 @@ class Ntcir1Adhoc(Task):
                              % (level, len(no_relevant), action, ", ".join(no_relevant)))
                 if options["exclude_topics_without_relevant"]:
                     topics = [t for t in topics if t not in set(no_relevant)]
-            values, summary = evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
-                                                options["tie_order"], options["max_docs"])
+            if isinstance(run.data.topics, ColumnarRun):     # a big run read by the fast path
+                values = fastpath.evaluate(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
+                                           options["tie_order"], options["max_docs"])
+                summary = summarise_topics(values, MEASURES)
+            else:
+                values, summary = evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
+                                                    options["tie_order"], options["max_docs"])
             for name, value in summary.items():
                 measures["%s_%s" % (name, level)] = value
             measures["num_q_%s" % level] = float(len(topics))

@@ -12,8 +12,8 @@ import re
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..errors import Diagnostics
-from ..validate import load_schema
+from ...errors import Diagnostics
+from ...validate import load_schema
 from .gold import GoldRecord
 from .pap import PositionMap, surviving_predictions
 from .run_json import JsonDocument

@@ -8,8 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List
 
-from ..errors import ConfigError
-from ..textfile import numbered_lines, read_text
+from ...errors import ConfigError
+from ...textfile import numbered_lines, read_text
 
 
 @dataclass(frozen=True)

@@ -2,20 +2,20 @@
 
 Seed: shared/seeds/002_c4956b307f820956.txt; spec: shared/specs/qqa23-mrc.md. The run is one JSON object
 `{pq_id: [answer, ...]}` named TeamID_RunID.json; the rules of the official submission checker live in
-runscore/qqa/checker.py, the official pAP@10 in runscore/qqa/pap.py. This module only wires them together.
+runscore/tasks/qqa23/checker.py, the official pAP@10 in runscore/tasks/qqa23/pap.py. This module only wires them together.
 """
 import os
 import re
 from typing import Any, Dict, List, Optional
 
-from ..errors import ConfigError, Diagnostics
-from ..qqa.checker import check_run
-from ..qqa.gold import GoldRecord, read_gold
-from ..qqa.pap import ALL_DROPPED, MISSING, score_record
-from ..qqa.run_json import parse_json
-from ..qqa.segment import SEGMENTERS, get_segmenter
-from ..textfile import read_text
-from .base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
+from ...errors import ConfigError, Diagnostics
+from .checker import check_run
+from .gold import GoldRecord, read_gold
+from .pap import ALL_DROPPED, MISSING, score_record
+from .run_json import parse_json
+from .segment import SEGMENTERS, get_segmenter
+from ...textfile import read_text
+from ..base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
 
 PQ_ID_START = re.compile(r'\{\s*"\d+:\d+(-\d+)?_\d+"\s*:')
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Any, Dict, List, Tuple
 
-from ..errors import RunError
+from ...errors import RunError
 
 Path = Tuple[Any, ...]
 WHITESPACE = re.compile(r"[ \t\n\r]*")

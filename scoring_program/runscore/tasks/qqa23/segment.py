@@ -11,10 +11,10 @@ import os
 from functools import lru_cache
 from typing import Callable, Dict
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 
 Segmenter = Callable[[str], str]
-TABLE_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+TABLE_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "data",
                           "qqa23_segmentation_table.tsv")
 
 

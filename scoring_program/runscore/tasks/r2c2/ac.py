@@ -1,26 +1,25 @@
 """Task r2c2-ac: NTCIR-19 R2C2 answers with confidence; HMR, Accuracy, MNP, R_O, R_U, avconf, OB from labels.
 
 Seed: shared/seeds/000_13a97d0348fb03bd.txt; spec: shared/specs/r2c2.md sections 1.2, 2, 3, 5, 6 and 8. This
-module only wires the stages: the block parser (runscore.r2c2_ac_format), PassageKey resolution against the
-PR-run pool of the reference and the PR runs sent with the run (runscore.r2c2_ac_passages), the judgement
-labels (runscore.r2c2_labels), the non-official automatic judge (runscore.r2c2_autojudge) and the measures
+module only wires the stages: the block parser (runscore.tasks.r2c2.ac_format), PassageKey resolution against the
+PR-run pool of the reference and the PR runs sent with the run (runscore.tasks.r2c2.passages), the judgement
+labels (runscore.tasks.r2c2.labels), the non-official automatic judge (runscore.tasks.r2c2.autojudge) and the measures
 (runscore.measures.confidence).
 """
 import os
 import re
 from typing import Any, Dict, List, Optional
 
-from ..errors import ConfigError, Diagnostics
-from ..measures import confidence as cm
-from ..r2c2_format import RUN_NAME_PATTERN as PR_RUN_NAME_PATTERN
-from ..r2c2_ac_format import AC_RUN_NAME_PATTERN, CONFIDENCE_RULES, ACRun, parse_ac_run
-from ..r2c2_ac_passages import (PassagePool, load_pool, missing_rank_message, submission_pr_runs,
-                                unknown_run_message)
-from ..r2c2_autojudge import MATCH_RULES, matches, read_gold_answers
-from ..r2c2_format import normalise_qid
-from ..r2c2_labels import Labels, read_labels, unused_labels
-from ..textfile import numbered_lines, read_text
-from .base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
+from ...errors import ConfigError, Diagnostics
+from ...measures import confidence as cm
+from .pr_format import RUN_NAME_PATTERN as PR_RUN_NAME_PATTERN
+from .ac_format import AC_RUN_NAME_PATTERN, CONFIDENCE_RULES, ACRun, parse_ac_run
+from .passages import PassagePool, load_pool, missing_rank_message, submission_pr_runs, unknown_run_message
+from .autojudge import MATCH_RULES, matches, read_gold_answers
+from .pr_format import normalise_qid
+from .labels import Labels, read_labels, unused_labels
+from ...textfile import numbered_lines, read_text
+from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 AUTO_NOTE = "auto_* measures: NON-OFFICIAL automatic judge (normalised match against the gold answers)"
 

@@ -9,10 +9,10 @@ import re
 from collections import OrderedDict
 from typing import List, NamedTuple, Optional
 
-from .errors import Diagnostics
-from .r2c2_format import bounded_int, normalise_run_name, short
-from .textfile import numbered_lines, read_text
-from .validate import RecordSchema
+from ...errors import Diagnostics
+from .pr_format import bounded_int, normalise_run_name, short
+from ...textfile import numbered_lines, read_text
+from ...validate import RecordSchema
 
 AC_RUN_NAME_PATTERN = r"(?P<team>\S(?:.*\S)?)-AC-(?P<number>[1-4])"
 CONFIDENCE_RULES = ("error", "clamp")

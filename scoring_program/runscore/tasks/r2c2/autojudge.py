@@ -16,8 +16,8 @@ import re
 import unicodedata
 from typing import Dict, List, Sequence
 
-from .errors import ConfigError
-from .r2c2_format import qid_tsv_rows
+from ...errors import ConfigError
+from .pr_format import qid_tsv_rows
 
 MATCH_RULES = ("contains", "exact")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

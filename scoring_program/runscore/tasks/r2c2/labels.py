@@ -16,9 +16,9 @@ Any defect is the organiser's (ConfigError, exit 2).
 """
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from .errors import ConfigError
-from .r2c2_format import normalise_qid, normalise_run_name
-from .textfile import numbered_lines, read_text
+from ...errors import ConfigError
+from .pr_format import normalise_qid, normalise_run_name
+from ...textfile import numbered_lines, read_text
 
 ANSWER_COLUMNS = ("run_id", "qid", "correct")
 NUGGET_COLUMNS = ("run_id", "qid", "nuggetnum", "entailed", "relevant")

@@ -3,7 +3,7 @@
 Why a module of its own: a nugget is only worth something if the passage it cites exists (the official
 Stage A drops a nugget its passage does not support), and the passages may come from two places: the pool
 of all teams' PR runs in the reference folder (the seed lets an AC run cite any team's PR run; spec 1.2, 8)
-and the PR runs sent in the same submission. PR runs are read with runscore.r2c2_format, exactly as task
+and the PR runs sent in the same submission. PR runs are read with runscore.tasks.r2c2.pr_format, exactly as task
 r2c2-pr reads them; names are normalised there too (`.txt` dropped, display names mapped through the alias
 table of the reference data).
 
@@ -13,8 +13,8 @@ were assessed); the submission's copy is then ignored with a warning.
 import os
 from typing import Dict, List, NamedTuple, Optional
 
-from .errors import ConfigError, Diagnostics, RunError
-from .r2c2_format import PRRun, normalise_run_name, parse_pr_run, parse_run_name
+from ...errors import ConfigError, Diagnostics, RunError
+from .pr_format import PRRun, normalise_run_name, parse_pr_run, parse_run_name
 
 
 class Resolution(NamedTuple):

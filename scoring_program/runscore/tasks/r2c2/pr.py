@@ -1,22 +1,23 @@
 """Task r2c2-pr: NTCIR-19 R2C2 passage retrieval, MSnDCG@20 per question over the official topic list.
 
 Seed: shared/seeds/000_13a97d0348fb03bd.txt; spec: shared/specs/r2c2.md sections 1.1, 4 and 8. The run format
-is read by runscore.r2c2_format (shared with r2c2-ac). The PR qrels are an input file, `qID<TAB>passage
+is read by runscore.tasks.r2c2.pr_format (shared with r2c2-ac). The PR qrels are an input file, `qID<TAB>passage
 key<TAB>Lk`, so official qrels can be dropped in; `runscore r2c2-qrels` derives them from AC labels.
 """
 import os
 import re
 from typing import Any, Dict, List, Optional
 
-from .. import fastpath
-from ..errors import ConfigError, Diagnostics
-from ..measures.ntcireval import GradedRanking, NoRelevantDocuments, compute_all, linear_gains, parse_gains
-from ..measures.vectorised_ntcir import evaluate_records
-from ..ntcir_qrels import parse_level
-from ..r2c2_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid,
-                           parse_pr_run, qid_tsv_rows)
-from ..textfile import numbered_lines, read_text
-from .base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
+from ...ranking import fastpath
+from ...errors import ConfigError, Diagnostics
+from ...measures.names import compute_all
+from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains, parse_gains
+from ...measures.vectorised_ntcir import evaluate_records
+from ...ranking.ntcir_qrels import parse_level
+from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid, parse_pr_run,
+                        qid_tsv_rows)
+from ...textfile import numbered_lines, read_text
+from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 # canonical measure name -> output key (spec 4.3: msndcg20 primary; the others for diagnosis)
 MEASURES = {"MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig", "P@20": "p20", "Hit@1": "hit1"}

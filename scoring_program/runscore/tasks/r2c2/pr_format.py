@@ -21,9 +21,9 @@ import re
 from collections import OrderedDict
 from typing import Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-from .errors import ConfigError, Diagnostics
-from .textfile import numbered_lines, read_text
-from .validate import RecordSchema
+from ...errors import ConfigError, Diagnostics
+from ...textfile import numbered_lines, read_text
+from ...validate import RecordSchema
 
 MAX_PASSAGES = 20          # "For each question, up to 20 passages may be returned."
 RUN_KINDS = ("PG", "PO")   # PG: own passages; PO: the organisers' passages

@@ -8,9 +8,9 @@ each task keeps only what is its own (its fields, their meaning, its measures).
 import os
 from typing import Callable, Dict, Iterator, List, Sequence, Tuple
 
-from .errors import Diagnostics
-from .textfile import numbered_lines
-from .validate import RecordSchema
+from ...errors import Diagnostics
+from ...textfile import numbered_lines
+from ...validate import RecordSchema
 
 MAX_RUNS_PER_GROUP = 3     # the seed: "Each group can submit up to three runs (i.e., Run IDs)"
 

@@ -11,15 +11,16 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from .. import fastpath
-from ..errors import ConfigError, Diagnostics
-from ..measures.ntcireval import GradedRanking, NoRelevantDocuments, compute_all, parse_gains
-from ..measures.vectorised_ntcir import evaluate_records
-from ..ntcir_qrels import FORMATS, read_graded_qrels
-from ..temporalia_format import MAX_RUNS_PER_GROUP, RunBook, records
-from ..textfile import read_text
-from ..validate import RecordSchema
-from .base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
+from ...ranking import fastpath
+from ...errors import ConfigError, Diagnostics
+from ...measures.names import compute_all
+from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, parse_gains
+from ...measures.vectorised_ntcir import evaluate_records
+from ...ranking.ntcir_qrels import FORMATS, read_graded_qrels
+from .format import MAX_RUNS_PER_GROUP, RunBook, records
+from ...textfile import read_text
+from ...validate import RecordSchema
+from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 FIELDS = ("id", "rank", "doc_id", "group_id", "run_id")
 HEADER = "id rank doc_id group_id run_id"

@@ -11,13 +11,13 @@ import re
 import xml.etree.ElementTree as ElementTree
 from typing import Any, Dict, List, Optional
 
-from ..errors import ConfigError, Diagnostics
-from ..measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, precision, recall
-from ..temporalia_format import MAX_RUNS_PER_GROUP, RunBook, records
-from ..textfile import numbered_lines, read_text
-from ..validate import RecordSchema
-from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
-                   read_task_yaml, reference_file, report_duplicate)
+from ...errors import ConfigError, Diagnostics
+from ...measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, precision, recall
+from .format import MAX_RUNS_PER_GROUP, RunBook, records
+from ...textfile import numbered_lines, read_text
+from ...validate import RecordSchema
+from ..base import (Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file,
+                    report_duplicate)
 
 CLASSES = ("past", "recency", "future", "atemporal")
 # Spellings accepted for each class, compared lower-cased: the run format writes `recent`, the gold files
