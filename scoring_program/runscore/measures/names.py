@@ -19,8 +19,8 @@ from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 from ..errors import ConfigError
 from .ntcireval import FAMILIES, GradedRanking
 
-_NAME = re.compile(r"(?P<family>[A-Za-z][A-Za-z0-9]*)(?:@(?P<cutoff>\d+))?(?:\((?P<params>[^()]*)\))?")
-_PARAM = re.compile(r"\s*(?P<key>[a-z]+)\s*=\s*(?P<value>[0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)\s*")
+_NAME = re.compile(r"(?P<family>[A-Za-z][A-Za-z0-9]*)(?:@(?P<cutoff>[0-9]+))?(?:\((?P<params>[^()]*)\))?")
+_PARAM = re.compile(r"\s*(?P<key>[a-z]+)\s*=\s*(?P<value>[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*")
 
 _NTCIREVAL_FAMILIES = {m.ntcireval: m.family for m in FAMILIES.values()}
 _NTCIREVAL_FAMILIES["Prec"] = "P"          # NTCIREVAL's documentation spells precision Prec@l
@@ -141,7 +141,7 @@ def from_trec_eval(text: str) -> MeasureName:
     """trec_eval name (`map`, `P_20`/`P.20`, `recip_rank`, `ndcg_cut_20`/`ndcg_cut.20`, `success_1`) ->
     the NTCIREVAL measure that gives the same value on the same labelled list (binary or linear gains)."""
     name = text.strip()
-    match = re.fullmatch(r"([a-z_A-Z]+?)(?:[._](\d+))?", name)
+    match = re.fullmatch(r"([a-z_A-Z]+?)(?:[._]([0-9]+))?", name)
     template = _TREC_EVAL.get(match.group(1)) if match else None
     if template is None or (("{}" in template) != (match.group(2) is not None)):
         raise _bad(text, "no NTCIREVAL equivalent of trec_eval measure %r (translated: %s)"

@@ -109,13 +109,13 @@ class TrecMeasure:
 
 def c_atol(text: str) -> int:
     """C atol: the leading integer of the text (`23.4` -> 23, `abc` -> 0), as trec_eval reads cutoffs."""
-    match = re.match(r"\s*([+-]?\d+)", text)
+    match = re.match(r"\s*([+-]?[0-9]+)", text)
     return int(match.group(1)) if match else 0
 
 
 def c_atof(text: str) -> float:
     """C atof: the leading decimal number of the text (`.25` -> 0.25, `abc` -> 0.0)."""
-    match = re.match(r"\s*([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)", text)
+    match = re.match(r"\s*([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)", text)
     return float(match.group(1)) if match else 0.0
 
 

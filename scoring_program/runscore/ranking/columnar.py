@@ -21,6 +21,7 @@ from typing import BinaryIO, Dict, Iterator, List, Optional, Tuple
 import numpy as np
 
 from .qrels import MAX_GRADE
+from ..numeric import is_int, numeric_sort_key
 
 TREC = "trec"        # whitespace-separated, >= 6 fields, blank lines skipped (trec_format.parse_trec_run)
 NACSIS = "nacsis"    # exactly 6 TAB-separated fields (tasks/ntcir1_adhoc.py), no warning-worthy line
@@ -37,7 +38,7 @@ _WHITESPACE = np.zeros(256, dtype=bool)
 _WHITESPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
 _NACSIS_FORBIDDEN = _WHITESPACE.copy()          # inside a NACSIS file only TAB and LF may separate
 _NACSIS_FORBIDDEN[[9, 10]] = False
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _POW10 = 10.0 ** np.arange(FAST_DIGITS + 8)
 
 
@@ -177,7 +178,7 @@ def widen(words: np.ndarray, count: int) -> np.ndarray:
 
 def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
     """The fields as float64, exactly as Python's float() reads them; None if one is not a finite number of
-    the run grammar `[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?`.
+    the run grammar `[+-]?(\[0-9]+\\.?\[0-9]*|\\.\[0-9]+)([eE][+-]?\[0-9]+)?`.
 
     Common case (sign, at most 15 digits, one dot, no exponent) in numpy: the digits as an integer m < 2**53
     and k digits after the dot give m / 10**k, one correctly rounded division of exact doubles, so the value
@@ -229,7 +230,7 @@ def _eight_bytes(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
 
 
 def are_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
-    """Is every field `[+-]?\\d+` with at most 18 digits? (parse_integers' test, without the values)"""
+    """Is every field `[+-]?\[0-9]+` with at most 18 digits? (parse_integers' test, without the values)"""
     lengths = ends - starts
     if lengths.shape[0] == 0:
         return True
@@ -248,7 +249,7 @@ def _short_integers(chars: np.ndarray) -> Tuple[np.ndarray, bool]:
 
 
 def parse_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
-    """`[+-]?\\d+` fields of at most 18 digits as int64; None if one is not."""
+    """`[+-]?\[0-9]+` fields of at most 18 digits as int64; None if one is not."""
     lengths = ends - starts
     if lengths.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
@@ -307,15 +308,14 @@ def parse_grades(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     return grade
 
 
-def _numeric_topic_key(topic: str):
-    return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+_numeric_topic_key = numeric_sort_key
 
 
 def _nacsis_topic_order(topics: List[str]) -> bool:
     """Are the Topic-IDs zero-padded and sorted (numerically, as the task's parser compares them)?"""
     previous = None
     for name in topics:
-        if name.isdigit() and len(name) < 4:
+        if is_int(name) and len(name) < 4:
             return False
         key = _numeric_topic_key(name)
         if previous is not None and key < previous:

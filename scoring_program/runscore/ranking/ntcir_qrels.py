@@ -16,7 +16,7 @@ from ..textfile import numbered_lines, read_text
 
 GradedQrels = Dict[str, Dict[str, int]]     # topic -> docid -> level (0..k), in file order
 
-_LEVEL = re.compile(r"L(\d+)")
+_LEVEL = re.compile(r"L([0-9]+)")
 FORMATS = ("auto", "ntcir", "trec")
 
 

@@ -16,7 +16,7 @@ from .rankeval import TopicRun
 from ..textfile import decode_utf8, numbered_lines
 
 FIELDS = "qid iter docno rank sim run_id"
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _FINITE_MAX = sys.float_info.max
 _FINITE_MIN = -_FINITE_MAX
 

@@ -17,6 +17,7 @@ from ..ranking.qrels import read_qrels
 from ..ranking.columnar import ColumnarRun
 from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
 from ..textfile import numbered_lines, read_text
+from ..numeric import MAX_DIGITS, int_or_none, is_int, numeric_sort_key, shorten
 from ..validate import RecordSchema
 from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
@@ -33,7 +34,7 @@ PER_TOPIC_SHOWN = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "P_10", 
 
 def normalise_topic(topic: str) -> str:
     """Numeric topic ids are zero-padded to 4 digits (`31` -> `0031`), as NTCIR numbers its topics."""
-    return topic.zfill(4) if topic.isdigit() and len(topic) < 4 else topic
+    return topic.zfill(4) if is_int(topic) and len(topic) < 4 else topic
 
 
 class Reference:
@@ -167,7 +168,8 @@ class Ntcir1Adhoc(Task):
                      % (topic, previous_topic))
             previous_topic = topic
             if not _is_int(rank):
-                once("rank", line_no, "Rank %r is not an integer (Rank is ignored)" % rank)
+                once("rank", line_no, "Rank %s is not an integer of at most %d digits (Rank is ignored)"
+                     % (shorten(rank), MAX_DIGITS))
             run_ids.setdefault(run_id, line_no)
             dummies.add(dummy)
             key = (topic, docno)
@@ -178,7 +180,7 @@ class Ntcir1Adhoc(Task):
             seen[key] = line_no
             topics.setdefault(topic, TopicRun()).add(docno, sim, line_no)
             # Rank is ignored, but a Rank that grows while Similarity grows too usually means a sign error.
-            rank_value = int(rank) if _is_int(rank) else None
+            rank_value = int_or_none(rank, signed=True)
             before = last_rank.get(topic)
             if before and rank_value is not None and before[0] is not None:
                 if rank_value > before[0] and sim > before[1]:
@@ -279,11 +281,10 @@ def _read_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Mappin
 
 
 def _is_int(text: str) -> bool:
-    return re.fullmatch(r"[+-]?\d+", text) is not None
+    return is_int(text, signed=True)
 
 
-def _topic_key(topic: str):
-    return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+_topic_key = numeric_sort_key
 
 
 def _topic_range(topics: List[str]) -> str:

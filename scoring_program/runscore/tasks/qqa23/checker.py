@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence
 
+from ...numeric import MAX_DIGITS, shorten
 from ...errors import Diagnostics
 from ...validate import load_schema
 from .gold import GoldRecord
@@ -116,6 +117,9 @@ def check_duplicates(doc: JsonDocument, diags: Diagnostics) -> None:
 
 
 # ------------------------------------------------------------------------------------------ answers ---
+MAX_INDEX = 10 ** MAX_DIGITS
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -151,6 +155,12 @@ def _check_answer(doc: JsonDocument, path, answer: Dict[str, Any], diags: Diagno
     start, end = answer.get("strt_token_indx"), answer.get("end_token_indx")
     if not (_is_int(start) and _is_int(end)):
         return
+    for name, value in (("strt_token_indx", start), ("end_token_indx", end)):
+        if abs(value) >= MAX_INDEX:     # a huge JSON number: no arithmetic on it, and a short message
+            diags.error(doc.line(path + (name,)), "%s: %s is %s, more than any token index (at most %d)"
+                        % (where, name, shorten(str(value)) if value.bit_length() < 14000 else "a number of over "
+                           "4,000 digits", MAX_INDEX - 1))
+            return
     if end < start:
         diags.error(doc.line(path + ("end_token_indx",)), "%s: end_token_indx %d is smaller than strt_token_indx "
                     "%d" % (where, end, start))

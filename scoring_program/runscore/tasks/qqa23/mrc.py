@@ -17,7 +17,7 @@ from .segment import SEGMENTERS, get_segmenter
 from ...textfile import read_text
 from ..base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
 
-PQ_ID_START = re.compile(r'\{\s*"\d+:\d+(-\d+)?_\d+"\s*:')
+PQ_ID_START = re.compile(r'\{\s*"[0-9]+:[0-9]+(-[0-9]+)?_[0-9]+"\s*:')
 
 
 class Qqa23Mrc(Task):

@@ -16,8 +16,8 @@ from ...errors import RunError
 
 Path = Tuple[Any, ...]
 WHITESPACE = re.compile(r"[ \t\n\r]*")
-NUMBER = re.compile(r"(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?")
-LONG_DIGITS = re.compile(r"\d{1000,}")
+NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+LONG_DIGITS = re.compile(r"[0-9]{1000,}")
 CONSTANTS = {"true": True, "false": False, "null": None, "NaN": float("nan"), "Infinity": float("inf"),
              "-Infinity": float("-inf")}
 

@@ -105,7 +105,7 @@ class R2C2AC(Task):
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)
-        return line is not None and re.match(r"\s*<[Dd]\d{3,4}>", line) is not None
+        return line is not None and re.match(r"\s*<[Dd][0-9]{3,4}>", line) is not None
 
     # ------------------------------------------------------------------------------ reference ---
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> ACReference:

@@ -17,11 +17,11 @@ from ...validate import RecordSchema
 AC_RUN_NAME_PATTERN = r"(?P<team>\S(?:.*\S)?)-AC-(?P<number>[1-4])"
 CONFIDENCE_RULES = ("error", "clamp")
 
-_OPEN = re.compile(r"<[Dd](\d+)>")                     # at the start of a line
-_CLOSE_AT_END = re.compile(r"</[Dd](\d+)>\s*$")        # at the end of a line (alone, or after content)
-_TAG_LIKE = re.compile(r"<\s*/?\s*[A-Za-z]*\s*\d+\s*>")  # something meant as a block tag
-_INTEGER = re.compile(r"[+-]?\d+")
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
+_OPEN = re.compile(r"<[Dd]([0-9]+)>")                     # at the start of a line
+_CLOSE_AT_END = re.compile(r"</[Dd]([0-9]+)>\s*$")        # at the end of a line (alone, or after content)
+_TAG_LIKE = re.compile(r"<\s*/?\s*[A-Za-z]*\s*[0-9]+\s*>")  # something meant as a block tag
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)")
 
 
 class Nugget(NamedTuple):
@@ -68,7 +68,7 @@ def ac_run_name_problem(name: str) -> Optional[str]:
     """Why `name` (already normalised) breaks `[TeamName]-AC-[RunNumber]`, or None."""
     if re.fullmatch(AC_RUN_NAME_PATTERN, name):
         return None
-    match = re.fullmatch(r"(.+)-([A-Za-z]+)-(\d+)", name)
+    match = re.fullmatch(r"(.+)-([A-Za-z]+)-([0-9]+)", name)
     if match and match.group(2).upper() == "AC" and match.group(2) != "AC":
         return "run name %r: write AC in capitals (%s-AC-%s)" % (name, match.group(1), match.group(3))
     if match and match.group(2) == "AC":

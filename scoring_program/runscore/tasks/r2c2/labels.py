@@ -17,6 +17,7 @@ Any defect is the organiser's (ConfigError, exit 2).
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ...errors import ConfigError
+from ...numeric import FieldError, read_int
 from .pr_format import normalise_qid, normalise_run_name
 from ...textfile import numbered_lines, read_text
 
@@ -144,15 +145,13 @@ def read_nugget_labels(nugget_path: str, aliases: Optional[Dict[str, str]] = Non
     for line_no, row in rows:
         run = _run(row["run_id"], nugget_path, line_no)
         qid = _qid(row["qid"], nugget_path, line_no)
-        if not row["nuggetnum"].isdigit():
-            raise ConfigError("NuggetNum must be a non-negative integer, found %r" % row["nuggetnum"],
-                              nugget_path, line_no)
-        key: tuple = (run, qid, int(row["nuggetnum"]))
-        if keyed_by_passage:
-            rank = row["passagerank"]
-            if not rank.lstrip("+-").isdigit():
-                raise ConfigError("PassageRank must be an integer, found %r" % rank, nugget_path, line_no)
-            key = key + (normalise_run_name(row["prrunname"], aliases), int(rank))
+        try:
+            key: tuple = (run, qid, read_int(row["nuggetnum"], "NuggetNum"))
+            if keyed_by_passage:
+                rank = read_int(row["passagerank"], "PassageRank", signed=True)
+                key = key + (normalise_run_name(row["prrunname"], aliases), rank)
+        except FieldError as exc:
+            raise ConfigError(str(exc), nugget_path, line_no)
         if key in nuggets:
             raise ConfigError("second label for the same nugget %s (first at line %d)"
                               % (" ".join(str(k) for k in key), nuggets[key].line), nugget_path, line_no)

@@ -81,7 +81,7 @@ class R2C2PR(Task):
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)
-        return line is not None and re.match(r"[Dd]?\d{3,4}[;:]\d+;", line) is not None
+        return line is not None and re.match(r"[Dd]?[0-9]{3,4}[;:][0-9]+;", line) is not None
 
     # ------------------------------------------------------------------------------ reference ---
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> PRReference:

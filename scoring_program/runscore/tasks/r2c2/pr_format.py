@@ -30,8 +30,8 @@ RUN_KINDS = ("PG", "PO")   # PG: own passages; PO: the organisers' passages
 RUN_NAME_PATTERN = r"(?P<team>\S(?:.*\S)?)-(?P<kind>PG|PO)-(?P<number>[1-4])"
 KEY_MODES = ("content", "run_rank")
 
-_QID = re.compile(r"[Dd]?(\d{3,4})")
-_TYPO_QID_RANK = re.compile(r"([Dd]?\d{3,4}):(\S+)")   # the seed's own typo line `D005:1;docID;text`
+_QID = re.compile(r"[Dd]?([0-9]{3,4})")
+_TYPO_QID_RANK = re.compile(r"([Dd]?[0-9]{3,4}):(\S+)")   # the seed's own typo line `D005:1;docID;text`
 
 
 class RunName(NamedTuple):
@@ -110,7 +110,7 @@ def run_name_problem(name: str) -> Optional[str]:
     """Why `name` (already normalised) breaks the file-name rule, or None when it follows it."""
     if parse_run_name(name) is not None:
         return None
-    match = re.fullmatch(r"(.+)-([A-Za-z]+)-(\d+)", name)
+    match = re.fullmatch(r"(.+)-([A-Za-z]+)-([0-9]+)", name)
     if match and match.group(2).upper() in RUN_KINDS and match.group(2) not in RUN_KINDS:
         return "run name %r: write the run type in capitals (%s-%s-%s)" % (
             name, match.group(1), match.group(2).upper(), match.group(3))

@@ -29,7 +29,7 @@ CLASSES = {"p": "past", "r": "recency", "f": "future", "a": "atemporal"}
 MAX_LEVEL = 2              # L0 non-relevant, L1 partially, L2 highly relevant
 MEASURES = {"P@20": "p20", "MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig"}
 
-_SUBTOPIC = re.compile(r"(\d+)([praf])", re.IGNORECASE)
+_SUBTOPIC = re.compile(r"([0-9]+)([praf])", re.IGNORECASE)
 
 
 def normalise_subtopic(text: str) -> Optional[str]:

@@ -9,6 +9,7 @@ and the confusion matrix (detailed report). The Proposed rules of spec 1.4 are o
 import os
 import re
 import xml.etree.ElementTree as ElementTree
+from ...numeric import FieldError, read_int
 from typing import Any, Dict, List, Optional
 
 from ...errors import ConfigError, Diagnostics
@@ -113,7 +114,11 @@ class TemporaliaTqic(Task):
         for line_no, record in records(text, diags, FIELDS, 2, schema, is_header, " ".join(FIELDS)):
             run = book.run_for(line_no, record)
             run_id = run.run_id
-            query = int(record["id"])
+            try:
+                query = read_int(record["id"], "query id")
+            except FieldError as exc:
+                diags.error(line_no, str(exc))
+                continue
             if query in run.lines:
                 report_duplicate(diags, line_no, "duplicate query id %s in run %s (first seen at line %d)"
                                  % (record["id"], run_id, run.lines[query]), options)
@@ -223,12 +228,13 @@ def _read_gold_xml(path: str) -> Gold:
 
 
 def _add_gold(labels, names, lines, qid: str, label: str, path: str, line_no: int) -> None:
-    if not re.fullmatch(r"[0-9]+", qid):
-        raise ConfigError("query id %r is not numeric" % qid, path, line_no)
+    try:
+        number = read_int(qid, "query id")
+    except FieldError as exc:
+        raise ConfigError(str(exc), path, line_no)
     canonical = normalise_class(label)
     if canonical is None:
         raise ConfigError("class %r is not one of past, recency/recent, future, atemporal" % label, path, line_no)
-    number = int(qid)
     if number in labels:
         raise ConfigError("duplicate query id %s (first at line %d)" % (qid, lines[number]) if lines[number]
                           else "duplicate query id %s" % qid, path, line_no)

@@ -1,0 +1,74 @@
+"""The one reader of integer fields in participant and reference files, for every task.
+
+Why one reader: `str.isdigit()` and the regex `\\d` accept every Unicode digit (`³`, `٣`, fullwidth `３`), which
+`int()` then refuses or reads as another number, and `int()` refuses digit strings of more than 4,300 characters
+(Python's int-string limit) with a ValueError that escapes as a traceback. Here a number is ASCII digits only
+(with an optional sign where the field allows one), at most MAX_DIGITS of them, and the message about a bad value
+quotes it shortened, so a 5 MB "rank" gives a one-line message (docs/limits.md).
+"""
+import re
+from typing import Optional
+
+# 18 digits: every value of a real run fits (ranks, ids, token offsets), and int() never sees a long string.
+MAX_DIGITS = 18
+SHOWN_CHARS = 40
+
+_UNSIGNED = re.compile(r"[0-9]+")
+_SIGNED = re.compile(r"[+-]?[0-9]+")
+
+
+class FieldError(ValueError):
+    """A field that is not a usable integer; str() is the message (without FILE:LINE)."""
+
+
+def shorten(value: str, limit: int = SHOWN_CHARS) -> str:
+    """repr() of a value, cut in the middle beyond `limit` characters with the count left out."""
+    if len(value) <= limit:
+        return repr(value)
+    head, tail = limit * 2 // 3, limit // 4
+    return "%r [... %d characters ...] %r" % (value[:head], len(value) - head - tail, value[-tail:])
+
+
+def is_int(text: str, signed: bool = False, max_digits: int = MAX_DIGITS) -> bool:
+    """Is `text` an integer as read_int reads it (ASCII digits, optional sign when `signed`, bounded length)?"""
+    if not isinstance(text, str) or len(text) > max_digits + 1:
+        return False
+    match = (_SIGNED if signed else _UNSIGNED).fullmatch(text)
+    return match is not None and len(text.lstrip("+-")) <= max_digits
+
+
+def read_int(text: str, what: str, signed: bool = False, low: Optional[int] = None, high: Optional[int] = None,
+             max_digits: int = MAX_DIGITS) -> int:
+    """`text` as an int, or FieldError with a message naming the field `what` and the value shortened."""
+    if not isinstance(text, str):
+        raise FieldError("%s must be an integer, found %s" % (what, shorten(str(text))))
+    if not is_int(text, signed, max_digits):
+        body = text.lstrip("+-") if signed else text
+        if body and _UNSIGNED.fullmatch(body) and len(body) > max_digits:
+            raise FieldError("%s has %d digits, more than the %d allowed: %s"
+                             % (what, len(body), max_digits, shorten(text)))
+        if any(c.isdigit() and not ("0" <= c <= "9") for c in text):
+            raise FieldError("%s %s holds a digit that is not ASCII 0-9 (write numbers with 0-9 only)"
+                             % (what, shorten(text)))
+        kind = "an integer" if signed else "a non-negative integer"
+        raise FieldError("%s must be %s, found %s" % (what, kind, shorten(text)))
+    value = int(text)
+    if low is not None and value < low or high is not None and value > high:
+        bounds = ("in [%d, %d]" % (low, high) if low is not None and high is not None
+                  else "at least %d" % low if low is not None else "at most %d" % high)
+        raise FieldError("%s must be %s, found %s" % (what, bounds, shorten(text)))
+    return value
+
+
+def int_or_none(text: str, signed: bool = False, max_digits: int = MAX_DIGITS) -> Optional[int]:
+    """`text` as an int when read_int would accept it, else None (for fields where a bad value is reported
+    elsewhere or ignored)."""
+    return int(text) if is_int(text, signed, max_digits) else None
+
+
+def numeric_sort_key(text: str):
+    """Sort key putting ASCII-digit ids in numeric order (any length, no int() conversion) before other ids."""
+    if _UNSIGNED.fullmatch(text):
+        digits = text.lstrip("0") or "0"
+        return (0, len(digits), digits, text)
+    return (1, 0, "", text)
