@@ -41,3 +41,34 @@ def codabench_input(tmp_path, task_id, files):
     for name, text in files.items():
         (input_dir / "res" / name).write_text(text, encoding="utf-8")
     return input_dir
+
+
+# Every unexpected exception of the scoring code (exit 2 "internal error, please report", errors.py) is logged to
+# this file, also from subprocesses (the environment is inherited); a test that produced one fails, whatever it
+# asserted about exit codes (issue 16: the test suite fails on any internal error).
+_INTERNAL_LOG = os.path.join(os.environ.get("TMPDIR", "/tmp"), "runscore-internal-%d.log" % os.getpid())
+os.environ["RUNSCORE_INTERNAL_ERROR_LOG"] = _INTERNAL_LOG
+
+
+def internal_errors_logged() -> str:
+    try:
+        with open(_INTERNAL_LOG, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def clear_internal_errors() -> None:
+    if os.path.exists(_INTERNAL_LOG):
+        os.unlink(_INTERNAL_LOG)
+
+
+@pytest.fixture(autouse=True)
+def no_internal_error():
+    clear_internal_errors()
+    yield
+    logged = internal_errors_logged()
+    clear_internal_errors()
+    if logged:
+        pytest.fail("internal error(s) of the scoring code (exit 2 'internal error, please report'):\n%s"
+                    % logged[-4000:], pytrace=False)

@@ -88,8 +88,10 @@ def test_more_than_three_runs_over_several_files_is_refused(tmp_path):
     second = check_file(TASK, _write(tmp_path, "tir_b", _lines("001p", ["D1"], run="r3") + _lines("001p", ["D1"],
                                                                                                     run="r4")),
                         "tir_b", None, options)
-    assert check_run_limit(TASK, [first, second]) == [
-        "tir_a: error: 4 runs of task temporalia-tir in the submission; at most 3 are allowed"]
+    assert [str(d) for d in check_run_limit(TASK, [first, second])] == [
+        "tir_b: error: 4 runs of team %s for task temporalia-tir in the submission (r1, r2, r3, r4); at most 3 per "
+        "team are allowed" % first.runs[0].data.group_id]
+    assert check_run_limit(TASK, [first, second], per_team=False) == []
 
 
 @pytest.mark.parametrize("raw, subtopic", [("001p", "001p"), ("1P", "001p"), ("0012r", "012r"), ("7a", "007a"),

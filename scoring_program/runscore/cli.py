@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 from . import __version__
 from .commands import command_modules, find_command
-from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
+from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
 from .pipeline import check_file, check_run_limit, load_reference, score_run
 from .report import summary_table
 from .tasks import all_tasks, get_task
@@ -56,16 +56,18 @@ def cmd_options(args) -> int:
     return EXIT_OK
 
 
-def _check_all(task, files, reference, options, max_errors):
+def _check_all(task, files, reference, options, max_errors, team_cap=False):
+    """Check every file; the campaign's per-team run cap only with --team-cap (a researcher scores every team's
+    runs in one call; a participant checking a submission asks for it), the platform's resource cap never."""
     checked = []
     for path in files:
         if not os.path.isfile(path):
             raise UsageError("run file %r does not exist" % path)
         checked.append(check_file(task, path, path, reference, options, max_errors=max_errors))
-    messages = [m for c in checked for m in c.diags.lines()] + check_run_limit(task, checked)
-    for message in messages:
+    limits = check_run_limit(task, checked, per_team=team_cap, per_submission=False)
+    for message in [m for c in checked for m in c.diags.lines()] + [str(d) for d in limits]:
         print(message, file=sys.stderr)
-    failed = any(c.diags.has_errors for c in checked) or any(": error:" in m for m in messages)
+    failed = any(c.diags.has_errors for c in checked) or bool(limits)
     return checked, failed
 
 
@@ -74,7 +76,7 @@ def cmd_validate(args) -> int:
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option)) if args.ref else None
     options = reference.options if reference else task.resolve_options(_option_overrides(args.option), "--option")
-    checked, failed = _check_all(task, args.runs, reference, options, args.max_errors)
+    checked, failed = _check_all(task, args.runs, reference, options, args.max_errors, args.team_cap)
     for c in checked:
         status = "invalid" if c.diags.has_errors else "valid"
         print("%s: %s (%d error(s), %d warning(s))" % (c.display, status, c.diags.error_count,
@@ -85,7 +87,7 @@ def cmd_validate(args) -> int:
 def cmd_score(args) -> int:
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option))
-    checked, failed = _check_all(task, args.runs, reference, reference.options, args.max_errors)
+    checked, failed = _check_all(task, args.runs, reference, reference.options, args.max_errors, args.team_cap)
     if failed:
         print("not scored: fix the errors above", file=sys.stderr)
         return EXIT_INVALID_RUN
@@ -133,6 +135,8 @@ def build_parser(list_extra_commands: bool = True) -> argparse.ArgumentParser:
                        help="reference folder (with task.yaml) or a single reference file")
         p.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
         p.add_argument("--max-errors", type=int, default=50, help="errors listed per file (default 50)")
+        p.add_argument("--team-cap", action="store_true",
+                       help="apply the campaign's cap on runs per team (as the platform does); off by default")
         if name == "score":
             p.add_argument("--json", action="store_true", help="print {run: {measure: value}} as JSON")
             p.add_argument("--per-topic", action="store_true", help="include per-topic values")
@@ -162,6 +166,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         return EXIT_CONFIG
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    except MemoryError:
+        print("runscore: out of memory (see docs/limits.md for the sizes runscore is built for)", file=sys.stderr)
+        return EXIT_CONFIG
+    except Exception as exc:   # a defect of runscore: exit 2, never 1 (errors.report_internal_error)
+        return report_internal_error(exc, __version__)
 
 
 if __name__ == "__main__":

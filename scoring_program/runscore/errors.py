@@ -142,3 +142,35 @@ class Diagnostics:
     def first_error(self) -> Optional[Diagnostic]:
         errs = [d for d in self.sorted_items() if d.severity == ERROR]
         return errs[0] if errs else None
+
+
+# ------------------------------------------------------------------------------ internal errors ---
+# An exception that is neither RunError nor ConfigError is a defect of runscore, never the participant's fault:
+# it must not exit 1 (the platform would blame the participant). Both entries (the CLI, score.py) end such a
+# run with exit 2 and "internal error, please report". The test suite sets RUNSCORE_INTERNAL_ERROR_LOG to a file
+# where each one is recorded, and fails any test that produced one (tests/conftest.py).
+EXIT_INTERNAL = EXIT_CONFIG
+INTERNAL_ERROR_LOG = "RUNSCORE_INTERNAL_ERROR_LOG"
+
+
+def report_internal_error(exc: BaseException, version: str, stream=None) -> int:
+    """Print a one-line report (the traceback only with RUNSCORE_TRACEBACK=1), log it for the tests, exit 2."""
+    import os
+    import sys
+    import traceback
+
+    stream = stream or sys.stderr
+    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    place = " at %s:%d" % (os.path.basename(where.filename), where.lineno) if where else ""
+    print("internal error, please report it to the runscore maintainers (runscore %s): %s%s: %s"
+          % (version, type(exc).__name__, place, clip_message(str(exc), 300)), file=stream)
+    if os.environ.get("RUNSCORE_TRACEBACK"):
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=stream)
+    log = os.environ.get(INTERNAL_ERROR_LOG)
+    if log:
+        try:
+            with open(log, "a", encoding="utf-8") as handle:
+                handle.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)) + "\n")
+        except OSError:
+            pass
+    return EXIT_INTERNAL

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .errors import ConfigError, Diagnostics, RunError
+from .errors import ERROR, ConfigError, Diagnostic, Diagnostics, RunError
 from .tasks.base import ParsedRun, RunScores, Task, read_task_yaml
 
 
@@ -59,13 +59,39 @@ def check_file(task: Task, path: str, display: str, reference: Optional[LoadedRe
     return CheckedFile(display, diags, runs if not diags.has_errors else [])
 
 
-def check_run_limit(task: Task, checked: Sequence[CheckedFile]) -> List[str]:
-    """A task may cap how many runs one submission holds (e.g. 3 per team)."""
-    runs = [r for c in checked for r in c.runs]
-    if task.max_runs_per_submission is not None and len(runs) > task.max_runs_per_submission:
-        return ["%s: error: %d runs of task %s in the submission; at most %d are allowed"
-                % (checked[0].display, len(runs), task.id, task.max_runs_per_submission)]
-    return []
+def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool = True,
+                    per_submission: bool = True) -> List[Diagnostic]:
+    """The caps on a submission's runs of one task (docs/limits.md), as error diagnostics.
+
+    per_team: the campaign's rule (e.g. 4 AC runs per R2C2 team), counted per team as the run names (or a
+    group_id column) tell it, since a submission may hold several teams' runs; the CLI applies it only with
+    --team-cap, because a researcher rescoring a campaign scores every team's runs in one call (issue 18).
+    per_submission: the platform's resource cap on runs of a task in one submission (Codabench stops a scoring
+    program after 600 s), applied by score.py only.
+    """
+    out: List[Diagnostic] = []
+    files = [(c.display, r) for c in checked for r in c.runs]
+    if per_team and task.max_runs_per_team is not None:
+        teams: Dict[str, List[Tuple[str, ParsedRun]]] = {}
+        for display, run in files:
+            teams.setdefault(task.team_of(run), []).append((display, run))
+        for team, runs in teams.items():
+            if len(runs) > task.max_runs_per_team:
+                whose = "team %s" % team if team else "one team"
+                out.append(Diagnostic(runs[task.max_runs_per_team][0], 0, ERROR,
+                                      "%d runs of %s for task %s in the submission (%s); at most %d per team are "
+                                      "allowed" % (len(runs), whose, task.id, _names([r.name for _, r in runs]),
+                                                   task.max_runs_per_team)))
+    if per_submission and task.max_runs_per_submission is not None and len(files) > task.max_runs_per_submission:
+        out.append(Diagnostic(files[task.max_runs_per_submission][0], 0, ERROR,
+                              "%d runs of task %s in the submission; at most %d are scored in one submission "
+                              "(docs/limits.md); send them in several submissions"
+                              % (len(files), task.id, task.max_runs_per_submission)))
+    return out
+
+
+def _names(names: List[str], limit: int = 6) -> str:
+    return ", ".join(names[:limit]) + (" ..." if len(names) > limit else "")
 
 
 def score_run(reference: LoadedReference, run: ParsedRun) -> RunScores:

@@ -7,19 +7,25 @@ by its primary measure fills that task's leaderboard columns.
 """
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from typing import Dict, List
 
 from .. import __version__
 from ..discover import assign_tasks, list_candidates
-from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
+from ..errors import (ERROR, EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostic, RunError,
+                      report_internal_error)
 from ..pipeline import LoadedReference, best_run, check_file, check_run_limit, load_reference, score_run
 from ..report import atomic_write, detailed_html, format_score, summary_table, write_scores
 from ..tasks import all_tasks, get_task
 from ..tasks.base import read_task_yaml
 
 DETAILED = "detailed_results.html"
+OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
+# The comparison section tests every pair of the runs it shows: only the best runs by the primary measure are
+# compared, so its cost and size stay bounded whatever the number of runs (issue 16; docs/limits.md).
+MAX_COMPARED_RUNS = 10
 
 
 def task_references(ref_dir: str) -> Dict[str, LoadedReference]:
@@ -40,9 +46,26 @@ def task_references(ref_dir: str) -> Dict[str, LoadedReference]:
     return loaded
 
 
+def check_output_dir(output_dir: str) -> None:
+    """The output folder must be a writable folder whose result names are free for files (exit 2 otherwise)."""
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError("cannot create the output folder: %s" % (exc.strerror or exc), output_dir)
+    if not os.path.isdir(output_dir):
+        raise ConfigError("the output path is not a folder", output_dir)
+    for name in OUTPUT_FILES:
+        path = os.path.join(output_dir, name)
+        if os.path.lexists(path) and (os.path.islink(path) or not os.path.isfile(path)):
+            raise ConfigError("%s exists in the output folder and is not a file; the scores cannot be written"
+                              % name, output_dir)
+    if not os.access(output_dir, os.W_OK):
+        raise ConfigError("the output folder is not writable", output_dir)
+
+
 def run(input_dir: str, output_dir: str) -> int:
     print("runscore %s scoring %s" % (__version__, input_dir))
-    os.makedirs(output_dir, exist_ok=True)
+    check_output_dir(output_dir)
     page = os.path.join(output_dir, DETAILED)
     atomic_write(page, detailed_html("Scoring in progress", [], "started"))
     references = task_references(os.path.join(input_dir, "ref"))
@@ -64,8 +87,10 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         raise RunError("no run file found in the submission; expected %s" % expected)
     candidates, companions = _set_companions_aside(candidates, tasks)
     pairs, problems = assign_tasks(candidates, tasks)
+    problems = list(problems) + _companion_problems(companions, tasks)
     for companion in companions:
         print("%s: note: read beside the runs that cite it, not scored as a run" % companion.display)
+    problems.extend(_no_run_of_the_tasks(pairs, problems, companions, tasks))
     messages: List[str] = [str(p) for p in problems]
     checked_by_task: Dict[str, list] = {}
     for candidate, task in pairs:
@@ -74,13 +99,15 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         checked_by_task.setdefault(task.id, []).append(checked)
         messages.extend(checked.diags.lines())
     for task_id, checked in checked_by_task.items():
-        messages.extend(check_run_limit(references[task_id].task, checked))
-    failed = bool(problems) or any(c.diags.has_errors for cs in checked_by_task.values() for c in cs) \
-        or any(": error:" in m for m in messages)
+        limits = check_run_limit(references[task_id].task, checked)
+        problems.extend(limits)
+        messages.extend(str(d) for d in limits)
+    # Counted from the diagnostics' data, never from printed text (a warning quoting ": error:" is a warning).
+    errors = sum(1 for p in problems if p.severity == ERROR) + \
+        sum(c.diags.error_count for cs in checked_by_task.values() for c in cs)
     for message in messages:
         print(message, file=sys.stderr)
-    if failed:
-        errors = sum(1 for m in messages if ": error:" in m)
+    if errors:
         print("submission rejected: %d error(s); nothing was scored" % errors, file=sys.stderr)
         atomic_write(page, detailed_html("Submission rejected", [{"title": "Errors", "diagnostics": messages}],
                                          "invalid"))
@@ -103,6 +130,32 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
     print(summary_table(summary_rows))
     return EXIT_OK
+
+
+def _companion_problems(companions, tasks) -> List[Diagnostic]:
+    """A companion file that cannot be read at all is reported as its own error, not as one of the runs citing it."""
+    out = []
+    for companion in companions:
+        base = os.path.basename(companion.display)
+        for task in tasks:
+            if task.claims_companion(base):
+                exc = task.companion_error(companion.path, companion.display)
+                if exc is not None:
+                    out.append(exc.diagnostic)
+                    break
+    return out
+
+
+def _no_run_of_the_tasks(pairs, problems, companions, tasks) -> List[Diagnostic]:
+    """A submission holding no run of the competition's tasks (only companions, say) is rejected, never scored as
+    an empty success (issue 16)."""
+    if pairs or problems:
+        return []
+    expected = "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
+    held = " (%d file(s) are read only beside runs: %s)" % (len(companions), ", ".join(
+        c.display for c in companions[:5])) if companions else ""
+    return [Diagnostic("submission", 0, ERROR, "no run of task %s in the submission%s; expected %s"
+                       % (" or ".join(t.id for t in tasks), held, expected))]
 
 
 def _set_companions_aside(candidates, tasks):
@@ -184,8 +237,16 @@ def _comparison(task, scored) -> List[Dict]:
         from ..compare import comparison_section
     except ImportError:
         return []
+    shown = scored
+    if len(scored) > MAX_COMPARED_RUNS:
+        sign = 1 if task.primary.sorting == "desc" else -1
+        ranked = sorted(range(len(scored)), key=lambda i: (-sign * scored[i][1].measures[task.primary.measure], i))
+        shown = [scored[i] for i in sorted(ranked[:MAX_COMPARED_RUNS])]
     try:
-        section = comparison_section(task, scored)
+        section = comparison_section(task, shown)
+        if section and len(shown) < len(scored):
+            section["text"] = ("The %d best of the %d runs by %s are compared (at most %d, docs/limits.md). "
+                               % (len(shown), len(scored), task.primary.title, MAX_COMPARED_RUNS)) + section["text"]
     except Exception as exc:   # a report extra must never fail a valid submission; say why it is missing
         print("warning: comparison of the %s runs not drawn: %s" % (task.id, exc), file=sys.stderr)
         return [{"title": "Comparison of the runs", "text": "Not available: %s" % exc}]
@@ -210,6 +271,7 @@ def main(argv: List[str]) -> int:
     if len(argv) != 3:
         print("usage: score.py INPUT_DIR OUTPUT_DIR", file=sys.stderr)
         return EXIT_CONFIG
+    previous = _terminate_cleanly()
     try:
         return run(argv[1], argv[2])
     except RunError as exc:
@@ -220,3 +282,30 @@ def main(argv: List[str]) -> int:
         print("%s\n(this is a problem of the competition's reference data or set-up, not of the submission)"
               % exc, file=sys.stderr)
         return EXIT_CONFIG
+    except Terminated:
+        print("error: scoring stopped by SIGTERM (the platform's time limit?); nothing was scored", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    except MemoryError:
+        print("error: out of memory while scoring (docs/limits.md gives the sizes runscore is built for)",
+              file=sys.stderr)
+        return EXIT_CONFIG
+    except Exception as exc:     # a defect of runscore: exit 2, never 1 (the participant is not at fault)
+        return report_internal_error(exc, __version__)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: raised in the main thread so that every `finally` (the unpacked submission's temporary
+    folder is removed in one) runs before the process ends."""
+
+
+def _terminate_cleanly():
+    def handler(signum, frame):
+        raise Terminated()
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:        # not the main thread (an embedding caller): leave signals alone
+        return None

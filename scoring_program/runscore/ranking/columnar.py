@@ -178,7 +178,7 @@ def widen(words: np.ndarray, count: int) -> np.ndarray:
 
 def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
     """The fields as float64, exactly as Python's float() reads them; None if one is not a finite number of
-    the run grammar `[+-]?(\[0-9]+\\.?\[0-9]*|\\.\[0-9]+)([eE][+-]?\[0-9]+)?`.
+    the run grammar `[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?`.
 
     Common case (sign, at most 15 digits, one dot, no exponent) in numpy: the digits as an integer m < 2**53
     and k digits after the dot give m / 10**k, one correctly rounded division of exact doubles, so the value
@@ -230,7 +230,7 @@ def _eight_bytes(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
 
 
 def are_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
-    """Is every field `[+-]?\[0-9]+` with at most 18 digits? (parse_integers' test, without the values)"""
+    """Is every field `[+-]?[0-9]+` with at most 18 digits? (parse_integers' test, without the values)"""
     lengths = ends - starts
     if lengths.shape[0] == 0:
         return True
@@ -249,7 +249,7 @@ def _short_integers(chars: np.ndarray) -> Tuple[np.ndarray, bool]:
 
 
 def parse_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
-    """`[+-]?\[0-9]+` fields of at most 18 digits as int64; None if one is not."""
+    """`[+-]?[0-9]+` fields of at most 18 digits as int64; None if one is not."""
     lengths = ends - starts
     if lengths.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)

@@ -13,6 +13,11 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..errors import ConfigError, Diagnostics
 
 
+# Runs of one task scored from one submission on the platform (docs/limits.md: a submission of this many tiny runs
+# scores in a few seconds, far from Codabench's 600 s; the CLI has no such cap).
+MAX_RUNS_PER_SUBMISSION = 100
+
+
 @dataclass(frozen=True)
 class Option:
     """A documented, configurable choice (set in the reference folder's task.yaml under `options:`)."""
@@ -86,7 +91,10 @@ class Task:
     companion_pattern: Optional[str] = None
     options: Sequence[Option] = ()
     columns: Sequence[Column] = ()
-    max_runs_per_submission: Optional[int] = None
+    # The campaign's cap on one team's runs (None: no cap); team_of tells the team of a run (pipeline.check_run_limit).
+    max_runs_per_team: Optional[int] = None
+    # The platform's resource cap on a task's runs in one submission (docs/limits.md; score.py only).
+    max_runs_per_submission: Optional[int] = MAX_RUNS_PER_SUBMISSION
     per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order
 
     # ---------------------------------------------------------------------------- discovery ---
@@ -95,6 +103,14 @@ class Task:
 
     def claims_companion(self, basename: str) -> bool:
         return bool(self.companion_pattern) and re.fullmatch(self.companion_pattern, basename) is not None
+
+    def team_of(self, run: ParsedRun) -> str:
+        """The team that wrote a run, for the per-team cap ("" when the run does not tell: the submitter)."""
+        return ""
+
+    def companion_error(self, path: str, display: str):
+        """A RunError when a companion file (see companion_pattern) cannot be read at all, else None."""
+        return None
 
     def sniff(self, head: str) -> bool:
         """Does the start of a file (decoded text) look like a run of this task?"""

@@ -6,7 +6,6 @@ the Proposed checks of the spec (duplicates, padding of topic ids, more than max
 """
 import math
 import os
-import re
 from typing import Any, Dict, List, Mapping, Optional
 
 from ..ranking import fastpath

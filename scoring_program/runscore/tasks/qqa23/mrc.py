@@ -28,7 +28,7 @@ class Qqa23Mrc(Task):
     run_file_help = ("a JSON file named TeamID_RunID.json (e.g. bigIR_run01.json) mapping each pq_id to a list "
                      "of up to 10 answers {answer, rank, score, strt_token_indx, end_token_indx}, [] to abstain")
     name_pattern = r"[a-zA-Z0-9]{3,9}_[a-zA-Z0-9]{2,9}\.json"
-    max_runs_per_submission = 1
+    max_runs_per_team = 1
     options = (
         Option("segmentation", "prefix_table", "How tokens are split into clitics before stop words are removed "
                "(the official scorer calls Farasa): prefix_table = the offline table shipped with runscore "
@@ -51,6 +51,10 @@ class Qqa23Mrc(Task):
     # Per question: pAP, 1 if the gold has answers, answers in the run, re-ranked items that matched a gold,
     # distinct normalised gold texts (the pAP denominator; 0 for a zero-answer question).
     per_topic_measures = ("pap10", "answerable", "answers", "matched", "gold_texts")
+
+    def team_of(self, run: ParsedRun) -> str:
+        """TeamID of `TeamID_RunID.json`."""
+        return os.path.basename(run.name).split("_", 1)[0]
 
     def sniff(self, head: str) -> bool:
         """A JSON object whose first key looks like a pq_id (`38:41-44_105`) or whose answers carry token indices."""

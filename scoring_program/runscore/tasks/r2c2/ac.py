@@ -14,7 +14,7 @@ from ...errors import ConfigError, Diagnostics
 from ...measures import confidence as cm
 from .pr_format import RUN_NAME_PATTERN as PR_RUN_NAME_PATTERN
 from .ac_format import AC_RUN_NAME_PATTERN, CONFIDENCE_RULES, ACRun, parse_ac_run
-from .passages import PassagePool, load_pool, missing_rank_message, submission_pr_runs, unknown_run_message
+from .passages import PassagePool, companion_problem, load_pool, missing_rank_message, submission_pr_runs, unknown_run_message
 from .autojudge import MATCH_RULES, matches, read_gold_answers
 from .pr_format import normalise_qid
 from .labels import Labels, read_labels, unused_labels
@@ -66,7 +66,7 @@ class R2C2AC(Task):
                      "</D0001> blocks of 'Answer;Confidence' and 'NuggetNum;PRrunname;PassageRank;Nugget' lines")
     name_pattern = AC_RUN_NAME_PATTERN + r"(\.txt)?"
     companion_pattern = PR_RUN_NAME_PATTERN + r"(\.txt)?"   # the submission's own PR runs, cited by nuggets
-    max_runs_per_submission = 4
+    max_runs_per_team = 4
     options = (
         Option("confidence_out_of_range", "error", "A Confidence outside [0-100]: an error (the seed) or clamped "
                "into the range with a warning. Proposed.", CONFIDENCE_RULES),
@@ -102,6 +102,13 @@ class R2C2AC(Task):
     )
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")
+
+    def team_of(self, run: ParsedRun) -> str:
+        match = re.fullmatch(AC_RUN_NAME_PATTERN, run.name)
+        return match.group("team") if match else run.name
+
+    def companion_error(self, path: str, display: str):
+        return companion_problem(path, display)
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)

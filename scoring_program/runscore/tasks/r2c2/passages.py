@@ -93,26 +93,82 @@ def submission_pr_runs(ac_path: str, ac_display: str, diags: Diagnostics,
     shown_folder = os.path.dirname(ac_display)
     own = os.path.basename(ac_path)
     found: Dict[str, PRRun] = {}
-    for entry in sorted(os.listdir(folder)):
+    for entry in _pr_run_files(folder):
+        if entry == own:
+            continue
         path = os.path.join(folder, entry)
-        if entry == own or entry.startswith(".") or not os.path.isfile(path):
-            continue
         name = normalise_run_name(entry)
-        if parse_run_name(name) is None:
-            continue
         shown = os.path.join(shown_folder, entry) if shown_folder else entry
         if pool is not None and name in pool.runs:
             diags.warning(0, "PR run %s of the submission has the name of a run of the reference pool; the "
                           "pool's run is used to resolve PassageKeys" % shown)
             continue
-        sibling = Diagnostics(shown)
-        run = parse_pr_run(path, shown, sibling)
-        if sibling.has_errors:
-            diags.warning(0, "PR run %s of the submission is invalid (%d error(s); first: %s); PassageKeys "
-                          "citing it are not resolved" % (shown, sibling.error_count, sibling.first_error()))
+        run, problem, _ = read_sibling(path, shown)
+        if problem is not None:
+            diags.warning(0, "PR run %s of the submission is %s; PassageKeys citing it are not resolved"
+                          % (shown, problem))
             continue
         found[name] = run
     return found
+
+
+# Each PR run of a submission is parsed once, however many AC runs lie beside it, and each folder is listed once
+# (issue 16: re-reading them for every AC file made a submission's cost grow with the square of its files). Keys
+# hold the file's size and modification time, so a file rewritten in place (the fuzzers do) is read again.
+_SIBLINGS: Dict[tuple, tuple] = {}
+_FOLDERS: Dict[tuple, List[str]] = {}
+_CACHE_LIMIT = 20000
+
+
+def _stat_key(path: str) -> Optional[tuple]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (path, info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+def _pr_run_files(folder: str) -> List[str]:
+    """Names of the files of `folder` named like PR runs, sorted (listed once per folder state)."""
+    key = _stat_key(folder)
+    cached = _FOLDERS.get(key) if key else None
+    if cached is not None:
+        return cached
+    names = [entry for entry in sorted(os.listdir(folder)) if not entry.startswith(".")
+             and parse_run_name(normalise_run_name(entry)) is not None
+             and os.path.isfile(os.path.join(folder, entry))]
+    if len(_FOLDERS) > _CACHE_LIMIT:
+        _FOLDERS.clear()
+    if key:
+        _FOLDERS[key] = names
+    return names
+
+
+def read_sibling(path: str, shown: str):
+    """(PRRun, None, None) for a valid PR run file of the submission, else (None, why it is not used, the
+    RunError when the file cannot be read at all: the submission reports it as that file's own error)."""
+    key = _stat_key(path)
+    cached = _SIBLINGS.get(key) if key else None
+    if cached is not None:
+        return cached
+    sibling = Diagnostics(shown)
+    try:
+        run = parse_pr_run(path, shown, sibling)
+        result = (run, None, None) if not sibling.has_errors else (
+            None, "invalid (%d error(s); first: %s)" % (sibling.error_count, sibling.first_error()), None)
+    except RunError as exc:
+        result = (None, "unreadable (%s)" % exc.diagnostic.message, exc)
+    if len(_SIBLINGS) > _CACHE_LIMIT:
+        _SIBLINGS.clear()
+    if key:
+        _SIBLINGS[key] = result
+    return result
+
+
+def companion_problem(path: str, shown: str) -> Optional[RunError]:
+    """The error of a PR run file sent beside AC runs that cannot be read at all (not UTF-8, too large ...),
+    reported as that file's own error; None when it reads (its format problems are warnings of the AC runs)."""
+    return read_sibling(path, shown)[2]
 
 
 def unknown_run_message(written: str, name: str, known: List[str], count: int) -> str:

@@ -15,6 +15,7 @@ from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gai
 from ...measures.vectorised_ntcir import evaluate_records
 from ...ranking.ntcir_qrels import parse_level
 from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid, parse_pr_run,
+                        parse_run_name,
                         qid_tsv_rows)
 from ...textfile import numbered_lines, read_text
 from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
@@ -68,7 +69,7 @@ class R2C2PR(Task):
     run_file_help = ("a file named [TeamName]-{PG|PO}-[RunNumber] (RunNumber 1-4, optional .txt), UTF-8 lines "
                      "'qID;PassageRank;docID;PassageText', at most 20 passages per question, ranks 1-20")
     name_pattern = RUN_NAME_PATTERN + r"(\.txt)?"
-    max_runs_per_submission = 4
+    max_runs_per_team = 4
     options = (
         Option("passage_key_mode", "content", "How a run's passage is found in the qrels: content = docID + "
                "SHA-1 of the whitespace-normalised text (organiser passages recur across PO runs), run_rank = "
@@ -78,6 +79,10 @@ class R2C2PR(Task):
     )
     columns = (Column("msndcg20", "MSnDCG@20"),)
     per_topic_measures = tuple(MEASURES.values())
+
+    def team_of(self, run: ParsedRun) -> str:
+        parsed = parse_run_name(run.name)
+        return parsed.team if parsed is not None else run.name
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)

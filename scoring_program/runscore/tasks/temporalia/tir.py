@@ -90,7 +90,7 @@ class TemporaliaTir(Task):
     run_file_help = ("a file named tir_<group_id>, TAB-separated lines 'id rank doc_id group_id run_id' (id = "
                      "query id + p/r/f/a), at most 100 documents per subtopic, up to 3 run_ids")
     name_pattern = r"(?i)tir_.+"
-    max_runs_per_submission = MAX_RUNS_PER_GROUP
+    max_runs_per_team = MAX_RUNS_PER_GROUP
     options = (
         Option("average_over", "judged_with_relevant", "Subtopics averaged: those of the qrels with at least one "
                "relevant document (NTCIREVAL cannot score the others), or all subtopics of the qrels (those "
@@ -110,6 +110,9 @@ class TemporaliaTir(Task):
         Column("p20_atemporal", "P@20 (atemporal)"),
     )
     per_topic_measures = tuple(MEASURES.values())
+
+    def team_of(self, run: ParsedRun) -> str:
+        return run.data.group_id
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)

@@ -7,7 +7,6 @@ gold queries (Official, primary), per-class accuracy (Official "breakdown"), per
 and the confusion matrix (detailed report). The Proposed rules of spec 1.4 are options or stated below.
 """
 import os
-import re
 import xml.etree.ElementTree as ElementTree
 from ...numeric import FieldError, read_int
 from typing import Any, Dict, List, Optional
@@ -65,7 +64,7 @@ class TemporaliaTqic(Task):
     run_file_help = ("a file named tqic_<group_id>, TAB-separated lines 'id class group_id run_id' "
                      "(class past, future, recent or atemporal)")
     name_pattern = r"(?i)tqic_.+"
-    max_runs_per_submission = MAX_RUNS_PER_GROUP
+    max_runs_per_team = MAX_RUNS_PER_GROUP
     options = (
         Option("unknown_class", "wrong", "A class other than past, future, recent/recency, atemporal (any case): "
                "count the query as wrong and warn (Proposed), or reject the run.", ("wrong", "error")),
@@ -85,6 +84,9 @@ class TemporaliaTqic(Task):
         Column("acc_atemporal", "Accuracy (atemporal)"),
     )
     per_topic_measures = ("correct",)
+
+    def team_of(self, run: ParsedRun) -> str:
+        return run.data.group_id
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)
