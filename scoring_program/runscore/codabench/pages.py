@@ -130,8 +130,11 @@ def data_page(tasks: Sequence[Task]) -> str:
 def task_page(task: Task, docs_dir: Optional[str]) -> str:
     lines = ["# %s (`%s`)" % (task.title, task.id), "", task.description, "",
              "## Run files", "", task.run_file_help, ""]
+    if task.max_runs_per_team is not None:
+        lines += ["At most %d runs of this task per team in a submission (the team is read from the run names)."
+                  % task.max_runs_per_team, ""]
     if task.max_runs_per_submission is not None:
-        lines += ["At most %d runs of this task per submission." % task.max_runs_per_submission, ""]
+        lines += ["At most %d runs of this task in one submission." % task.max_runs_per_submission, ""]
     lines += ["## Leaderboard columns", "", "| column | score key | measure |", "|---|---|---|"]
     for column in task.columns:
         lines.append("| %s | `%s` | `%s` |" % (_cell(column.title), task.leaderboard_key(column), column.measure))

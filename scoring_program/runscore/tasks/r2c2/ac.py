@@ -8,6 +8,7 @@ labels (runscore.tasks.r2c2.labels), the non-official automatic judge (runscore.
 """
 import os
 import re
+from collections import Counter
 from typing import Any, Dict, List, Optional
 
 from ...errors import ConfigError, Diagnostics
@@ -17,6 +18,8 @@ from .ac_format import AC_RUN_NAME_PATTERN, CONFIDENCE_RULES, ACRun, parse_ac_ru
 from .passages import PassagePool, companion_problem, load_pool, missing_rank_message, submission_pr_runs, unknown_run_message
 from .autojudge import MATCH_RULES, matches, read_gold_answers
 from .pr_format import normalise_qid
+from .assessed import (CHANGED_PARTS, UNCHECKED_LABELS, AssessedAC, answer_fingerprint, nugget_fingerprint,
+                       read_assessed_ac_runs)
 from .labels import Labels, read_labels, unused_labels
 from ...textfile import numbered_lines, read_text
 from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
@@ -27,11 +30,13 @@ AUTO_NOTE = "auto_* measures: NON-OFFICIAL automatic judge (normalised match aga
 class ACReference:
     """Official topics, the PR-run pool, labels (None if the reference has none), gold answers (may be {})."""
 
-    def __init__(self, topics: List[str], pool: PassagePool, labels: Optional[Labels], golds: Dict[str, List[str]]):
+    def __init__(self, topics: List[str], pool: PassagePool, labels: Optional[Labels], golds: Dict[str, List[str]],
+                 assessed: Optional[Dict[str, AssessedAC]] = None):
         self.topics = topics
         self.pool = pool
         self.labels = labels
         self.golds = golds
+        self.assessed = assessed      # run name -> fingerprints of what was judged; None: labels unchecked
 
 
 class JudgedTopic:
@@ -48,6 +53,7 @@ class JudgedTopic:
         self.n_unresolved = 0
         self.n_entailed = 0
         self.n_relevant = 0
+        self.changed = 0                   # judged parts that differ from the assessed run (labels not applied)
 
 
 class JudgedRun:
@@ -55,6 +61,55 @@ class JudgedRun:
         self.run = run
         self.topics = topics
         self.labelled = labelled
+
+
+class Replay:
+    """Checks one uploaded run against the fingerprints of the run assessed under its name (tasks/r2c2/assessed.py);
+    every difference is told on its own line, as an error or (changed_parts: unjudged) a warning. Messages name only
+    what the participant sent: never the assessed text, a reference path or a line of a label file."""
+
+    def __init__(self, assessed: Optional[AssessedAC], run_name: str, rule: str, diags: Diagnostics):
+        self.assessed = assessed or AssessedAC()
+        self.run_name = run_name
+        self.rule = rule
+        self.diags = diags
+        self.left: Dict[str, Any] = {}
+
+    def _tell(self, line: int, message: str, instead: str) -> None:
+        if self.rule == "error":
+            self.diags.error(line, message + "; a replay leaderboard scores only the runs as they were assessed "
+                             "(docs/r2c2-ac.md)")
+        else:
+            self.diags.warning(line, "%s; %s" % (message, instead))
+
+    def same_answer(self, qid: str, block) -> bool:
+        if self.assessed.answers.get(qid) == answer_fingerprint(block.answer, block.confidence):
+            return True
+        self._tell(block.answer_line or block.line, "question %s: the answer or its Confidence differs from run %s "
+                   "as it was assessed, so its label does not apply" % (qid, self.run_name),
+                   "counted as incorrect")
+        return False
+
+    def same_nugget(self, qid: str, nugget, pr_run: str) -> bool:
+        left = self.left.get(qid)
+        if left is None:
+            left = self.left[qid] = Counter(self.assessed.nuggets.get(qid, ()))
+        fingerprint = nugget_fingerprint(nugget.number, pr_run, nugget.rank, nugget.text)
+        if left[fingerprint] > 0:
+            left[fingerprint] -= 1
+            return True
+        self._tell(nugget.line, "question %s: nugget line %d;%s;%d differs from run %s as it was assessed (its "
+                   "NuggetNum, cited passage or text), so its label does not apply"
+                   % (qid, nugget.number, nugget.pr_run if len(nugget.pr_run) <= 60 else nugget.pr_run[:57] + "...",
+                      nugget.rank, self.run_name), "counted as not entailed")
+        return False
+
+    def missing_questions(self, blocks, official) -> None:
+        """Official questions the assessed run answers that this run leaves out or empty (counted, not named)."""
+        missing = [q for q in self.assessed.answers if q in official and (q not in blocks or not blocks[q].answered)]
+        if missing:
+            self._tell(0, "%d question(s) answered in run %s as it was assessed are not answered here"
+                       % (len(missing), self.run_name), "they count as absent")
 
 
 class R2C2AC(Task):
@@ -83,6 +138,15 @@ class R2C2AC(Task):
                "of the official labels: only assessed runs can be scored), or auto_only: the label-based "
                "measures are 0 with labelled = 0, and only the non-official auto_* measures judge the run.",
                ("error", "auto_only")),
+        Option("changed_parts", "error", "Replay: a judged part (an answer with its confidence, a nugget line) "
+               "that differs from the run as assessed (task.yaml assessed_runs), or a question the assessed run "
+               "answers and this one does not: an error, one per line (default: a replay leaderboard scores only "
+               "the assessed runs), or unjudged: a warning per line, and the labels do not apply there (a changed "
+               "answer counts as incorrect, a changed nugget as not entailed).", CHANGED_PARTS),
+        Option("unchecked_labels", "error", "Labels without the assessed runs to check an uploaded run against "
+               "(no assessed_runs in task.yaml): a reference error (default), or trust: labels apply by run "
+               "name alone (only for a researcher scoring the very files that were assessed, never on a "
+               "leaderboard: any file named like an assessed run would earn its labels).", UNCHECKED_LABELS),
         Option("auto_match", "contains", "Rule of the NON-OFFICIAL automatic judge: contains = a normalised gold "
                "answer occurs as whole words in the normalised answer; exact = equal after normalisation.",
                MATCH_RULES),
@@ -145,7 +209,23 @@ class R2C2AC(Task):
         if "gold_answers" in config:
             golds = read_gold_answers(reference_file(ref_path, str(config["gold_answers"]), "gold answers"))
         topics = self._topics(ref_path, config, where, golds)
-        return ACReference(topics, pool, labels, golds)
+        assessed = None
+        if "assessed_runs" in config:
+            folder = config["assessed_runs"]
+            if not isinstance(folder, str) or not folder:
+                raise ConfigError("assessed_runs must name a folder of the assessed AC run files", where)
+            assessed = read_assessed_ac_runs(os.path.join(ref_path, folder), aliases)
+        if labels is not None and assessed is None and options["unchecked_labels"] == "error":
+            raise ConfigError("the labels cannot be checked against an uploaded run: add assessed_runs (a folder "
+                              "holding the AC runs as they were assessed), or set unchecked_labels: trust (labels "
+                              "by run name alone; any file named like an assessed run then earns its labels)",
+                              where)
+        if labels is not None and assessed is not None:
+            lacking = sorted(labels.runs - set(assessed))
+            if lacking:
+                raise ConfigError("labelled run(s) without an assessed copy in assessed_runs: %s"
+                                  % ", ".join(lacking[:10]), where)
+        return ACReference(topics, pool, labels, golds, assessed)
 
     @staticmethod
     def _topics(ref_path: str, config: Dict[str, Any], where: str, golds: Dict[str, List[str]]) -> List[str]:
@@ -201,6 +281,8 @@ class R2C2AC(Task):
                         "official labels, so only assessed runs can be scored" % run.name)
         topics: Dict[str, JudgedTopic] = {}
         used_answers, used_nuggets = set(), set()
+        check = Replay(reference.assessed.get(run.name), run.name, options["changed_parts"], diags) \
+            if labelled and reference.assessed is not None and not diags.has_errors else None
         for qid, block in blocks.items():
             if not block.answered and options["empty_block"] == "absent":
                 continue
@@ -214,7 +296,9 @@ class R2C2AC(Task):
             topic.n_unresolved = sum(1 for n in block.nuggets if not resolved[n.line])
             if labelled:
                 self._join_labels(topic, block, run.name, labels, pool, resolved, options, diags,
-                                  used_answers, used_nuggets)
+                                  used_answers, used_nuggets, check)
+        if check is not None:
+            check.missing_questions(blocks, official)
         if labelled:
             for message in unused_labels(labels, run.name, used_answers, used_nuggets):
                 diags.warning(0, message)
@@ -223,10 +307,16 @@ class R2C2AC(Task):
     @staticmethod
     def _join_labels(topic: JudgedTopic, block, run_name: str, labels: Labels, pool: PassagePool,
                      resolved: Dict[int, bool], options: Dict[str, Any], diags: Diagnostics,
-                     used_answers: set, used_nuggets: set) -> None:
-        """Fill the label-based fields of one topic: correctness, entailed and relevant nugget lines."""
+                     used_answers: set, used_nuggets: set, check: Optional["Replay"] = None) -> None:
+        """Fill the label-based fields of one topic: correctness, entailed and relevant nugget lines; with
+        `check`, a label applies only to a part as it was assessed."""
         answer = labels.answers.get((run_name, topic.qid))
-        if answer is None:
+        if check is not None and block.answered and not check.same_answer(topic.qid, block):
+            topic.changed += 1
+            topic.correct = 0
+            if answer is not None:
+                used_answers.add((run_name, topic.qid))
+        elif answer is None:
             if block.answered:
                 diags.warning(block.answer_line, "no answer label for question %s of run %s; counted as "
                               "incorrect" % (topic.qid, run_name))
@@ -236,6 +326,11 @@ class R2C2AC(Task):
             topic.correct = answer.correct
         for nugget in block.nuggets:
             key = labels.nugget_key(run_name, topic.qid, nugget.number, pool.name_of(nugget.pr_run), nugget.rank)
+            if check is not None and not check.same_nugget(topic.qid, nugget, pool.name_of(nugget.pr_run)):
+                topic.changed += 1
+                if key in labels.nuggets:
+                    used_nuggets.add(key)
+                continue
             label = labels.nuggets.get(key)
             if label is None:
                 diags.warning(nugget.line, "no label for nugget %d of question %s; counted as not entailed "
@@ -287,6 +382,11 @@ class R2C2AC(Task):
                    for t in answered} if judged.labelled else {}
         measures["mnp"] = cm.mean_nugget_precision(nugprec, reference.topics)
         measures["labelled"] = 1.0 if judged.labelled else 0.0
+        changed = sum(t.changed for t in judged.topics.values())
+        measures["n_changed_parts"] = float(changed)
+        if changed:
+            notes.append("%s: %d judged part(s) differ from the run as it was assessed; the labels do not apply "
+                         "there (option changed_parts: unjudged)" % (run.name, changed))
         measures["n_topics"] = float(len(reference.topics))
         measures["n_nuggets"] = float(sum(t.n_nuggets for t in answered))
         measures["n_nuggets_unresolved"] = float(sum(t.n_unresolved for t in answered))

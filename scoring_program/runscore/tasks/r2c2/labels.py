@@ -170,14 +170,15 @@ def read_nugget_labels(nugget_path: str, aliases: Optional[Dict[str, str]] = Non
 
 
 def unused_labels(labels: Labels, run: str, used_answers: set, used_nuggets: set) -> List[str]:
-    """Messages for label lines of `run` that name no answered question or no nugget line of the run."""
+    """Counts of the labels of `run` that match no answered question or no nugget line of the run.
+
+    Counts only: a message shown to a participant never names a reference file, a line of it, or what the
+    labels hold beyond what the participant sent (issue 16)."""
+    answers = sum(1 for key in labels.answers if key[0] == run and key not in used_answers)
+    nuggets = sum(1 for key in labels.nuggets if key[0] == run and key not in used_nuggets)
     out = []
-    for key, label in sorted(labels.answers.items(), key=lambda kv: kv[1].line):
-        if key[0] == run and key not in used_answers:
-            out.append("%s:%d: answer label for question %s, which the run does not answer"
-                       % (labels.answer_path, label.line, key[1]))
-    for key, label in sorted(labels.nuggets.items(), key=lambda kv: kv[1].line):
-        if key[0] == run and key not in used_nuggets:
-            out.append("%s:%d: label for nugget %s of question %s, which is not in the run"
-                       % (labels.nugget_path, label.line, key[2], key[1]))
+    if answers:
+        out.append("%d answer label(s) of run %s match no question this run answers" % (answers, run))
+    if nuggets:
+        out.append("%d nugget label(s) of run %s match no nugget line of this run" % (nuggets, run))
     return out
