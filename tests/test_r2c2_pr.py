@@ -132,11 +132,17 @@ def test_passage_key_is_content_identity():
 
 
 # ------------------------------------------------------------------------------------------ scoring ---
-def _reference(tmp_path, qrels_lines, topics=None, options=None):
+def _reference(tmp_path, qrels_lines, topics=None, options=None, assessed=None):
+    """A reference folder; `assessed` {run name: text} are the PR runs as assessed (run_rank mode checks them)."""
     ref = tmp_path / "ref"
     ref.mkdir()
     (ref / "qrels.tsv").write_text("".join("\t".join(f) + "\n" for f in qrels_lines), encoding="utf-8")
     yaml = "task: r2c2-pr\nqrels: qrels.tsv\n"
+    if assessed is not None:
+        (ref / "assessed").mkdir()
+        for name, text in assessed.items():
+            (ref / "assessed" / name).write_text(text, encoding="utf-8")
+        yaml += "assessed_runs: assessed\n"
     if topics is not None:
         yaml += "topics: [%s]\n" % ", ".join('"%s"' % t for t in topics)
     if options:
@@ -189,7 +195,8 @@ def test_mean_over_official_topics_missing_scores_zero_no_relevant_excluded(tmp_
 
 def test_run_rank_keys_and_explicit_gains(tmp_path):
     qrels = [("0001", "T-PO-1::2", "L2"), ("0001", "T-PO-1::1", "L1"), ("0001", "OTHER-PO-1::1", "L1")]
-    reference = _reference(tmp_path, qrels, options={"passage_key_mode": "run_rank", "gains": '"1:3"'})
+    reference = _reference(tmp_path, qrels, options={"passage_key_mode": "run_rank", "gains": '"1:3"'},
+                           assessed={"T-PO-1": "0001;1;a;A\n0001;2;b;B\n"})
     scores = _score(tmp_path, reference, "T-PO-1", "0001;1;a;A\n0001;2;b;B\n")
     # gains L1 -> 1, L2 -> 3; system 1, 3; ideal 3, 1, 1
     expected = (1 / 1 + 3 / math.log2(3)) / (3 / 1 + 1 / math.log2(3) + 1 / math.log2(4))

@@ -18,6 +18,7 @@ from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_te
                         parse_run_name,
                         qid_tsv_rows)
 from ...textfile import numbered_lines, read_text
+from .assessed import CHANGED_PARTS, UNCHECKED_LABELS, read_assessed_pr_runs
 from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 # canonical measure name -> output key (spec 4.3: msndcg20 primary; the others for diagnosis)
@@ -27,11 +28,14 @@ MEASURES = {"MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig", "P@20": "p20", "H
 class PRReference:
     """qID -> passage key text -> level; the official topics (scored); the gains; topics left out (no rel)."""
 
-    def __init__(self, qrels: Dict[str, Dict[str, int]], topics: List[str], gains, excluded: List[str]):
+    def __init__(self, qrels: Dict[str, Dict[str, int]], topics: List[str], gains, excluded: List[str],
+                 assessed: Optional[Dict[str, Dict[tuple, str]]] = None):
         self.qrels = qrels
         self.topics = topics
         self.gains = gains
         self.excluded = excluded
+        # run_rank mode: run name -> (qID, PassageRank) -> content key of the passage as it was assessed
+        self.assessed = assessed
 
 
 def read_pr_qrels(path: str) -> Dict[str, Dict[str, int]]:
@@ -74,6 +78,13 @@ class R2C2PR(Task):
         Option("passage_key_mode", "content", "How a run's passage is found in the qrels: content = docID + "
                "SHA-1 of the whitespace-normalised text (organiser passages recur across PO runs), run_rank = "
                "(run name, PassageRank), the seed's PassageKey. Proposed (spec 4.3).", KEY_MODES),
+        Option("changed_parts", "error", "passage_key_mode run_rank (labels keyed by run name and rank): a "
+               "passage that differs (docID or text) from the one at that rank of the run as it was assessed "
+               "(task.yaml assessed_runs): an error per line (default), or unjudged: a warning per line and the "
+               "passage gets no label (gain 0).", CHANGED_PARTS),
+        Option("unchecked_labels", "error", "run_rank mode without assessed_runs: a reference error (default), or "
+               "trust: labels by run name and rank alone (any file named like an assessed run then earns its "
+               "labels; never on a leaderboard).", UNCHECKED_LABELS),
         Option("gains", "linear", "NTCIREVAL -g gains of L1..Lk: 'linear' (Lk -> k, up to the highest level "
                "in the qrels, NTCIR practice) or explicit, e.g. '1:2:3'."),
     )
@@ -118,10 +129,20 @@ class R2C2PR(Task):
             if top > len(gains):
                 raise ConfigError("the PR qrels use level L%d but gains %r declare %d levels"
                                   % (top, options["gains"], len(gains)))
+        assessed = None
+        if not os.path.isfile(ref_path) and "assessed_runs" in config:
+            folder = config["assessed_runs"]
+            if not isinstance(folder, str) or not folder:
+                raise ConfigError("assessed_runs must name a folder of the assessed PR run files", where)
+            assessed = read_assessed_pr_runs(os.path.join(ref_path, folder))
+        if options["passage_key_mode"] == "run_rank" and assessed is None and options["unchecked_labels"] == "error":
+            raise ConfigError("passage_key_mode run_rank keys the qrels by run name and rank, which any file named "
+                              "like an assessed run would earn: add assessed_runs (the PR runs as they were "
+                              "assessed), or set unchecked_labels: trust", ref_path)
         if topics is None:
             topics = sorted(qrels)
         excluded = [t for t in topics if not any(level > 0 for level in qrels.get(t, {}).values())]
-        return PRReference(qrels, [t for t in topics if t not in excluded], gains, excluded)
+        return PRReference(qrels, [t for t in topics if t not in excluded], gains, excluded, assessed)
 
     # ------------------------------------------------------------------------------ parsing ---
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[PRReference],
@@ -137,6 +158,8 @@ class R2C2PR(Task):
             if not official & set(run.topics):
                 diags.error(0, "no line answers any official question (%s ... %s)"
                             % (min(official), max(official)) if official else "the reference has no questions")
+            if options["passage_key_mode"] == "run_rank" and reference.assessed is not None and not diags.has_errors:
+                run.unjudged = _changed_passages(run, reference.assessed.get(run.name, {}), options, diags)
         return [ParsedRun(run.name, display, run)]
 
     # ------------------------------------------------------------------------------ scoring ---
@@ -164,6 +187,33 @@ class R2C2PR(Task):
         return RunScores(measures, per_topic, notes)
 
 
+def _changed_passages(run: PRRun, assessed: Dict[tuple, str], options: Dict[str, Any], diags: Diagnostics) -> set:
+    """(qID, PassageRank) of the passages that differ from the run as it was assessed; each told on its line.
+    The message names only what the participant sent (never the assessed passage)."""
+    changed = set()
+    for qid in run.topics:
+        for rank, passage in run.passages(qid):
+            if assessed.get((qid, rank)) == key_text(run.key(qid, rank, "content")):
+                continue
+            changed.add((qid, rank))
+            message = ("question %s: the passage at PassageRank %d differs from run %s as it was assessed (docID or "
+                       "text), so its label does not apply" % (qid, rank, run.name))
+            if options["changed_parts"] == "error":
+                diags.error(passage.line, message + "; a replay leaderboard scores only the runs as they were "
+                            "assessed (docs/r2c2-pr.md)")
+            else:
+                diags.warning(passage.line, message + "; it counts as not relevant")
+    return changed
+
+
+def _key(pr_run: PRRun, topic: str, rank: int, mode: str) -> str:
+    """The qrels key text of a passage; a passage that differs from the assessed run (run_rank mode) gets a key
+    no qrels line can hold (its label does not apply)."""
+    if (topic, rank) in getattr(pr_run, "unjudged", ()):
+        return "\x00unjudged"
+    return key_text(pr_run.key(topic, rank, mode))
+
+
 def pipeline_values(pr_run: PRRun, reference: PRReference, mode: str) -> Optional[Dict[str, Dict[str, float]]]:
     """Per-question values through the shared columnar pipeline: passages by PassageRank ascending (score =
     -PassageRank), the passage key text of `mode` as the document id; None when a key does not fit it (see
@@ -176,7 +226,7 @@ def pipeline_values(pr_run: PRRun, reference: PRReference, mode: str) -> Optiona
         if topic in scored:
             for rank, _ in pr_run.passages(topic):
                 topic_ids.append(topic)
-                doc_ids.append(key_text(pr_run.key(topic, rank, mode)))
+                doc_ids.append(_key(pr_run, topic, rank, mode))
                 scores.append(-float(rank))
     found = evaluate_records(topic_ids, doc_ids, scores, reference.qrels, reference.topics, reference.gains,
                              list(MEASURES), tie_order="file", max_docs=MAX_PASSAGES)
@@ -189,7 +239,7 @@ def per_topic_values(pr_run: PRRun, reference: PRReference, mode: str) -> Dict[s
     per_topic: Dict[str, Dict[str, float]] = {}
     for topic in reference.topics:
         topic_qrels = reference.qrels[topic]
-        levels = [topic_qrels.get(key_text(pr_run.key(topic, rank, mode)), 0)
+        levels = [topic_qrels.get(_key(pr_run, topic, rank, mode), 0)
                   for rank, _ in pr_run.passages(topic)][:MAX_PASSAGES]
         try:
             graded = GradedRanking(levels, list(topic_qrels.values()), reference.gains)
