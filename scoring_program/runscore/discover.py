@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from .errors import Diagnostic, ERROR, RunError
-from .textfile import BOM
+from .textfile import BOM, UTF16_BOMS
 
 IGNORED_NAMES = {"metadata", "metadata.yaml", "__MACOSX", "Thumbs.db", "desktop.ini"}
 # Archives that are not unpacked: named in the message so the participant knows to send a zip instead.
@@ -82,7 +82,7 @@ def _walk(folder: str, prefix: str, workdir: str, depth: int, budget: _Budget, l
             raise RunError("symbolic links are not accepted in a submission", display)
         if os.path.isdir(path):
             found.extend(_walk(path, display + "/", workdir, depth, budget, levels + 1))
-        elif entry.lower().endswith(".zip") and zipfile.is_zipfile(path):
+        elif _is_zip(entry, path):
             if depth >= MAX_ZIP_DEPTH:
                 raise RunError("zip files nested more than %d deep are not accepted" % MAX_ZIP_DEPTH, display)
             target = tempfile.mkdtemp(prefix="zip-", dir=workdir)
@@ -92,6 +92,15 @@ def _walk(folder: str, prefix: str, workdir: str, depth: int, budget: _Budget, l
             budget.add_file(display)
             found.append(Candidate(display, path))
     return found
+
+
+def _is_zip(entry: str, path: str) -> bool:
+    """A zip to unpack: named .zip, or starting with a zip's local-file signature. One that zipfile cannot read
+    (fake end markers in its comment, a truncated file) is then refused as an unreadable zip, never read as a
+    run (issue 16: it got "not valid UTF-8")."""
+    if not os.path.isfile(path):
+        return False
+    return entry.lower().endswith(".zip") or read_start(path) in (b"PK\x03\x04", b"PK\x05\x06")
 
 
 def _bad_name(name: str) -> Optional[str]:
@@ -120,6 +129,10 @@ def safe_extract(zip_path: str, target: str, display: str, budget: Optional[_Bud
                 _extract_member(archive, member, root, display, budget)
     except zipfile.BadZipFile as exc:
         raise RunError("not a readable zip file: %s" % exc, display)
+    except UnicodeDecodeError:
+        # zipfile decodes a name flagged UTF-8 (bit 0x800) strictly; without the flag it reads cp437
+        raise RunError("not a readable zip file: an entry name is marked UTF-8 but is not valid UTF-8; zip the "
+                       "files again with a tool that writes UTF-8 names", display)
     except (RuntimeError, NotImplementedError, EOFError, zlib.error) as exc:
         raise RunError("cannot unpack zip: %s" % exc, display)
     except OSError as exc:
@@ -177,13 +190,44 @@ def _extract_member(archive, member, root: str, display: str, budget: _Budget) -
             out.write(chunk)
 
 
+MAX_BLANK_HEAD = 1024 * 1024     # leading blank bytes skipped by read_head before it gives up
+
+
 def read_head(path: str, size: int = 4096) -> str:
-    """The first bytes of a file as text (undecodable bytes replaced), for content sniffing."""
+    """The first `size` bytes of a file from its first non-blank byte, as text (undecodable bytes replaced),
+    for content sniffing: leading blank lines never hide what a file is (issue 16)."""
     with open(path, "rb") as handle:
         data = handle.read(size)
-    if data.startswith(BOM):
-        data = data[len(BOM):]
+        if data.startswith(BOM):
+            data = data[len(BOM):]
+        skipped = 0
+        while data and not data.strip() and skipped < MAX_BLANK_HEAD:
+            skipped += len(data)
+            data = handle.read(size)
+        data = data.lstrip()
+        if len(data) < size:
+            data += handle.read(size - len(data))
     return data.decode("utf-8", errors="replace")
+
+
+def read_start(path: str, size: int = 4) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
+
+
+def utf16_problem(path: str) -> Optional[str]:
+    """The UTF-16 message when a file starts with a UTF-16 byte order mark or looks like UTF-16 text without one
+    (every other byte NUL), else None; said before sniffing, which would only find "not a run of any task"."""
+    start = read_start(path, 512)
+    if start.startswith(UTF16_BOMS):
+        return "file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8"
+    if len(start) >= 8 and (start[1::2].count(0) >= len(start) // 2 * 0.9 or
+                            start[0::2].count(0) >= len(start) // 2 * 0.9):
+        return "file looks like UTF-16 (every other byte is 0); save it as UTF-8"
+    return None
 
 
 def assign_tasks(candidates: Sequence[Candidate], tasks: Sequence) -> Tuple[List[Tuple[Candidate, object]],
@@ -195,6 +239,10 @@ def assign_tasks(candidates: Sequence[Candidate], tasks: Sequence) -> Tuple[List
         by_name = [t for t in tasks if t.claims_name(base)]
         chosen = by_name
         if len(by_name) != 1:
+            problem = utf16_problem(candidate.path)
+            if problem:
+                problems.append(Diagnostic(candidate.display, 1, ERROR, problem))
+                continue
             head = read_head(candidate.path)
             by_content = [t for t in (by_name or tasks) if t.sniff(head)]
             chosen = by_content if by_content else by_name

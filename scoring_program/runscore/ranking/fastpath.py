@@ -17,7 +17,7 @@ from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns, unpack_wor
 from .columnar_qrels import ColumnarQrels
 from ..errors import Diagnostics, RunError
 from ..measures.trec import TrecOptions
-from ..textfile import MAX_FILE_BYTES
+from ..textfile import BOM, MAX_FILE_BYTES
 from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
 from .rankeval import TopicRun, evaluate_rankings
 
@@ -67,6 +67,8 @@ def read(path: str, layout: str, comments: bool = False, why: Optional[List[str]
     _keep_freed_memory()
     try:
         with open(path, "rb") as handle:
+            if handle.read(len(BOM)) != BOM:     # a UTF-8 BOM is dropped, as the exact path drops it (issue 16)
+                handle.seek(0)
             return read_columns(handle, layout, comments, why=why, grade_map=grade_map)
     except OSError:
         return None                 # the exact path words the error

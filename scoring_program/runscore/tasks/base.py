@@ -198,8 +198,9 @@ def reference_file(folder: str, name: str, what: str) -> str:
 
 # ------------------------------------------------------------------------------ helpers of the forms ---
 def first_line(head: str) -> Optional[str]:
-    """The first non-blank line among the first five of a file's start (what `sniff` looks at), or None."""
-    for line in head.splitlines()[:5]:
+    """The first non-blank line of a file's start (what `sniff` looks at), or None. Leading blank lines, however
+    many, are skipped (discover.read_head starts the head at the first non-blank byte)."""
+    for line in head.splitlines():
         if line.strip():
             return line
     return None

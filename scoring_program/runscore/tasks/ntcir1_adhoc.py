@@ -85,7 +85,8 @@ class Ntcir1Adhoc(Task):
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)
-        return line is not None and len(line.split("\t")) == 6
+        # not a tag line: a datasearch-qa <SYSDESC> may hold TABs too (issue 16)
+        return line is not None and not line.lstrip().startswith("<") and len(line.split("\t")) == 6
 
     # ------------------------------------------------------------------------------ reference ---
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Reference:

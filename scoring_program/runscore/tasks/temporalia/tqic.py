@@ -8,10 +8,10 @@ and the confusion matrix (detailed report). The Proposed rules of spec 1.4 are o
 """
 import os
 import xml.etree.ElementTree as ElementTree
-from ...numeric import FieldError, read_int
 from typing import Any, Dict, List, Optional
 
 from ...errors import ConfigError, Diagnostics
+from ...numeric import FieldError, read_int
 from ...measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, precision, recall
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import numbered_lines, read_text
