@@ -5,6 +5,7 @@ leaderboard columns (primary first), and four functions: load the reference, par
 score a run. Everything else (discovery, reporting, the CLI, Codabench) is shared and reads these declarations.
 """
 import difflib
+from functools import lru_cache
 import os
 import re
 from dataclasses import dataclass, field
@@ -26,16 +27,37 @@ class Option:
     default: Any
     help: str
     choices: Optional[Sequence[Any]] = None
+    minimum: Optional[float] = None      # bounds of a numeric option (docs/limits.md)
+    maximum: Optional[float] = None
 
     def check(self, value: Any, where: str) -> Any:
-        if self.choices is not None and value not in self.choices:
-            raise ConfigError("option %s = %r is not one of %s"
-                              % (self.name, value, ", ".join(repr(c) for c in self.choices)), where)
-        if self.choices is None and self.default is not None and not isinstance(value, type(self.default)):
-            if not (isinstance(self.default, float) and isinstance(value, int)):
-                raise ConfigError("option %s = %r should be of type %s"
-                                  % (self.name, value, type(self.default).__name__), where)
+        if self.choices is not None and (isinstance(value, (list, dict)) or value not in self.choices):
+            raise ConfigError("option %s = %s is not one of %s"
+                              % (self.name, short_repr(value), ", ".join(repr(c) for c in self.choices)), where)
+        numeric = isinstance(self.default, (int, float)) and not isinstance(self.default, bool)
+        if self.choices is None and self.default is not None:
+            wrong = not isinstance(value, type(self.default)) and not (isinstance(self.default, float)
+                                                                       and isinstance(value, int))
+            if wrong or (numeric and isinstance(value, bool)):     # YAML `true` is not the number 1
+                raise ConfigError("option %s = %s should be of type %s"
+                                  % (self.name, short_repr(value), type(self.default).__name__), where)
+        if numeric and self.minimum is not None and value < self.minimum:
+            raise ConfigError("option %s = %s must be at least %g" % (self.name, short_repr(value), self.minimum),
+                              where)
+        if numeric and self.maximum is not None and value > self.maximum:
+            raise ConfigError("option %s = %s must be at most %g" % (self.name, short_repr(value), self.maximum),
+                              where)
         return value
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """repr() of a configuration value, bounded: a YAML value built from aliases may be huge (issue 16)."""
+    import reprlib
+
+    shown = reprlib.Repr()
+    shown.maxstring, shown.maxother, shown.maxlevel = limit, limit, 3
+    text = shown.repr(value)
+    return text if len(text) <= limit * 2 else text[:limit * 2] + "..."
 
 
 @dataclass(frozen=True)
@@ -167,7 +189,9 @@ def read_task_yaml(folder: str) -> Dict[str, Any]:
         return {}
     try:
         with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
+            data = yaml.load(handle, Loader=_strict_loader())
+    except ConfigError as exc:
+        raise ConfigError(exc.args[0], path, exc.line)
     except yaml.YAMLError as exc:
         # YAML's own message spans several lines; keep its problem and the line it names, on one line.
         mark = getattr(exc, "problem_mark", None)
@@ -181,7 +205,40 @@ def read_task_yaml(folder: str) -> Dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise ConfigError("task.yaml must be a mapping of keys to values", path)
+    if "task" in data and not isinstance(data["task"], str):
+        raise ConfigError("task must be a task id (see `runscore tasks`), not %s" % short_repr(data["task"]), path)
     return data
+
+
+@lru_cache(maxsize=1)
+def _strict_loader():
+    """A SafeLoader that refuses what task.yaml never needs and PyYAML silently accepts: a key given twice (the
+    second `options:` replaced the first) and aliases (`*a`: a few lines can expand to gigabytes when printed)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise ConfigError("YAML aliases (*%s) are not accepted in task.yaml; write the value out"
+                                  % event.anchor, "", event.start_mark.line + 1)
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.get(key)
+                except TypeError:       # an unhashable key: PyYAML words it
+                    break
+                if first is not None:
+                    raise ConfigError("key %s is given twice (first at line %d); give it once"
+                                      % (short_repr(key), first), "", key_node.start_mark.line + 1)
+                seen[key] = key_node.start_mark.line + 1
+            return super().construct_mapping(node, deep)
+
+    return StrictLoader
 
 
 def reference_file(folder: str, name: str, what: str) -> str:

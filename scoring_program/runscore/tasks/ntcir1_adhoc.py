@@ -65,7 +65,8 @@ class Ntcir1Adhoc(Task):
                "or ascending. The seed does not say which.", ("desc", "asc")),
         Option("interp_cutoff", "ceil", "Recall-point rule for interpolated precision: ceil (trec_eval 7.2, "
                "the 1999 tool), v9 or v10 (trec_eval 9.x / 10.0).", INTERP_RULES),
-        Option("max_docs", 1000, "Documents kept per topic, after sorting (trec_eval -M)."),
+        Option("max_docs", 1000, "Documents kept per topic, after sorting (trec_eval -M).", minimum=1,
+               maximum=10 ** 9),
         Option("exclude_topics_without_relevant", False, "Leave out of a level's means the topics that have no "
                "relevant document at that level (trec_eval counts them with every measure 0)."),
         Option("duplicates", "error", "A repeated (Topic-ID, Document-ID): an error, or keep the first line "

@@ -150,7 +150,8 @@ class R2C2AC(Task):
         Option("auto_match", "contains", "Rule of the NON-OFFICIAL automatic judge: contains = a normalised gold "
                "answer occurs as whole words in the normalised answer; exact = equal after normalisation.",
                MATCH_RULES),
-        Option("ece_bins", 10, "Equal-width confidence bins of the non-official ECE diagnostic."),
+        Option("ece_bins", 10, "Equal-width confidence bins of the non-official ECE diagnostic (1-1000).",
+               minimum=1, maximum=1000),
     )
     columns = (
         Column("hmr", "HMR"),
