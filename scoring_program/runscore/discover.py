@@ -123,6 +123,8 @@ def safe_extract(zip_path: str, target: str, display: str, budget: Optional[_Bud
     try:
         with zipfile.ZipFile(zip_path) as archive:
             members = archive.infolist()
+            if not members:        # e.g. a fake end marker in the comment hides the real directory
+                raise RunError("not a readable zip file: it lists no entry", display)
             _check_archive(members, os.path.getsize(zip_path), display, budget)
             root = os.path.realpath(target)
             for member in members:

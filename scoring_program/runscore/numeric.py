@@ -72,3 +72,11 @@ def numeric_sort_key(text: str):
         digits = text.lstrip("0") or "0"
         return (0, len(digits), digits, text)
     return (1, 0, "", text)
+
+
+def clip(value: str, limit: int = SHOWN_CHARS) -> str:
+    """An id quoted in a message, cut in the middle beyond `limit` characters (no quotes added)."""
+    if len(value) <= limit:
+        return value
+    head, tail = limit * 2 // 3, limit // 4
+    return "%s[...%d...]%s" % (value[:head], len(value) - head - tail, value[-tail:])

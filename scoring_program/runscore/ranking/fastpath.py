@@ -16,6 +16,7 @@ import numpy as np
 from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns, unpack_words
 from .columnar_qrels import ColumnarQrels
 from ..errors import Diagnostics, RunError
+from ..numeric import clip
 from ..measures.trec import TrecOptions
 from ..textfile import BOM, MAX_FILE_BYTES
 from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
@@ -231,7 +232,7 @@ def ntcir1_parse(path: str, display: str, diags: Diagnostics, reference, options
         unknown = [t for t in run.topics if t not in official]
         if unknown:
             diags.warning(run.first_line[run.topics.index(unknown[0])], "%d Topic-ID(s) are not official topics and "
-                          "are ignored: %s" % (len(unknown), ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10
+                          "are ignored: %s" % (len(unknown), ", ".join(clip(u) for u in unknown[:10]) + (" ..." if len(unknown) > 10
                                                                                          else "")))
         if not official & set(run.topics):
             topics = reference.topics

@@ -16,7 +16,7 @@ from ..ranking.qrels import read_qrels
 from ..ranking.columnar import ColumnarRun
 from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
 from ..textfile import numbered_lines, read_text
-from ..numeric import MAX_DIGITS, int_or_none, is_int, numeric_sort_key, shorten
+from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
 from ..validate import RecordSchema
 from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
@@ -166,7 +166,7 @@ class Ntcir1Adhoc(Task):
                      % (topic_raw, topic))
             if previous_topic is not None and _topic_key(topic) < _topic_key(previous_topic):
                 once("order", line_no, "lines are not sorted by Topic-ID: %s comes after %s"
-                     % (topic, previous_topic))
+                     % (clip(topic), clip(previous_topic)))
             previous_topic = topic
             if not _is_int(rank):
                 once("rank", line_no, "Rank %s is not an integer of at most %d digits (Rank is ignored)"
@@ -220,7 +220,8 @@ class Ntcir1Adhoc(Task):
         unknown = [t for t in topics if t not in official]
         if unknown:
             diags.warning(topics[unknown[0]].lines[0], "%d Topic-ID(s) are not official topics and are ignored: %s"
-                          % (len(unknown), ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else "")))
+                          % (len(unknown), ", ".join(clip(u) for u in unknown[:10]) + (" ..." if len(unknown) > 10
+                                                                                       else "")))
         if not official & set(topics):
             diags.error(0, "no line answers any official topic (%s)" % _topic_range(reference.topics))
 
