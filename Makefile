@@ -47,11 +47,11 @@ test-latest: $(VENV_LATEST)/.done
 	$(PY_LATEST) -m pytest
 
 # Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file, 20,000 for the
-# trec_eval command); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
+# trec_eval command, every numeric field on every line of every sample and reference file); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
 fuzz: setup
 	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 \
-		$(PY) -m pytest tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_fuzz_commands.py \
-		tests/test_fuzz_fast_path.py
+		RUNSCORE_FUZZ_NUMERIC_LINES=0 $(PY) -m pytest tests/test_fuzz_runs.py tests/test_fuzz_references.py \
+		tests/test_fuzz_commands.py tests/test_fuzz_fast_path.py tests/test_fuzz_numeric_fields.py
 
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
@@ -68,6 +68,7 @@ bundle: setup
 
 bench: setup
 	$(PY) benchmarks/bench.py
+	$(PY) benchmarks/many_files.py
 
 clean:
 	rm -rf $(VENV) $(VENV_LATEST) build *.egg-info scoring_program/*.egg-info .pytest_cache
