@@ -15,6 +15,7 @@ from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunErro
 from .pipeline import check_file, check_run_limit, load_reference, score_run
 from .report import summary_table
 from .tasks import all_tasks, get_task
+from .tasks.base import submission_scope
 
 
 class UsageError(ConfigError):
@@ -60,10 +61,11 @@ def _check_all(task, files, reference, options, max_errors, team_cap=False):
     """Check every file; the campaign's per-team run cap only with --team-cap (a researcher scores every team's
     runs in one call; a participant checking a submission asks for it), the platform's resource cap never."""
     checked = []
-    for path in files:
-        if not os.path.isfile(path):
-            raise UsageError("run file %r does not exist" % path)
-        checked.append(check_file(task, path, path, reference, options, max_errors=max_errors))
+    with submission_scope():
+        for path in files:
+            if not os.path.isfile(path):
+                raise UsageError("run file %r does not exist" % path)
+            checked.append(check_file(task, path, path, reference, options, max_errors=max_errors))
     limits = check_run_limit(task, checked, per_team=team_cap, per_submission=False)
     for message in [m for c in checked for m in c.diags.lines()] + [str(d) for d in limits]:
         print(message, file=sys.stderr)

@@ -19,7 +19,7 @@ from ..errors import (ERROR, EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
 from ..pipeline import LoadedReference, best_run, check_file, check_run_limit, load_reference, score_run
 from ..report import atomic_write, detailed_html, format_score, summary_table, write_scores
 from ..tasks import all_tasks, get_task
-from ..tasks.base import read_task_yaml
+from ..tasks.base import read_task_yaml, submission_scope
 
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
@@ -74,7 +74,8 @@ def run(input_dir: str, output_dir: str) -> int:
         raise RunError("the submission is empty (no input/res folder)")
     workdir = tempfile.mkdtemp(prefix="runscore-")
     try:
-        return _score_submission(references, res_dir, workdir, output_dir, page)
+        with submission_scope():
+            return _score_submission(references, res_dir, workdir, output_dir, page)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -5,6 +5,7 @@ leaderboard columns (primary first), and four functions: load the reference, par
 score a run. Everything else (discovery, reporting, the CLI, Codabench) is shared and reads these declarations.
 """
 import difflib
+from contextlib import contextmanager
 from functools import lru_cache
 import os
 import re
@@ -251,6 +252,38 @@ def reference_file(folder: str, name: str, what: str) -> str:
         raise ConfigError("%s file %r named in task.yaml does not exist" % (what, name),
                           os.path.join(folder, "task.yaml"))
     return path
+
+
+# ------------------------------------------------------------------------------ one submission ---
+class SubmissionCache:
+    """Caches that live while one submission (one score.py run, one CLI call) is checked, when its files do not
+    change: a task may keep there what every run of the submission reads (r2c2-ac: the PR runs beside its AC
+    runs, parsed once however many AC runs cite them; issue 16). Outside submission_scope() nothing is kept,
+    since a file may be rewritten between two calls within one file-system timestamp tick."""
+
+    active = False
+    caches: List[dict] = []
+
+    @classmethod
+    def register(cls, cache: dict) -> dict:
+        cls.caches.append(cache)
+        return cache
+
+    @classmethod
+    def clear(cls) -> None:
+        for cache in cls.caches:
+            cache.clear()
+
+
+@contextmanager
+def submission_scope():
+    SubmissionCache.clear()
+    SubmissionCache.active = True
+    try:
+        yield
+    finally:
+        SubmissionCache.active = False
+        SubmissionCache.clear()
 
 
 # ------------------------------------------------------------------------------ helpers of the forms ---

@@ -11,9 +11,11 @@ Precedence (Proposed): a pool run wins over a submission run of the same name (t
 were assessed); the submission's copy is then ignored with a warning.
 """
 import os
-from typing import Dict, List, NamedTuple, Optional
+from collections import ChainMap
+from typing import Dict, List, Mapping, NamedTuple, Optional
 
 from ...errors import ConfigError, Diagnostics, RunError
+from ..base import SubmissionCache
 from .pr_format import PRRun, normalise_run_name, parse_pr_run, parse_run_name
 
 
@@ -28,8 +30,8 @@ class Resolution(NamedTuple):
 class PassagePool:
     """PR runs by normalised name, and the alias table used to normalise a cited name."""
 
-    def __init__(self, runs: Dict[str, PRRun], aliases: Optional[Dict[str, str]] = None):
-        self.runs = dict(runs)
+    def __init__(self, runs: Mapping[str, PRRun], aliases: Optional[Dict[str, str]] = None):
+        self.runs = runs if isinstance(runs, ChainMap) else dict(runs)
         self.aliases = dict(aliases or {})
 
     def name_of(self, written: str) -> str:
@@ -45,10 +47,9 @@ class PassagePool:
         return Resolution(True, name)
 
     def merged(self, extra: Dict[str, PRRun]) -> "PassagePool":
-        """This pool plus runs not already in it (pool runs win, see the module docstring)."""
-        runs = dict(extra)
-        runs.update(self.runs)
-        return PassagePool(runs, self.aliases)
+        """This pool plus runs not already in it (pool runs win, see the module docstring); a view, not a copy,
+        so that each AC run of a many-file submission costs the same (issue 16)."""
+        return PassagePool(ChainMap(self.runs, extra), self.aliases)
 
 
 def load_pool(folder: str, aliases: Optional[Dict[str, str]] = None) -> PassagePool:
@@ -91,33 +92,48 @@ def submission_pr_runs(ac_path: str, ac_display: str, diags: Diagnostics,
     """
     folder = os.path.dirname(os.path.abspath(ac_path))
     shown_folder = os.path.dirname(ac_display)
-    own = os.path.basename(ac_path)
-    found: Dict[str, PRRun] = {}
-    for entry in _pr_run_files(folder):
-        if entry == own:
-            continue
-        path = os.path.join(folder, entry)
-        name = normalise_run_name(entry)
-        shown = os.path.join(shown_folder, entry) if shown_folder else entry
-        if pool is not None and name in pool.runs:
-            diags.warning(0, "PR run %s of the submission has the name of a run of the reference pool; the "
-                          "pool's run is used to resolve PassageKeys" % shown)
-            continue
-        run, problem, _ = read_sibling(path, shown)
-        if problem is not None:
-            diags.warning(0, "PR run %s of the submission is %s; PassageKeys citing it are not resolved"
-                          % (shown, problem))
-            continue
-        found[name] = run
+    key = (_stat_key(folder), shown_folder, id(pool))
+    cached = _RESOLVED.get(key) if SubmissionCache.active else None
+    if cached is None or cached[3] is not pool:
+        found: Dict[str, PRRun] = {}
+        clashes: List[str] = []
+        invalid: List[tuple] = []
+        for entry in _pr_run_files(folder):
+            path = os.path.join(folder, entry)
+            name = normalise_run_name(entry)
+            shown = os.path.join(shown_folder, entry) if shown_folder else entry
+            if pool is not None and name in pool.runs:
+                clashes.append(shown)
+                continue
+            run, problem, _ = read_sibling(path, shown)
+            if problem is not None:
+                invalid.append((shown, problem))
+                continue
+            found[name] = run
+        cached = (found, clashes, invalid, pool)
+        if SubmissionCache.active:
+            _RESOLVED[key] = cached
+    found, clashes, invalid, _ = cached
+    # one warning of each kind per AC run, whatever the number of PR runs (issue 16: no N x M messages)
+    if clashes:
+        diags.warning(0, "PR run %s of the submission has the name of a run of the reference pool; the pool's run "
+                      "is used to resolve PassageKeys" % clashes[0] + _more(len(clashes) - 1))
+    if invalid:
+        diags.warning(0, "PR run %s of the submission is %s; PassageKeys citing it are not resolved"
+                      % invalid[0] + _more(len(invalid) - 1))
     return found
 
 
-# Each PR run of a submission is parsed once, however many AC runs lie beside it, and each folder is listed once
-# (issue 16: re-reading them for every AC file made a submission's cost grow with the square of its files). Keys
-# hold the file's size and modification time, so a file rewritten in place (the fuzzers do) is read again.
-_SIBLINGS: Dict[tuple, tuple] = {}
-_FOLDERS: Dict[tuple, List[str]] = {}
-_CACHE_LIMIT = 20000
+def _more(count: int) -> str:
+    return " (and %d more PR run(s) like it)" % count if count > 0 else ""
+
+
+# Within one submission (tasks.base.submission_scope, opened by score.py and the CLI) each PR run is parsed once,
+# however many AC runs lie beside it, and each folder is listed once (issue 16: re-reading them for every AC file
+# made a submission's cost grow with the square of its files). Outside a scope nothing is cached.
+_SIBLINGS: Dict[tuple, tuple] = SubmissionCache.register({})
+_RESOLVED: Dict[tuple, tuple] = SubmissionCache.register({})
+_FOLDERS: Dict[tuple, List[str]] = SubmissionCache.register({})
 
 
 def _stat_key(path: str) -> Optional[tuple]:
@@ -131,15 +147,13 @@ def _stat_key(path: str) -> Optional[tuple]:
 def _pr_run_files(folder: str) -> List[str]:
     """Names of the files of `folder` named like PR runs, sorted (listed once per folder state)."""
     key = _stat_key(folder)
-    cached = _FOLDERS.get(key) if key else None
+    cached = _FOLDERS.get(key) if key and SubmissionCache.active else None
     if cached is not None:
         return cached
     names = [entry for entry in sorted(os.listdir(folder)) if not entry.startswith(".")
              and parse_run_name(normalise_run_name(entry)) is not None
              and os.path.isfile(os.path.join(folder, entry))]
-    if len(_FOLDERS) > _CACHE_LIMIT:
-        _FOLDERS.clear()
-    if key:
+    if key and SubmissionCache.active:
         _FOLDERS[key] = names
     return names
 
@@ -148,7 +162,7 @@ def read_sibling(path: str, shown: str):
     """(PRRun, None, None) for a valid PR run file of the submission, else (None, why it is not used, the
     RunError when the file cannot be read at all: the submission reports it as that file's own error)."""
     key = _stat_key(path)
-    cached = _SIBLINGS.get(key) if key else None
+    cached = _SIBLINGS.get(key) if key and SubmissionCache.active else None
     if cached is not None:
         return cached
     sibling = Diagnostics(shown)
@@ -158,9 +172,7 @@ def read_sibling(path: str, shown: str):
             None, "invalid (%d error(s); first: %s)" % (sibling.error_count, sibling.first_error()), None)
     except RunError as exc:
         result = (None, "unreadable (%s)" % exc.diagnostic.message, exc)
-    if len(_SIBLINGS) > _CACHE_LIMIT:
-        _SIBLINGS.clear()
-    if key:
+    if key and SubmissionCache.active:
         _SIBLINGS[key] = result
     return result
 
