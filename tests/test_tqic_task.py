@@ -99,9 +99,13 @@ def test_more_than_three_runs_in_a_submission(tmp_path, ref, capsys):
     a, b = tmp_path / "tqic_a", tmp_path / "tqic_b"
     a.write_text(ALL_RIGHT + ALL_RIGHT.replace("r1", "r2"), encoding="utf-8")
     b.write_text(ALL_RIGHT.replace("r1", "r3") + ALL_RIGHT.replace("r1", "r4"), encoding="utf-8")
+    # the campaign's cap is per group, checked on the command line only with --team-cap (issue 18)
     exit_code, _, err = cli(capsys, "validate", "--task", "temporalia-tqic", "--ref", ref, a, b)
+    assert exit_code == 0, err
+    exit_code, _, err = cli(capsys, "validate", "--task", "temporalia-tqic", "--ref", ref, "--team-cap", a, b)
     assert exit_code == 1
-    assert "error: 4 runs of task temporalia-tqic in the submission; at most 3 are allowed" in err
+    assert "error: 4 runs of team g for task temporalia-tqic in the submission (r1, r2, r3, r4); at most 3 per team " \
+        "are allowed" in err
 
 
 def scores(capsys, ref, run, *extra):
@@ -194,7 +198,7 @@ def test_official_xml_gold_as_single_file(tmp_path, capsys):
 BAD_GOLD = [
     ("001\tpresent\n", "gold.tsv:1: error: class 'present' is not one of past, recency/recent, future, atemporal"),
     ("001\tpast\n001\tfuture\n", "gold.tsv:2: error: duplicate query id 001 (first at line 1)"),
-    ("abc\tpast\n", "gold.tsv:1: error: query id 'abc' is not numeric"),
+    ("abc\tpast\n", "gold.tsv:1: error: query id must be a non-negative integer, found 'abc'"),
     ("001\tpast\textra\n", "gold.tsv:1: error: expected 'id<TAB>class', found 3 field(s)"),
     ("id\tclass\n", "gold.tsv: error: the gold file holds no query"),
 ]
