@@ -226,9 +226,13 @@ def utf16_problem(path: str) -> Optional[str]:
     start = read_start(path, 512)
     if start.startswith(UTF16_BOMS):
         return "file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8"
-    if len(start) >= 8 and (start[1::2].count(0) >= len(start) // 2 * 0.9 or
-                            start[0::2].count(0) >= len(start) // 2 * 0.9):
-        return "file looks like UTF-16 (every other byte is 0); save it as UTF-8"
+    start = start[:len(start) // 2 * 2]
+    for zeros, text in ((start[1::2], start[0::2]), (start[0::2], start[1::2])):
+        # most characters are ASCII text with a 0 byte beside them: UTF-16 of text (with some non-ASCII
+        # characters, say Japanese), not a binary file
+        ascii_chars = sum(1 for z, b in zip(zeros, text) if z == 0 and (32 <= b < 127 or b in (9, 10, 13)))
+        if len(zeros) >= 4 and ascii_chars >= 0.7 * len(zeros):
+            return "file looks like UTF-16 (every other byte is 0); save it as UTF-8"
     return None
 
 
@@ -240,7 +244,7 @@ def assign_tasks(candidates: Sequence[Candidate], tasks: Sequence) -> Tuple[List
         base = os.path.basename(candidate.display)
         by_name = [t for t in tasks if t.claims_name(base)]
         chosen = by_name
-        if len(by_name) != 1:
+        if len(by_name) != 1 and not base.lower().endswith(OTHER_ARCHIVES):
             problem = utf16_problem(candidate.path)
             if problem:
                 problems.append(Diagnostic(candidate.display, 1, ERROR, problem))
