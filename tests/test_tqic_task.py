@@ -51,9 +51,9 @@ BAD_INPUTS = [
     ("001\n", [], 1, "run.tsv:1: error: expected 4 TAB-separated fields 'id class group_id run_id', found 1"),
     ("001\tpast\tg\tr 1\n", [], 1, "run.tsv:1: error: run_id: 'r 1' is not a run id without spaces"),
     (ALL_RIGHT + run_lines([("001", "past")], "r2") + run_lines([("001", "past")], "r3")
-     + run_lines([("001", "past")], "r4"), [], 1,
-     "run.tsv:9: error: run_id 'r4' is run 4 of group 'g' in this file; a group may submit at most 3 runs "
-     "(r1, r2, r3)"),
+     + run_lines([("001", "past")], "r4"), ["--team-cap"], 1,
+     "run.tsv: error: 4 runs of team g for task temporalia-tqic in the submission (r1, r2, r3, r4); at most 3 per "
+     "team are allowed"),
     (ALL_RIGHT + "999\tpast\tg\tr1\n", [], 0,
      "run.tsv:7: warning: run r1: 1 query id(s) are not in the gold set and are ignored: 999"),
     (ALL_RIGHT.replace("003\tfuture\tg\tr1\n", ""), [], 0,
