@@ -74,8 +74,10 @@ class Replay:
         self.rule = rule
         self.diags = diags
         self.left: Dict[str, Any] = {}
+        self.differences = 0
 
     def _tell(self, line: int, message: str, instead: str) -> None:
+        self.differences += 1
         if self.rule == "error":
             self.diags.error(line, message + "; a replay leaderboard scores only the runs as they were assessed "
                              "(docs/r2c2-ac.md)")
@@ -300,7 +302,9 @@ class R2C2AC(Task):
                                   used_answers, used_nuggets, check)
         if check is not None:
             check.missing_questions(blocks, official)
-        if labelled:
+        # Counts of unused labels help an organiser whose labels miss the assessed run; for a run that differs
+        # from it they would only tell the participant how many labels the assessed run has.
+        if labelled and (check is None or not check.differences):
             for message in unused_labels(labels, run.name, used_answers, used_nuggets):
                 diags.warning(0, message)
         return [ParsedRun(run.name, display, JudgedRun(run, topics, labelled))]
