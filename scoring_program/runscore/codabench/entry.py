@@ -9,15 +9,17 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Dict, List
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
-from ..discover import assign_tasks, list_candidates
-from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
-from ..pipeline import LoadedReference, best_run, check_file, check_run_limit, load_reference, score_run
+from ..discover import Candidate, assign_tasks, list_candidates
+from ..errors import ERROR, EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostic, RunError
+from ..pipeline import (CheckedFile, LoadedReference, best_run, check_file, check_run_limit, load_reference,
+                        score_run)
 from ..report import atomic_write, detailed_html, format_score, summary_table, write_scores
 from ..tasks import all_tasks, get_task
-from ..tasks.base import read_task_yaml
+from ..tasks.base import Task, read_task_yaml
 
 DETAILED = "detailed_results.html"
 
@@ -56,27 +58,66 @@ def run(input_dir: str, output_dir: str) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
-    tasks = [references[t].task for t in references]
+@dataclass
+class Examination:
+    """What the platform makes of a submission before scoring it: which file is a run of which task, every
+    file's diagnostics, and the verdict. score.py and `runscore check` both build it here, so they cannot
+    disagree."""
+
+    candidates: List[Candidate]
+    companions: List[Candidate]
+    pairs: List[Tuple[Candidate, Task]]
+    problems: List[Diagnostic]
+    checked: Dict[str, CheckedFile]                  # by the file's display name
+    checked_by_task: Dict[str, List[CheckedFile]]
+    messages: List[str]
+    failed: bool
+
+
+def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
+            references: Optional[Dict[str, LoadedReference]] = None) -> Examination:
+    """Discover the runs of `res_dir` among `tasks` and check each file (against its task's reference data
+    when `references` has it; else with the task's default options, as `runscore check` does offline).
+    Raises RunError when the submission holds no file at all, or no run of any of the tasks."""
     candidates = list_candidates(res_dir, workdir)
     if not candidates:
-        expected = "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
-        raise RunError("no run file found in the submission; expected %s" % expected)
+        raise RunError("no run file found in the submission; expected %s" % _expected(tasks))
     candidates, companions = _set_companions_aside(candidates, tasks)
     pairs, problems = assign_tasks(candidates, tasks)
-    for companion in companions:
-        print("%s: note: read beside the runs that cite it, not scored as a run" % companion.display)
+    if not pairs and not problems:   # only companion files: nothing to score
+        raise RunError("the submission holds no run of %s, only files read beside such runs (%s); expected %s"
+                       % (" or ".join(t.id for t in tasks), ", ".join(c.display for c in companions),
+                          _expected(tasks)))
+    if not pairs:
+        problems.append(Diagnostic("submission", 0, ERROR, "no run of %s in the submission; expected %s"
+                                   % (" or ".join(t.id for t in tasks), _expected(tasks))))
     messages: List[str] = [str(p) for p in problems]
-    checked_by_task: Dict[str, list] = {}
+    checked: Dict[str, CheckedFile] = {}
+    checked_by_task: Dict[str, List[CheckedFile]] = {}
     for candidate, task in pairs:
-        reference = references[task.id]
-        checked = check_file(task, candidate.path, candidate.display, reference, reference.options)
-        checked_by_task.setdefault(task.id, []).append(checked)
-        messages.extend(checked.diags.lines())
-    for task_id, checked in checked_by_task.items():
-        messages.extend(check_run_limit(references[task_id].task, checked))
-    failed = bool(problems) or any(c.diags.has_errors for cs in checked_by_task.values() for c in cs) \
+        reference = (references or {}).get(task.id)
+        options = reference.options if reference else task.resolve_options({}, "defaults")
+        one = check_file(task, candidate.path, candidate.display, reference, options)
+        checked[candidate.display] = one
+        checked_by_task.setdefault(task.id, []).append(one)
+        messages.extend(one.diags.lines())
+    for task_id, files in checked_by_task.items():
+        messages.extend(check_run_limit([t for t in tasks if t.id == task_id][0], files))
+    failed = bool(problems) or any(c.diags.has_errors for c in checked.values()) \
         or any(": error:" in m for m in messages)
+    return Examination(candidates, companions, pairs, problems, checked, checked_by_task, messages, failed)
+
+
+def _expected(tasks: Sequence[Task]) -> str:
+    return "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
+
+
+def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
+    tasks = [references[t].task for t in references]
+    found = examine(res_dir, workdir, tasks, references)
+    for companion in found.companions:
+        print("%s: note: read beside the runs that cite it, not scored as a run" % companion.display)
+    messages, checked_by_task, failed = found.messages, found.checked_by_task, found.failed
     for message in messages:
         print(message, file=sys.stderr)
     if failed:
