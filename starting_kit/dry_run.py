@@ -196,6 +196,7 @@ class Competition:
         self.program, self.reference, self.columns = program, reference, columns
         self.legacy, self.task, self.kit = legacy, task, kit
         self.about = ""
+        self.root = None
 
 
 def _path_in(root: str, value: str, where: str) -> str:
@@ -233,6 +234,7 @@ def competition_of(bundle_dir: str, phase: str) -> Competition:
         kit = _path_in(bundle_dir, chosen["starting_kit"], "starting_kit") if chosen.get("starting_kit") else None
         legacy = True
     competition = Competition(program, reference, columns, legacy, _task_of(reference), kit)
+    competition.root = bundle_dir
     competition.about = "%s, phase %r, reference data %s" % (
         data.get("title", bundle_dir), chosen.get("name") or chosen.get("label"),
         os.path.relpath(reference, bundle_dir))
@@ -301,7 +303,9 @@ def main(argv=None) -> int:
     status = 0
     for label, competition, submission in jobs:
         if competition.about:
-            print("== %s\n   submission: %s" % (competition.about, _shown_path(submission)))
+            inside = competition.root and os.path.abspath(submission).startswith(os.path.abspath(competition.root))
+            print("== %s\n   submission: %s" % (competition.about, os.path.relpath(submission, competition.root) +
+                                              " (the zip's sample)" if inside else _shown_path(submission)))
         else:
             print("== %s" % _shown_path(submission))
         sys.stdout.flush()

@@ -88,9 +88,11 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
         raise RunError("the submission holds no run of %s, only files read beside such runs (%s); expected %s"
                        % (" or ".join(t.id for t in tasks), ", ".join(c.display for c in companions),
                           _expected(tasks)))
-    if not pairs:
-        problems.append(Diagnostic("submission", 0, ERROR, "no run of %s in the submission; expected %s"
-                                   % (" or ".join(t.id for t in tasks), _expected(tasks))))
+    if not pairs:      # say once what was expected, unless every file's message already says it
+        said = all("(expected " in p.message for p in problems)
+        problems.append(Diagnostic("submission", 0, ERROR, "no run of %s in the submission%s"
+                                   % (" or ".join(t.id for t in tasks), "" if said else "; expected %s"
+                                      % _expected(tasks))))
     messages: List[str] = [str(p) for p in problems]
     checked: Dict[str, CheckedFile] = {}
     checked_by_task: Dict[str, List[CheckedFile]] = {}
@@ -116,7 +118,9 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     tasks = [references[t].task for t in references]
     found = examine(res_dir, workdir, tasks, references)
     for companion in found.companions:
-        print("%s: note: read beside the runs that cite it, not scored as a run" % companion.display)
+        owners = [t.id for t in tasks if t.claims_companion(os.path.basename(companion.display))]
+        print("%s: note: read beside the %s runs that cite it, not scored as a run"
+              % (companion.display, " or ".join(owners)))
     messages, checked_by_task, failed = found.messages, found.checked_by_task, found.failed
     for message in messages:
         print(message, file=sys.stderr)
