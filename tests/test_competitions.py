@@ -321,3 +321,23 @@ def test_root_competition_is_one_tasks_competition():
     assert [c["key"] for c in competition["leaderboards"][0]["columns"]] == \
         [task.leaderboard_key(c) for c in task.columns]
     assert [t["reference_data"] for t in competition["tasks"]] == ["reference_data/%s/" % task.id]
+
+
+def test_the_demo_keeps_every_tasks_detailed_page_and_prints_its_path(zips, tmp_path, capsys):
+    """What `make demo` runs: dry_run.py --bundle for every zip, each zip's own sample; every task's page is kept
+    in its own folder (none overwritten) and its path printed, and no warning is printed."""
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "starting_kit"))
+    import dry_run
+
+    chosen = ["r2c2-ac", "temporalia-tqic"]
+    argv = [a for t in chosen for a in ("--bundle", str(zips[t]))] + ["--workdir", str(tmp_path)]
+    capsys.readouterr()
+    assert dry_run.main(argv) == 0
+    printed = capsys.readouterr().out
+    for task_id in chosen:
+        page = tmp_path / task_id / "output" / "detailed_results.html"
+        assert page.exists() and "detailed results: %s" % page in printed
+        assert "== %s: " % dry_run._shown_path(str(zips[task_id])) in printed
+    assert printed.count("leaderboard row: ") == 2 and "warning" not in printed.lower()
