@@ -14,7 +14,7 @@ import numpy as np
 
 from ..columnar import ColumnarRun, pack_strings, widen
 from ..label import NOT_IN_POOL, UNJUDGED, JudgedTopic
-from .trec import REGISTRY, TrecOptions, _ordered_sum, recall_point_cutoff
+from .trec import REGISTRY, TrecOptions, _ordered_sum, log2_discounts, recall_point_cutoff
 
 # Measures with a kernel below; any other trec_eval measure goes through measures.trec per topic.
 KERNELS = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
@@ -373,12 +373,13 @@ def _ndcg_cut(c: _Context, cutoffs) -> List[np.ndarray]:
     positive = np.flatnonzero(grades > 0)
     topic = seg.topic_of(positive)
     position = seg.position_of(positive, topic)
-    gain = grades[positive].astype(np.float64) / np.log2(position + 2.0)
+    gain = grades[positive].astype(np.float64) / log2_discounts(int(position.max()) + 1 if position.shape[0]
+                                                                  else 0)[position]
     ideal_parts = []
     ideal_topics = []
     for t, judged in enumerate(c.judged):
         best = np.sort(judged[judged > 0])[::-1].astype(np.float64)
-        ideal_parts.append(best / np.log2(np.arange(2, best.shape[0] + 2, dtype=np.float64)))
+        ideal_parts.append(best / log2_discounts(best.shape[0]))
         ideal_topics.append(np.full(best.shape[0], t, dtype=np.int64))
     ideal = np.concatenate(ideal_parts) if ideal_parts else np.zeros(0)
     ideal_topic = np.concatenate(ideal_topics) if ideal_topics else np.zeros(0, dtype=np.int64)
