@@ -12,19 +12,17 @@ integers within +-qrels.MAX_GRADE, scores finite numbers; a DataFrame may not li
 Bad qrels raise ConfigError (the organiser's side), a bad run RunError. pandas is never imported here: a
 DataFrame is recognised by its `columns`.
 """
-from itertools import chain
+from itertools import chain, repeat
 from numbers import Integral
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .columnar import ColumnarRun, pack_strings
 from .errors import ConfigError, RunError
-from .label import judge_ranking
-from .measures.trec import TrecOptions, evaluate_topic
-from .measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
+from .label import NOT_IN_POOL, UNJUDGED
+from .measures.trec import TrecOptions
+from .measures.vectorised import evaluate_columnar
 from .qrels import MAX_GRADE
-from .rankeval import TopicRun, ranked_docnos
 
 # Column names of a DataFrame, in the order they are tried: ir_datasets / ir_measures, then PyTerrier.
 QRELS_COLUMNS = (("query_id", "doc_id", "relevance"), ("qid", "docno", "label"))
@@ -60,22 +58,24 @@ def qrels_dict(qrels: Any) -> Dict[str, Dict[str, int]]:
     if not isinstance(qrels, Mapping):
         raise ConfigError("qrels must be a dict {qid: {docno: grade}}, a pandas DataFrame or a file path, not %s"
                           % type(qrels).__name__)
-    checked: Dict[str, Dict[str, int]] = {}
     for topic, judged in qrels.items():
         if not isinstance(topic, str):
             raise ConfigError("qrels: topic ids must be strings, got %r" % (topic,))
         if not isinstance(judged, Mapping):
             raise ConfigError("qrels: topic %s must map document ids to grades, not %s" % (topic, type(judged).__name__))
-        for doc, grade in judged.items():
-            if not isinstance(doc, str):
-                raise ConfigError("qrels: topic %s: document ids must be strings, got %r" % (topic, doc))
-            if not isinstance(grade, Integral) or not -MAX_GRADE <= grade <= MAX_GRADE:
-                raise ConfigError("qrels: topic %s document %s: the grade must be an integer within +-%d, got %r"
-                                  % (topic, doc, MAX_GRADE, grade))
-        if judged:
-            checked[topic] = judged if all(type(g) is int for g in judged.values()) else \
-                {d: int(g) for d, g in judged.items()}
-    return checked
+    # The grades checked all at once (a Python test per judgement would cost more than the evaluation).
+    grades = list(chain.from_iterable(judged.values() for judged in qrels.values()))
+    array = np.array(grades) if grades else np.zeros(0, dtype=np.int64)
+    if array.ndim != 1 or array.dtype.kind not in "iub" or (array.shape[0] and (
+            int(array.min()) < -MAX_GRADE or int(array.max()) > MAX_GRADE)):
+        for topic, judged in qrels.items():
+            for doc, grade in judged.items():
+                if not isinstance(grade, Integral) or not -MAX_GRADE <= grade <= MAX_GRADE:
+                    raise ConfigError("qrels: topic %s document %s: the grade must be an integer within +-%d, got %r"
+                                      % (topic, doc, MAX_GRADE, grade))
+    plain = set(map(type, grades)) <= {int}
+    return {topic: (judged if plain else {d: int(g) for d, g in judged.items()})
+            for topic, judged in qrels.items() if judged}
 
 
 def run_dict(run: Any) -> Mapping[str, Mapping[str, float]]:
@@ -102,93 +102,127 @@ def run_dict(run: Any) -> Mapping[str, Mapping[str, float]]:
     return run
 
 
-def _scores(values: List[Any], run: Mapping[str, Mapping[str, float]]) -> np.ndarray:
-    array = np.array(values) if values else np.zeros(0)
-    if array.dtype.kind not in "fiub" or array.ndim != 1:
-        bad = next((v for v in values if not isinstance(v, (int, float, np.integer, np.floating))), values[0])
-        topic, doc = next((t, d) for t, r in run.items() for d, v in r.items() if v is bad)
+_NUMBER_TYPES = (int, float, np.integer, np.floating)
+
+
+def check_run(run: Mapping[str, Mapping[str, float]]) -> None:
+    """RunError unless every document id is a string and every score a finite number (the types of all the
+    values are looked at once: a Python test per line would cost more than the evaluation)."""
+    doc_types = set(map(type, chain.from_iterable(run.values())))
+    if not all(issubclass(t, str) for t in doc_types):
+        topic, doc = next((t, d) for t, r in run.items() for d in r if not isinstance(d, str))
+        raise RunError("run: topic %s: document ids must be strings, got %r" % (topic, doc))
+    score_types = set(map(type, chain.from_iterable(r.values() for r in run.values())))
+    if not all(issubclass(t, _NUMBER_TYPES) for t in score_types):
+        topic, doc, bad = next((t, d, v) for t, r in run.items() for d, v in r.items()
+                               if not isinstance(v, _NUMBER_TYPES))
         raise RunError("run: topic %s document %s: the score must be a number, got %r" % (topic, doc, bad))
-    array = array.astype(np.float64, copy=False)
-    finite = np.isfinite(array)
-    if not finite.all():
-        at = int(np.flatnonzero(~finite)[0])
-        topic, doc = _locate(run, at)
-        raise RunError("run: topic %s document %s: the score must be a finite number, got %r" % (topic, doc, values[at]))
-    return array
-
-
-def _locate(run: Mapping[str, Mapping[str, float]], index: int) -> Tuple[str, str]:
-    for topic, ranked in run.items():
-        if index < len(ranked):
-            return topic, list(ranked)[index]
-        index -= len(ranked)
-    raise IndexError(index)
-
-
-class MemoryRun:
-    """A run dict checked and as columns (`columns` is None when the word packing cannot hold its ids)."""
-
-    def __init__(self, run: Mapping[str, Mapping[str, float]], run_id: str = ""):
-        self.source = run
-        self.topics = list(run)
-        counts = [len(ranked) for ranked in run.values()]
-        docnos = list(chain.from_iterable(run.values()))
-        self.scores = _scores(list(chain.from_iterable(ranked.values() for ranked in run.values())), run)
-        try:
-            words = pack_strings(docnos) if docnos else np.zeros((0, 1), dtype=np.uint64)
-        except TypeError:           # "\n".join met an id that is not a string
-            at = next(i for i, doc in enumerate(docnos) if not isinstance(doc, str))
-            raise RunError("run: topic %s: document ids must be strings, got %r" % (_locate(run, at)[0], docnos[at]))
-        self.columns: Optional[ColumnarRun] = None
-        if words is not None:
-            starts = np.zeros(len(counts) + 1, dtype=np.int64)
-            np.cumsum(counts, out=starts[1:])
-            topic = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
-            self.columns = ColumnarRun(self.topics, topic, words, self.scores, [1] * len(counts), None, starts,
-                                       run_id)
-        self.counts = counts
 
 
 class MemoryQrels:
-    """Checked qrels and their columns, made once (an evaluator reuses them for every run)."""
+    """Checked qrels, and each topic's grades as an array (made once: an evaluator reuses them for every run)."""
 
     def __init__(self, qrels: Dict[str, Dict[str, int]]):
         self.qrels = qrels
-        self.columns = QrelsColumns(qrels)
+        self._judged: Dict[str, np.ndarray] = {}
+
+    def judged_of(self, topic: str) -> np.ndarray:
+        judged = self._judged.get(topic)
+        if judged is None:
+            grades = self.qrels.get(topic, {})
+            judged = self._judged[topic] = np.fromiter(grades.values(), dtype=np.int64, count=len(grades))
+        return judged
 
 
-def evaluate(run: MemoryRun, qrels: MemoryQrels, topics: Sequence[str], measures: Sequence[str], level: int = 1,
-             options: TrecOptions = TrecOptions(), max_docs: Optional[int] = None,
-             params: Optional[Dict[str, Sequence]] = None, score_dtype=np.float64,
+_ABSENT = -(MAX_GRADE + 1)          # dict.get's default: not a grade (grades are within +-MAX_GRADE)
+
+
+def _sortable(scores: np.ndarray) -> np.ndarray:
+    """Unsigned keys that sort as the scores sort descending (-0.0 and 0.0 equal, as C compares them)."""
+    negated = -scores + 0.0                             # + 0.0 turns -0.0 into 0.0
+    bits = negated.view(np.uint32 if negated.dtype == np.float32 else np.uint64)
+    top = bits.dtype.type(1) << bits.dtype.type(8 * bits.dtype.itemsize - 1)
+    return np.where(bits & top, ~bits, bits | top)
+
+
+def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics: Sequence[str],
+             measures: Sequence[str], level: int = 1, options: TrecOptions = TrecOptions(),
+             max_docs: Optional[int] = None, params: Optional[Dict[str, Sequence]] = None, score_dtype=np.float64,
              judged_only: bool = False) -> Dict[str, Dict[str, Any]]:
     """Per-topic values keyed by trec_eval output names for `topics` (a topic absent from the run is an empty
     ranking), as rankeval.evaluate_topic_run gives them topic by topic: trec_eval's ranking rule (score
-    descending in `score_dtype`, then docno descending), -M truncation, -J (judged_only) after truncation."""
+    descending as `score_dtype`, then docno descending), -M truncation, -J (judged_only) after truncation.
+
+    The join with the qrels is a dict lookup per document (no document id is copied or packed); the ranking is
+    one sort of (topic, score) keys, and only documents whose scores tie are sorted by their ids. `run` must have
+    passed check_run."""
     params = params or {}
-    if run.columns is None or not qrels.columns.usable:
-        return _evaluate_exact(run, qrels, topics, measures, level, options, max_docs, params, score_dtype,
-                               judged_only)
-    ranked, offsets = rank_lines(run.columns, topics, "desc", max_docs, score_dtype)
-    grades = label_lines(run.columns, ranked, offsets, topics, qrels.columns)
+    docnos: List[str] = []
+    grade_parts, score_parts = [], []
+    counts = np.zeros(len(topics), dtype=np.int64)
+    for k, topic in enumerate(topics):
+        ranked = run.get(topic)
+        if not ranked:
+            continue
+        keys = list(ranked)
+        counts[k] = len(keys)
+        docnos.extend(keys)
+        grade_parts.append(np.fromiter(map(qrels.qrels.get(topic, {}).get, keys, repeat(_ABSENT)), dtype=np.int64,
+                                       count=len(keys)))
+        score_parts.append(np.fromiter(ranked.values(), dtype=np.float64, count=len(keys)))
+    total = int(counts.sum())
+    raw = np.concatenate(grade_parts) if grade_parts else np.zeros(0, dtype=np.int64)
+    scores = np.concatenate(score_parts) if score_parts else np.zeros(0)
+    finite = np.isfinite(scores)
+    if not finite.all():
+        at = int(np.flatnonzero(~finite)[0])
+        topic = topics[int(np.searchsorted(np.cumsum(counts), at, side="right"))]
+        raise RunError("run: topic %s document %s: the score must be a finite number, got %r"
+                       % (topic, docnos[at], float(scores[at])))
+    grades = np.where(raw == _ABSENT, NOT_IN_POOL, np.where(raw < 0, UNJUDGED, raw))
+    topic_of = np.repeat(np.arange(len(topics), dtype=np.uint64), counts)
+    key = _sortable(scores.astype(score_dtype))
+    if key.dtype == np.uint32:
+        order = np.argsort((topic_of << np.uint64(32)) | key.astype(np.uint64))
+    else:
+        order = np.lexsort((key, topic_of))
+    order = _break_ties(order, topic_of, key, docnos)
+    starts = np.zeros(len(topics) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    if max_docs is not None:
+        position = np.arange(total) - np.repeat(starts[:-1], counts)
+        order = order[position < max_docs]
+        counts = np.minimum(counts, max_docs)
+    ranked_grades = grades[order]
     if judged_only:
-        keep = grades >= 0
-        kept = np.zeros(keep.shape[0] + 1, dtype=np.int64)
-        np.cumsum(keep, out=kept[1:])
-        ranked, offsets, grades = ranked[keep], kept[offsets], grades[keep]
-    return evaluate_columnar(run.columns, qrels.columns, topics, measures, level, options, "desc", max_docs, params,
-                             score_dtype, ranking=(ranked, offsets), grades=grades)
+        ranked_grades = ranked_grades[ranked_grades >= 0]
+        counts = np.bincount(np.repeat(np.arange(len(topics)), counts)[grades[order] >= 0], minlength=len(topics))
+    offsets = np.zeros(len(topics) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return evaluate_columnar(None, qrels, topics, measures, level, options, "desc", max_docs, params, score_dtype,
+                             ranking=(order, offsets), grades=ranked_grades)
 
 
-def _evaluate_exact(run, qrels, topics, measures, level, options, max_docs, params, score_dtype, judged_only):
-    out = {}
-    for topic in topics:
-        ranked = run.source.get(topic)
-        docnos = []
-        if ranked:
-            topic_run = TopicRun(list(ranked), [float(s) for s in ranked.values()], [0] * len(ranked))
-            docnos = ranked_docnos(topic_run, "desc", max_docs, score_dtype)
-        judged = judge_ranking(docnos, qrels.qrels.get(topic, {}), level)
-        if judged_only:
-            judged.rels = judged.rels[judged.rels >= 0]
-        out[topic] = evaluate_topic(judged, measures, options, params)
-    return out
+def _break_ties(order: np.ndarray, topic_of: np.ndarray, key: np.ndarray, docnos: List[str]) -> np.ndarray:
+    """Within each run of equal (topic, score) in `order`, the documents by id descending (trec_eval's strcmp:
+    Python compares strings by code point, which is the byte order of their UTF-8)."""
+    if order.shape[0] < 2:
+        return order
+    t, k = topic_of[order], key[order]
+    tied = (t[1:] == t[:-1]) & (k[1:] == k[:-1])
+    if not tied.any():
+        return order
+    member = np.zeros(order.shape[0], dtype=bool)
+    member[1:] |= tied
+    member[:-1] |= tied
+    slots = np.flatnonzero(member)
+    starts_group = np.ones(slots.shape[0], dtype=bool)
+    starts_group[1:] = ~tied[slots[1:] - 1]
+    group = np.cumsum(starts_group)
+    lines = order[slots]
+    by_id = sorted(range(lines.shape[0]), key=[docnos[i] for i in lines.tolist()].__getitem__, reverse=True)
+    by_id = np.asarray(by_id, dtype=np.int64)
+    regrouped = by_id[np.argsort(group[by_id], kind="stable")]
+    order = order.copy()
+    order[slots] = lines[regrouped]
+    return order

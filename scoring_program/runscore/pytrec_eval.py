@@ -206,16 +206,20 @@ class RelevanceEvaluator:
         if not scores:
             return {}
         try:
-            run = inmemory.MemoryRun(inmemory.run_dict(scores))
+            run = inmemory.run_dict(scores)
+            inmemory.check_run(run)
         except RunError as exc:
             raise BadRun(exc.diagnostic.message)
-        topics = [t for t in run.topics if t in self._qrels.qrels]
+        topics = [t for t in run if t in self._qrels.qrels]
         params = {m: p for m, p in self._params.items() if p is not None}
         # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
         nan_rule = self.judged_docs_only_flag and any(m in self._params for m in _NAN_WHEN_EMPTY)
         computed = self._computed + [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
-        per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level, TrecOptions(),
-                                      None, params, np.float32, self.judged_docs_only_flag)
+        try:
+            per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level, TrecOptions(),
+                                          None, params, np.float32, self.judged_docs_only_flag)
+        except RunError as exc:
+            raise BadRun(exc.diagnostic.message)
         out: Dict[str, Dict[str, float]] = {}
         for topic in topics:
             values = per_topic[topic]
