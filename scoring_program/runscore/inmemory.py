@@ -137,14 +137,6 @@ class MemoryQrels:
 _ABSENT = -(MAX_GRADE + 1)          # dict.get's default: not a grade (grades are within +-MAX_GRADE)
 
 
-def _sortable(scores: np.ndarray) -> np.ndarray:
-    """Unsigned keys that sort as the scores sort descending (-0.0 and 0.0 equal, as C compares them)."""
-    negated = -scores + 0.0                             # + 0.0 turns -0.0 into 0.0
-    bits = negated.view(np.uint32 if negated.dtype == np.float32 else np.uint64)
-    top = bits.dtype.type(1) << bits.dtype.type(8 * bits.dtype.itemsize - 1)
-    return np.where(bits & top, ~bits, bits | top)
-
-
 def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics: Sequence[str],
              measures: Sequence[str], level: int = 1, options: TrecOptions = TrecOptions(),
              max_docs: Optional[int] = None, params: Optional[Dict[str, Sequence]] = None, score_dtype=np.float64,
@@ -154,23 +146,29 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
     descending as `score_dtype`, then docno descending), -M truncation, -J (judged_only) after truncation.
 
     The join with the qrels is a dict lookup per document (no document id is copied or packed); the ranking is
-    one sort of (topic, score) keys, and only documents whose scores tie are sorted by their ids. `run` must have
+    one sort per topic by score, and only documents whose scores tie are sorted by their ids. `run` must have
     passed check_run."""
     params = params or {}
     docnos: List[str] = []
-    grade_parts, score_parts = [], []
+    grade_parts, score_parts, order_parts = [], [], []
     counts = np.zeros(len(topics), dtype=np.int64)
+    start = 0
     for k, topic in enumerate(topics):
         ranked = run.get(topic)
         if not ranked:
             continue
         keys = list(ranked)
-        counts[k] = len(keys)
+        count = counts[k] = len(keys)
         docnos.extend(keys)
         grade_parts.append(np.fromiter(map(qrels.qrels.get(topic, {}).get, keys, repeat(_ABSENT)), dtype=np.int64,
-                                       count=len(keys)))
-        score_parts.append(np.fromiter(ranked.values(), dtype=np.float64, count=len(keys)))
-    total = int(counts.sum())
+                                       count=count))
+        scores = np.fromiter(ranked.values(), dtype=np.float64, count=count)
+        score_parts.append(scores)
+        order = np.argsort(-scores.astype(score_dtype, copy=False))       # by score; ties sorted below
+        order += start
+        order_parts.append(order)
+        start += count
+    total = start
     raw = np.concatenate(grade_parts) if grade_parts else np.zeros(0, dtype=np.int64)
     scores = np.concatenate(score_parts) if score_parts else np.zeros(0)
     finite = np.isfinite(scores)
@@ -180,13 +178,8 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
         raise RunError("run: topic %s document %s: the score must be a finite number, got %r"
                        % (topic, docnos[at], float(scores[at])))
     grades = np.where(raw == _ABSENT, NOT_IN_POOL, np.where(raw < 0, UNJUDGED, raw))
-    topic_of = np.repeat(np.arange(len(topics), dtype=np.uint64), counts)
-    key = _sortable(scores.astype(score_dtype))
-    if key.dtype == np.uint32:
-        order = np.argsort((topic_of << np.uint64(32)) | key.astype(np.uint64))
-    else:
-        order = np.lexsort((key, topic_of))
-    order = _break_ties(order, topic_of, key, docnos)
+    order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
+    order = _break_ties(order, counts, scores.astype(score_dtype, copy=False), docnos)
     starts = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
     if max_docs is not None:
@@ -203,13 +196,16 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
                              ranking=(order, offsets), grades=ranked_grades)
 
 
-def _break_ties(order: np.ndarray, topic_of: np.ndarray, key: np.ndarray, docnos: List[str]) -> np.ndarray:
-    """Within each run of equal (topic, score) in `order`, the documents by id descending (trec_eval's strcmp:
-    Python compares strings by code point, which is the byte order of their UTF-8)."""
+def _break_ties(order: np.ndarray, counts: np.ndarray, scores: np.ndarray, docnos: List[str]) -> np.ndarray:
+    """Within each run of equal scores of one topic in `order`, the documents by id descending (trec_eval's strcmp:
+    Python compares strings by code point, which is the byte order of their UTF-8). Scores compare as C compares
+    them (0.0 == -0.0)."""
     if order.shape[0] < 2:
         return order
-    t, k = topic_of[order], key[order]
-    tied = (t[1:] == t[:-1]) & (k[1:] == k[:-1])
+    ranked = scores[order]
+    tied = ranked[1:] == ranked[:-1]
+    ends = np.cumsum(counts)
+    tied[ends[(ends > 0) & (ends < order.shape[0])] - 1] = False        # never across two topics
     if not tied.any():
         return order
     member = np.zeros(order.shape[0], dtype=bool)
