@@ -63,19 +63,20 @@ def qrels_dict(qrels: Any) -> Dict[str, Dict[str, int]]:
             raise ConfigError("qrels: topic ids must be strings, got %r" % (topic,))
         if not isinstance(judged, Mapping):
             raise ConfigError("qrels: topic %s must map document ids to grades, not %s" % (topic, type(judged).__name__))
-    # The grades checked all at once (a Python test per judgement would cost more than the evaluation).
-    grades = list(chain.from_iterable(judged.values() for judged in qrels.values()))
-    array = np.array(grades) if grades else np.zeros(0, dtype=np.int64)
-    if array.ndim != 1 or array.dtype.kind not in "iub" or (array.shape[0] and (
-            int(array.min()) < -MAX_GRADE or int(array.max()) > MAX_GRADE)):
-        for topic, judged in qrels.items():
-            for doc, grade in judged.items():
-                if not isinstance(grade, Integral) or not -MAX_GRADE <= grade <= MAX_GRADE:
-                    raise ConfigError("qrels: topic %s document %s: the grade must be an integer within +-%d, got %r"
-                                      % (topic, doc, MAX_GRADE, grade))
-    plain = set(map(type, grades)) <= {int}
-    return {topic: (judged if plain else {d: int(g) for d, g in judged.items()})
-            for topic, judged in qrels.items() if judged}
+    # The grades checked all at once (a Python test per judgement would cost more than the evaluation): their
+    # types in one pass, their range on the arrays MemoryQrels keeps anyway.
+    types = set(map(type, chain.from_iterable(judged.values() for judged in qrels.values())))
+    if not all(issubclass(t, (int, np.integer)) for t in types):
+        _bad_grade(qrels)
+    return {topic: judged for topic, judged in qrels.items() if judged}
+
+
+def _bad_grade(qrels: Mapping[str, Mapping[str, Any]]) -> None:
+    for topic, judged in qrels.items():
+        for doc, grade in judged.items():
+            if not isinstance(grade, Integral) or not -MAX_GRADE <= grade <= MAX_GRADE:
+                raise ConfigError("qrels: topic %s document %s: the grade must be an integer within +-%d, got %r"
+                                  % (topic, doc, MAX_GRADE, grade))
 
 
 def run_dict(run: Any) -> Mapping[str, Mapping[str, float]]:
@@ -123,15 +124,16 @@ class MemoryQrels:
     """Checked qrels, and each topic's grades as an array (made once: an evaluator reuses them for every run)."""
 
     def __init__(self, qrels: Dict[str, Dict[str, int]]):
+        """`qrels` as qrels_dict() returns them."""
         self.qrels = qrels
-        self._judged: Dict[str, np.ndarray] = {}
+        self._judged = {topic: np.fromiter(judged.values(), dtype=np.int64, count=len(judged))
+                        for topic, judged in qrels.items()}
+        if any(int(g.min()) < -MAX_GRADE or int(g.max()) > MAX_GRADE for g in self._judged.values()):
+            _bad_grade(qrels)
+        self._empty = np.zeros(0, dtype=np.int64)
 
     def judged_of(self, topic: str) -> np.ndarray:
-        judged = self._judged.get(topic)
-        if judged is None:
-            grades = self.qrels.get(topic, {})
-            judged = self._judged[topic] = np.fromiter(grades.values(), dtype=np.int64, count=len(grades))
-        return judged
+        return self._judged.get(topic, self._empty)
 
 
 _ABSENT = -(MAX_GRADE + 1)          # dict.get's default: not a grade (grades are within +-MAX_GRADE)
