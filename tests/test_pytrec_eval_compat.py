@@ -160,3 +160,18 @@ def test_parsers_and_aggregation_are_pytrec_evals():
     assert math.isclose(ours.compute_aggregated_measure("gm_map", [math.log(0.5), math.log(0.125)]), 0.25)
     with pytest.raises(TypeError, match="line 2 has 3 fields"):
         ours.parse_run(["1 Q0 a 1 2.5 r", "1 Q0 b"])
+
+
+def test_long_rankings_equal_pytrec_eval():
+    """Hundreds of documents per topic (the whole-run kernels' per-topic cumulative sums), many tied scores."""
+    rng = random.Random(42)
+    qrels, run = {}, {}
+    for t in range(5):
+        docs = ["doc-%04d" % i for i in range(rng.randint(200, 700))]
+        qrels["t%d" % t] = {d: rng.choice([0, 0, 0, 1, 2, 3, -1]) for d in rng.sample(docs, len(docs) // 2)}
+        run["t%d" % t] = {d: round(rng.uniform(0, 3), 2) for d in rng.sample(docs, len(docs) - 10)}
+    for level in (1, 2):
+        measures = set(pytrec_eval.supported_measures)
+        assert_same_output(pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(run),
+                           ours.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(run),
+                           "level %d" % level)

@@ -179,7 +179,10 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
         topic = topics[int(np.searchsorted(np.cumsum(counts), at, side="right"))]
         raise RunError("run: topic %s document %s: the score must be a finite number, got %r"
                        % (topic, docnos[at], float(scores[at])))
-    grades = np.where(raw == _ABSENT, NOT_IN_POOL, np.where(raw < 0, UNJUDGED, raw))
+    grades = raw
+    absent = grades == _ABSENT
+    grades[grades < 0] = UNJUDGED
+    grades[absent] = NOT_IN_POOL
     order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
     order = _break_ties(order, counts, scores.astype(score_dtype, copy=False), docnos)
     starts = np.zeros(len(topics) + 1, dtype=np.int64)
@@ -218,9 +221,18 @@ def _break_ties(order: np.ndarray, counts: np.ndarray, scores: np.ndarray, docno
     starts_group[1:] = ~tied[slots[1:] - 1]
     group = np.cumsum(starts_group)
     lines = order[slots]
-    by_id = sorted(range(lines.shape[0]), key=[docnos[i] for i in lines.tolist()].__getitem__, reverse=True)
-    by_id = np.asarray(by_id, dtype=np.int64)
-    regrouped = by_id[np.argsort(group[by_id], kind="stable")]
+    ids = [docnos[i] for i in lines.tolist()]
+    try:
+        # numpy compares str arrays by code point, as Python does; an id ending in NUL characters (which numpy
+        # drops) is left to Python's sort
+        if any(doc.endswith("\0") for doc in ids):
+            raise TypeError
+        ascending = np.argsort(np.array(ids), kind="stable")
+    except (TypeError, ValueError, MemoryError):
+        ascending = np.asarray(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[ascending] = np.arange(len(ids))
+    regrouped = np.lexsort((-rank, group))
     order = order.copy()
     order[slots] = lines[regrouped]
     return order

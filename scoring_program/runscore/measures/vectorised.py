@@ -257,6 +257,15 @@ def running_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) ->
     left to right from 0.0 as ordered_segment_sums adds (so a prefix's sum is bit for bit that of
     ordered_segment_sums over the prefix). One walk over the depth layers serves every cutoff."""
     running = np.zeros(values.shape[0], dtype=np.float64)
+    if values.shape[0] >= 64 * count:
+        # Long segments (the usual run: hundreds of documents per topic): numpy's cumsum adds strictly left to
+        # right, one call per segment; + 0.0 makes a leading -0.0 the 0.0 that 0.0 + (-0.0) gives.
+        bounds = np.searchsorted(segment, np.arange(count + 1)).tolist()
+        for start, end in zip(bounds, bounds[1:]):
+            if start < end:
+                np.cumsum(values[start:end], out=running[start:end])
+        running += 0.0
+        return running
     for depth, chosen in enumerate(_depth_layers(segment, count)):
         running[chosen] = (running[chosen - 1] if depth else 0.0) + values[chosen]
     return running
