@@ -109,8 +109,9 @@ _NUMBER_TYPES = (int, float, np.integer, np.floating)
 def check_run(run: Mapping[str, Mapping[str, float]]) -> None:
     """RunError unless every document id is a string and every score a finite number (the types of all the
     values are looked at once: a Python test per line would cost more than the evaluation)."""
-    doc_types = set(map(type, chain.from_iterable(run.values())))
-    if not all(issubclass(t, str) for t in doc_types):
+    try:
+        "".join(chain.from_iterable(run.values()))          # a TypeError at the first id that is not a string
+    except TypeError:
         topic, doc = next((t, d) for t, r in run.items() for d in r if not isinstance(d, str))
         raise RunError("run: topic %s: document ids must be strings, got %r" % (topic, doc))
     score_types = set(map(type, chain.from_iterable(r.values() for r in run.values())))
@@ -225,7 +226,7 @@ def _break_ties(order: np.ndarray, counts: np.ndarray, scores: np.ndarray, docno
     try:
         # numpy compares str arrays by code point, as Python does; an id ending in NUL characters (which numpy
         # drops) is left to Python's sort
-        if any(doc.endswith("\0") for doc in ids):
+        if "\0" in "".join(ids):
             raise TypeError
         ascending = np.argsort(np.array(ids), kind="stable")
     except (TypeError, ValueError, MemoryError):
