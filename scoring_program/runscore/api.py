@@ -16,7 +16,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import fastpath, inmemory
+from . import inmemory
+from .ranking import fastpath
 from .errors import ConfigError, Diagnostic, RunError
 from .pipeline import CheckedFile, LoadedReference, check_file, check_run_limit
 from .pipeline import load_reference as _load_reference
@@ -237,9 +238,9 @@ def _trec_eval_files(command, settings, qrels_path, run_path, names, params, war
     fast = fastpath.trec_eval(settings, qrels_path, run_path, names, params, command._RunProblem)
     if fast is not None:
         return fast
-    from .qrels import parse_qrels_text
+    from .ranking.qrels import parse_qrels_text
     from .textfile import read_text
-    from .trec_format import read_trec_run
+    from .ranking.trec_format import read_trec_run
 
     qrels = parse_qrels_text(read_text(qrels_path, error_class=ConfigError), qrels_path,
                              allow_comments=settings.v10)
@@ -263,9 +264,9 @@ def _raise_or_warn(diags, warnings):
 
 def _memory_side(command, settings, qrels, run, warnings):
     """Qrels and run as checked dicts, whatever each was given as."""
-    from .qrels import parse_qrels_text
+    from .ranking.qrels import parse_qrels_text
     from .textfile import read_text
-    from .trec_format import read_trec_run
+    from .ranking.trec_format import read_trec_run
 
     if isinstance(qrels, (str, os.PathLike)):
         path = os.fspath(qrels)

@@ -19,10 +19,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .errors import ConfigError, RunError
-from .label import NOT_IN_POOL, UNJUDGED
+from .ranking.label import NOT_IN_POOL, UNJUDGED
 from .measures.trec import TrecOptions
 from .measures.vectorised import evaluate_columnar
-from .qrels import MAX_GRADE
+from .ranking.qrels import MAX_GRADE
 
 # Column names of a DataFrame, in the order they are tried: ir_datasets / ir_measures, then PyTerrier.
 QRELS_COLUMNS = (("query_id", "doc_id", "relevance"), ("qid", "docno", "label"))

@@ -13,14 +13,14 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import fastpath
+from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, REGISTRY, V10_ONLY, TrecOptions,
                              summarise)
-from ..qrels import parse_qrels_text
-from ..rankeval import evaluate_topic_run
+from ..ranking.qrels import parse_qrels_text
+from ..ranking.rankeval import evaluate_topic_run
 from ..textfile import read_text
-from ..trec_format import read_trec_run
+from ..ranking.trec_format import read_trec_run
 
 NAME = "trec_eval"
 HELP = "trec_eval-compatible evaluation: runscore trec_eval [-q] [-c] [-M N] [-l N] [-m MEASURE]... QRELS RUN"
