@@ -158,7 +158,7 @@ def test_parsers_and_aggregation_are_pytrec_evals():
         assert ours.compute_aggregated_measure(measure, values) == pytrec_eval.compute_aggregated_measure(
             measure, [v[measure] for v in theirs.values()])
     assert math.isclose(ours.compute_aggregated_measure("gm_map", [math.log(0.5), math.log(0.125)]), 0.25)
-    with pytest.raises(TypeError, match="line 2 has 3 fields"):
+    with pytest.raises(TypeError, match="run:2: error: the line has 3 fields"):
         ours.parse_run(["1 Q0 a 1 2.5 r", "1 Q0 b"])
 
 

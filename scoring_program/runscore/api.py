@@ -227,7 +227,7 @@ def trec_eval(qrels: Any, run: Any, measures: Optional[Sequence[str]] = None, co
     except command._RunProblem as exc:
         raise RunError(str(exc).split(": error: ", 1)[-1], str(exc).split(": error: ", 1)[0])
     if not per_topic:
-        raise RunError("no topic of the run is in the qrels (nothing to evaluate)")
+        raise RunError("no topic of the run is in the qrels (nothing to evaluate)", "run")
     return {"all": _summary(command, names, per_topic, params, run_id),
             "per_topic": {qid: _topic_values(command, names, per_topic[qid], params) for qid in printed},
             "warnings": warnings}
@@ -296,7 +296,7 @@ def _trec_eval_memory(command, settings, qrels, run, names, params, warnings):
         if qid not in run and not settings.complete:
             if settings.v10:
                 raise RunError("topic %s of the qrels has no lines in the run (trec_eval 10.0 stops here; use "
-                               "complete=True to score it as an empty ranking)" % qid)
+                               "complete=True to score it as an empty ranking)" % qid, "run")
             continue
         topics.append(qid)
     from .measures.trec import TrecOptions

@@ -2,10 +2,10 @@
 
 Why a module of its own: people who score from Python (runscore.api.trec_eval, runscore.pytrec_eval) hold
 `{qid: {docno: grade}}` and `{qid: {docno: score}}` dicts, not files. Writing them out and reading them back
-would cost more than the evaluation, so this module turns them straight into the columns of the fast path
-(columnar.ColumnarRun, measures.vectorised.QrelsColumns) and evaluates every topic at once; the numbers are the
-exact path's, bit for bit (the kernels' own promise, docs/performance.md). Inputs the word packing cannot hold
-(a document id with a NUL byte or a line break) take the exact per-topic path instead, with the same values.
+would cost more than the evaluation, so this module joins them by dict lookups, ranks them with one sort per
+topic, and hands the grade arrays in rank order to the whole-run kernels (measures.vectorised), whose numbers are
+the exact path's, bit for bit (docs/performance.md). Document ids are never copied into words, so any string
+works as an id.
 
 Checks (strict where pytrec_eval is lenient or crashes): topic and document ids must be strings, grades
 integers within +-qrels.MAX_GRADE, scores finite numbers; a DataFrame may not list a document twice for a topic.
@@ -23,6 +23,14 @@ from .ranking.label import NOT_IN_POOL, UNJUDGED
 from .measures.trec import TrecOptions
 from .measures.vectorised import evaluate_columnar
 from .ranking.qrels import MAX_GRADE
+
+def _run_error(message: str) -> RunError:
+    return RunError(message, "run")
+
+
+def _qrels_error(message: str) -> ConfigError:
+    return ConfigError(message, "qrels")
+
 
 # Column names of a DataFrame, in the order they are tried: ir_datasets / ir_measures, then PyTerrier.
 QRELS_COLUMNS = (("query_id", "doc_id", "relevance"), ("qid", "docno", "label"))
@@ -52,7 +60,7 @@ def qrels_dict(qrels: Any) -> Dict[str, Dict[str, int]]:
             judged = out.setdefault(str(topic), {})
             doc = str(doc)
             if doc in judged:
-                raise ConfigError("qrels: duplicate judgement of document %s for topic %s" % (doc, topic))
+                raise _qrels_error("duplicate judgement of document %s for topic %s" % (doc, topic))
             judged[doc] = grade
         qrels = out
     if not isinstance(qrels, Mapping):
@@ -60,9 +68,9 @@ def qrels_dict(qrels: Any) -> Dict[str, Dict[str, int]]:
                           % type(qrels).__name__)
     for topic, judged in qrels.items():
         if not isinstance(topic, str):
-            raise ConfigError("qrels: topic ids must be strings, got %r" % (topic,))
+            raise _qrels_error("topic ids must be strings, got %r" % (topic,))
         if not isinstance(judged, Mapping):
-            raise ConfigError("qrels: topic %s must map document ids to grades, not %s" % (topic, type(judged).__name__))
+            raise _qrels_error("topic %s must map document ids to grades, not %s" % (topic, type(judged).__name__))
     # The grades checked all at once (a Python test per judgement would cost more than the evaluation): their
     # types in one pass, their range on the arrays MemoryQrels keeps anyway.
     types = set(map(type, chain.from_iterable(judged.values() for judged in qrels.values())))
@@ -75,7 +83,7 @@ def _bad_grade(qrels: Mapping[str, Mapping[str, Any]]) -> None:
     for topic, judged in qrels.items():
         for doc, grade in judged.items():
             if not isinstance(grade, Integral) or not -MAX_GRADE <= grade <= MAX_GRADE:
-                raise ConfigError("qrels: topic %s document %s: the grade must be an integer within +-%d, got %r"
+                raise _qrels_error("topic %s document %s: the grade must be an integer within +-%d, got %r"
                                   % (topic, doc, MAX_GRADE, grade))
 
 
@@ -89,7 +97,7 @@ def run_dict(run: Any) -> Mapping[str, Mapping[str, float]]:
             ranked = out.setdefault(str(topic), {})
             doc = str(doc)
             if doc in ranked:
-                raise RunError("run: duplicate document %s for topic %s" % (doc, topic))
+                raise _run_error("duplicate document %s for topic %s" % (doc, topic))
             ranked[doc] = score
         return out
     if not isinstance(run, Mapping):
@@ -97,9 +105,9 @@ def run_dict(run: Any) -> Mapping[str, Mapping[str, float]]:
                        % type(run).__name__)
     for topic, ranked in run.items():
         if not isinstance(topic, str):
-            raise RunError("run: topic ids must be strings, got %r" % (topic,))
+            raise _run_error("topic ids must be strings, got %r" % (topic,))
         if not isinstance(ranked, Mapping):
-            raise RunError("run: topic %s must map document ids to scores, not %s" % (topic, type(ranked).__name__))
+            raise _run_error("topic %s must map document ids to scores, not %s" % (topic, type(ranked).__name__))
     return run
 
 
@@ -113,12 +121,12 @@ def check_run(run: Mapping[str, Mapping[str, float]]) -> None:
         "".join(chain.from_iterable(run.values()))          # a TypeError at the first id that is not a string
     except TypeError:
         topic, doc = next((t, d) for t, r in run.items() for d in r if not isinstance(d, str))
-        raise RunError("run: topic %s: document ids must be strings, got %r" % (topic, doc))
+        raise _run_error("topic %s: document ids must be strings, got %r" % (topic, doc))
     score_types = set(map(type, chain.from_iterable(r.values() for r in run.values())))
     if not all(issubclass(t, _NUMBER_TYPES) for t in score_types):
         topic, doc, bad = next((t, d, v) for t, r in run.items() for d, v in r.items()
                                if not isinstance(v, _NUMBER_TYPES))
-        raise RunError("run: topic %s document %s: the score must be a number, got %r" % (topic, doc, bad))
+        raise _run_error("topic %s document %s: the score must be a number, got %r" % (topic, doc, bad))
 
 
 class MemoryQrels:
@@ -127,14 +135,26 @@ class MemoryQrels:
     def __init__(self, qrels: Dict[str, Dict[str, int]]):
         """`qrels` as qrels_dict() returns them."""
         self.qrels = qrels
-        self._judged = {topic: np.fromiter(judged.values(), dtype=np.int64, count=len(judged))
-                        for topic, judged in qrels.items()}
+        try:
+            self._judged = {topic: np.fromiter(judged.values(), dtype=np.int64, count=len(judged))
+                            for topic, judged in qrels.items()}
+        except (OverflowError, TypeError, ValueError):
+            _bad_grade(qrels)
+            raise
         if any(int(g.min()) < -MAX_GRADE or int(g.max()) > MAX_GRADE for g in self._judged.values()):
             _bad_grade(qrels)
         self._empty = np.zeros(0, dtype=np.int64)
 
     def judged_of(self, topic: str) -> np.ndarray:
         return self._judged.get(topic, self._empty)
+
+
+def _is_float(value: Any) -> bool:
+    try:
+        float(value)
+        return isinstance(value, _NUMBER_TYPES)
+    except (OverflowError, TypeError, ValueError):
+        return False
 
 
 _ABSENT = -(MAX_GRADE + 1)          # dict.get's default: not a grade (grades are within +-MAX_GRADE)
@@ -165,7 +185,11 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
         docnos.extend(keys)
         grade_parts.append(np.fromiter(map(qrels.qrels.get(topic, {}).get, keys, repeat(_ABSENT)), dtype=np.int64,
                                        count=count))
-        scores = np.fromiter(ranked.values(), dtype=np.float64, count=count)
+        try:
+            scores = np.fromiter(ranked.values(), dtype=np.float64, count=count)
+        except (OverflowError, TypeError, ValueError):
+            doc, bad = next((d, v) for d, v in ranked.items() if not _is_float(v))
+            raise _run_error("topic %s document %s: the score must be a finite number, got %r" % (topic, doc, bad))
         score_parts.append(scores)
         order = np.argsort(-scores.astype(score_dtype, copy=False))       # by score; ties sorted below
         order += start
@@ -178,7 +202,7 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
     if not finite.all():
         at = int(np.flatnonzero(~finite)[0])
         topic = topics[int(np.searchsorted(np.cumsum(counts), at, side="right"))]
-        raise RunError("run: topic %s document %s: the score must be a finite number, got %r"
+        raise _run_error("topic %s document %s: the score must be a finite number, got %r"
                        % (topic, docnos[at], float(scores[at])))
     grades = raw
     absent = grades == _ABSENT

@@ -80,13 +80,13 @@ def parse_run(f_run: Iterable[str]) -> Dict[str, Dict[str, float]]:
         if not fields:
             continue
         if len(fields) != 6:
-            raise BadRun("run line %d has %d fields, expected 6: qid Q0 docno rank score tag" % (number, len(fields)))
+            raise BadRun("the line has %d fields, expected 6: qid Q0 docno rank score tag" % len(fields), "run", number)
         if fields[2] in run[fields[0]]:
-            raise BadRun("run line %d: document %s is listed twice for topic %s" % (number, fields[2], fields[0]))
+            raise BadRun("document %s is listed twice for topic %s" % (fields[2], fields[0]), "run", number)
         try:
             run[fields[0]][fields[2]] = float(fields[4])
         except ValueError:
-            raise BadRun("run line %d: the score %r is not a number" % (number, fields[4]))
+            raise BadRun("the score %r is not a number" % fields[4], "run", number)
     return run
 
 
@@ -98,13 +98,13 @@ def parse_qrel(f_qrel: Iterable[str]) -> Dict[str, Dict[str, int]]:
         if not fields:
             continue
         if len(fields) != 4:
-            raise BadQrels("qrels line %d has %d fields, expected 4: qid 0 docno grade" % (number, len(fields)))
+            raise BadQrels("the line has %d fields, expected 4: qid 0 docno grade" % len(fields), "qrels", number)
         if fields[2] in qrel[fields[0]]:
-            raise BadQrels("qrels line %d: document %s is judged twice for topic %s" % (number, fields[2], fields[0]))
+            raise BadQrels("document %s is judged twice for topic %s" % (fields[2], fields[0]), "qrels", number)
         try:
             qrel[fields[0]][fields[2]] = int(fields[3])
         except ValueError:
-            raise BadQrels("qrels line %d: the grade %r is not an integer" % (number, fields[3]))
+            raise BadQrels("the grade %r is not an integer" % fields[3], "qrels", number)
     return qrel
 
 
@@ -182,7 +182,7 @@ class RelevanceEvaluator:
         if judged_docs_only_flag not in (0, 1):
             raise TypeError("Argument judged_docs_only_flag must be either 0 or 1.")
         if not isinstance(query_relevance, Mapping):
-            raise BadQrels("Argument query_relevance should be of type dictionary.")
+            raise BadQrels("Argument query_relevance should be of type dictionary.", "qrels")
         self.relevance_level = relevance_level
         self.judged_docs_only_flag = bool(judged_docs_only_flag)
         self._params = resolve_measures(measures)
@@ -191,7 +191,7 @@ class RelevanceEvaluator:
         try:
             self._qrels = inmemory.MemoryQrels(inmemory.qrels_dict(query_relevance))
         except ConfigError as exc:
-            raise BadQrels(exc.args[0])
+            raise BadQrels(exc.args[0], exc.path)
         self._names = {}
         for name in self._computed:
             measure = REGISTRY[name]
@@ -202,14 +202,14 @@ class RelevanceEvaluator:
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """{qid: {measure: value}} for the topics of `scores` that the qrels judge, in the order of `scores`."""
         if not isinstance(scores, Mapping):
-            raise BadRun("Argument object scores should be of type dictionary.")
+            raise BadRun("Argument object scores should be of type dictionary.", "run")
         if not scores:
             return {}
         try:
             run = inmemory.run_dict(scores)
             inmemory.check_run(run)
         except RunError as exc:
-            raise BadRun(exc.diagnostic.message)
+            raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
         topics = [t for t in run if t in self._qrels.qrels]
         params = {m: p for m, p in self._params.items() if p is not None}
         # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
@@ -219,7 +219,7 @@ class RelevanceEvaluator:
             per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level, TrecOptions(),
                                           None, params, np.float32, self.judged_docs_only_flag)
         except RunError as exc:
-            raise BadRun(exc.diagnostic.message)
+            raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
         out: Dict[str, Dict[str, float]] = {}
         for topic in topics:
             values = per_topic[topic]
