@@ -139,6 +139,9 @@ def test_unsupported_measures_say_which_and_are_value_errors():
     ({"1": {"a": 1}}, {"1": {"a": float("nan")}}, "the score must be a finite number"),
     ({"1": {"a": 1}}, {"1": {3: 1.0}}, "document ids must be strings, got 3"),
     ({"1": {"a": 1}}, {"1": [("a", 1.0)]}, "must map document ids to scores"),
+    ({"1": {"a": 2 ** 70}}, {"1": {"a": 1.0}}, "qrels: error: topic 1 document a: the grade must be an integer "
+                                               "within"),
+    ({"1": {"a": 1}}, {"1": {"a": 2 ** 1100}}, "run: error: topic 1 document a: the score must be a finite number"),
 ])
 def test_bad_types_are_type_errors_with_a_reason(qrels, run, message):
     with pytest.raises(TypeError, match=message):
