@@ -12,6 +12,7 @@ integers within +-qrels.MAX_GRADE, scores finite numbers; a DataFrame may not li
 Bad qrels raise ConfigError (the organiser's side), a bad run RunError. pandas is never imported here: a
 DataFrame is recognised by its `columns`.
 """
+import operator
 from itertools import chain, repeat
 from numbers import Integral
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -180,10 +181,9 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
         ranked = run.get(topic)
         if not ranked:
             continue
-        keys = list(ranked)
-        count = counts[k] = len(keys)
-        docnos.extend(keys)
-        grade_parts.append(np.fromiter(map(qrels.qrels.get(topic, {}).get, keys, repeat(_ABSENT)), dtype=np.int64,
+        count = counts[k] = len(ranked)
+        docnos.extend(ranked)
+        grade_parts.append(np.fromiter(map(qrels.qrels.get(topic, {}).get, ranked, repeat(_ABSENT)), dtype=np.int64,
                                        count=count))
         try:
             scores = np.fromiter(ranked.values(), dtype=np.float64, count=count)
@@ -191,8 +191,11 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
             doc, bad = next((d, v) for d, v in ranked.items() if not _is_float(v))
             raise _run_error("topic %s document %s: the score must be a finite number, got %r" % (topic, doc, bad))
         score_parts.append(scores)
-        order = np.argsort(-scores.astype(score_dtype, copy=False))       # by score; ties sorted below
-        order += start
+        ranking = scores.astype(score_dtype, copy=False)
+        if count > 1 and not (ranking[1:] <= ranking[:-1]).all():
+            order = np.argsort(ranking)[::-1] + start         # by score descending; ties are sorted below
+        else:
+            order = np.arange(start, start + count)          # written in rank order, as runs usually are
         order_parts.append(order)
         start += count
     total = start
@@ -245,6 +248,20 @@ def _break_ties(order: np.ndarray, counts: np.ndarray, scores: np.ndarray, docno
     starts_group = np.ones(slots.shape[0], dtype=bool)
     starts_group[1:] = ~tied[slots[1:] - 1]
     group = np.cumsum(starts_group)
+    size = np.bincount(group)[group]
+    order = order.copy()
+    # Most ties are two documents: put each pair in order with one comparison of their ids.
+    first = slots[starts_group & (size == 2)]
+    if first.shape[0]:
+        upper = order[first].tolist()
+        lower = order[first + 1].tolist()
+        swap = np.fromiter(map(operator.lt, [docnos[i] for i in upper], [docnos[i] for i in lower]), dtype=bool,
+                           count=len(upper))
+        swapped = first[swap]
+        order[swapped], order[swapped + 1] = order[swapped + 1], order[swapped].copy()
+    slots, group = slots[size > 2], group[size > 2]
+    if not slots.shape[0]:
+        return order
     lines = order[slots]
     ids = [docnos[i] for i in lines.tolist()]
     try:
@@ -258,6 +275,5 @@ def _break_ties(order: np.ndarray, counts: np.ndarray, scores: np.ndarray, docno
     rank = np.empty(len(ids), dtype=np.int64)
     rank[ascending] = np.arange(len(ids))
     regrouped = np.lexsort((-rank, group))
-    order = order.copy()
     order[slots] = lines[regrouped]
     return order
