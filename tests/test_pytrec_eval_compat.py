@@ -178,3 +178,15 @@ def test_long_rankings_equal_pytrec_eval():
         assert_same_output(pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(run),
                            ours.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(run),
                            "level %d" % level)
+
+
+def test_runs_written_in_rank_order_equal_pytrec_eval():
+    """Dicts whose documents come in descending score order (as parse_run gives a usual run file) skip the sort;
+    their ties are still broken by document id."""
+    for seed in range(40):
+        qrels, run, level, judged_only = random_case(seed)
+        ordered = {qid: dict(sorted(docs.items(), key=lambda item: -item[1])) for qid, docs in run.items()}
+        measures = {"map", "P", "ndcg_cut", "recip_rank", "bpref", "relstring", "iprec_at_recall"}
+        assert_same_output(pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(ordered),
+                           ours.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(ordered),
+                           "seed %d in rank order" % seed)

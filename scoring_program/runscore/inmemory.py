@@ -183,8 +183,8 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
             continue
         count = counts[k] = len(ranked)
         docnos.extend(ranked)
-        grade_parts.append(np.fromiter(map(qrels.qrels.get(topic, {}).get, ranked, repeat(_ABSENT)), dtype=np.int64,
-                                       count=count))
+        grade_parts.append(np.fromiter(map(qrels.qrels.get(topic, {}).get, ranked, repeat(_ABSENT)), dtype=np.int32,
+                                       count=count))           # grades are within +-MAX_GRADE
         try:
             scores = np.fromiter(ranked.values(), dtype=np.float64, count=count)
         except (OverflowError, TypeError, ValueError):
@@ -199,8 +199,10 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
         order_parts.append(order)
         start += count
     total = start
-    raw = np.concatenate(grade_parts) if grade_parts else np.zeros(0, dtype=np.int64)
+    raw = np.concatenate(grade_parts) if grade_parts else np.zeros(0, dtype=np.int32)
     scores = np.concatenate(score_parts) if score_parts else np.zeros(0)
+    order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
+    del grade_parts, score_parts, order_parts                # the parts are copied: free them before the kernels
     finite = np.isfinite(scores)
     if not finite.all():
         at = int(np.flatnonzero(~finite)[0])
@@ -211,7 +213,6 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
     absent = grades == _ABSENT
     grades[grades < 0] = UNJUDGED
     grades[absent] = NOT_IN_POOL
-    order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
     order = _break_ties(order, counts, scores.astype(score_dtype, copy=False), docnos)
     starts = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
