@@ -60,10 +60,11 @@ fuzz-ci: setup
 		$(PY) -m pytest $(FUZZ_TESTS)
 
 # Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file, 20,000 for the
-# trec_eval command); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
+# trec_eval command; 5,000 random pairs against pytrec_eval); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
 fuzz: setup
 	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 \
 		$(PY) -m pytest $(FUZZ_TESTS)
+	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest tests/test_pytrec_eval_compat.py
 
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program

@@ -101,16 +101,23 @@ def cmd_score(args) -> int:
         print(json.dumps(out, indent=2, sort_keys=False, allow_nan=False))
         return EXIT_OK
     names = [r.name for r, _ in results]
-    measure_names = list(results[0][1].measures)
-    rows = [["measure"] + names] + [[m] + ["%.4f" % s.measures[m] for _, s in results] for m in measure_names]
+    # Every measure some run has, in first-seen order; a run without one shows n/a (its notes say why, e.g.
+    # an r2c2-ac run without judgement labels), never a 0 that would read as a score.
+    measure_names = list(dict.fromkeys([m for _, s in results for m in s.measures] +
+                                       [c.measure for c in task.columns]))
+    rows = [["measure"] + names] + [[m] + [_cell(s.measures.get(m)) for _, s in results] for m in measure_names]
     print(summary_table(rows))
     if args.per_topic:
         for run, scores in results:
             shown = list(task.per_topic_measures) or sorted({k for v in scores.per_topic.values() for k in v})
-            rows = [["topic"] + shown] + [[t] + ["%.4f" % v.get(k, 0.0) for k in shown]
+            rows = [["topic"] + shown] + [[t] + [_cell(v.get(k), "-") for k in shown]
                                           for t, v in scores.per_topic.items()]
             print("\n%s per topic\n%s" % (run.name, summary_table(rows)))
     return EXIT_OK
+
+
+def _cell(value: Optional[float], missing: str = "n/a") -> str:
+    return missing if value is None else "%.4f" % value
 
 
 BUILTIN_COMMANDS = ("tasks", "options", "validate", "score")

@@ -141,7 +141,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         best, best_scores = best_run(task, scored)
         for column in task.columns:
             key = task.leaderboard_key(column)
-            leaderboard[key] = best_scores.measures[column.measure]
+            leaderboard[key] = task.leaderboard_value(best_scores, column)
             summary_rows.append((task_id, best.name, key, format_score(leaderboard[key])))
         sections.append(_task_section(task, scored, best, [m for c in checked for m in c.diags.lines()]))
     write_scores(output_dir, leaderboard)
@@ -167,7 +167,8 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
     (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
     comparison of the runs when there are several."""
     columns = list(task.columns)
-    rows = [[run.name, run.path] + [_fmt(scores.measures.get(c.measure)) for c in columns] for run, scores in scored]
+    rows = [[run.name, run.path] + [_fmt(scores.measures.get(c.measure), missing="n/a (see the run's notes)")
+                                    for c in columns] for run, scores in scored]
     highlight = [i for i, (run, _) in enumerate(scored) if run is best]
     best_scores = scored[highlight[0]][1] if highlight else scored[0][1]
     first_run_of_file: Dict[str, object] = {}
@@ -181,7 +182,7 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
         subsections.append(_run_section(task, run, scores, run is best, own))
     subsections.extend(_comparison(task, scored))
     leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
-                                                _fmt(best_scores.measures.get(c.measure))) for c in columns]}
+                                                _fmt(task.leaderboard_value(best_scores, c))) for c in columns]}
     text = task.description
     if len(scored) > 1:
         text += ". %d runs; the leaderboard shows %s, the best by %s." % (len(scored), best.name, task.primary.title)
@@ -243,9 +244,9 @@ def _column_format(values) -> str:
     return "%d" if numbers and all(v.is_integer() for v in numbers) and any(v != 0 for v in numbers) else "%.4f"
 
 
-def _fmt(value, form: str = "") -> str:
+def _fmt(value, form: str = "", missing: str = "") -> str:
     if value is None:
-        return ""
+        return missing
     if form:
         return form % value
     return "%d" % value if float(value).is_integer() and abs(value) >= 1 else "%.4f" % value

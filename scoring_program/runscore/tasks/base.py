@@ -88,6 +88,9 @@ class Task:
     columns: Sequence[Column] = ()
     max_runs_per_submission: Optional[int] = None
     per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order
+    # The value a leaderboard column shows when a valid run has no value of its measure (e.g. r2c2-ac without
+    # labels); None = every run has every column's measure. Documented per task; never a silent 0.
+    leaderboard_placeholder: Optional[float] = None
 
     # ---------------------------------------------------------------------------- discovery ---
     def claims_name(self, basename: str) -> bool:
@@ -140,6 +143,16 @@ class Task:
     @property
     def primary(self) -> Column:
         return self.columns[0]
+
+    def leaderboard_value(self, scores: "RunScores", column: Column) -> float:
+        """The value a leaderboard column shows for a run: its measure, or the task's documented placeholder
+        when the run has none (KeyError when the task declares no placeholder: a bug of the task)."""
+        value = scores.measures.get(column.measure)
+        if value is None:
+            if self.leaderboard_placeholder is None:
+                raise KeyError("task %s gave no value of %s" % (self.id, column.measure))
+            return self.leaderboard_placeholder
+        return value
 
 
 def read_task_yaml(folder: str) -> Dict[str, Any]:
