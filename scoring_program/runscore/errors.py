@@ -74,26 +74,85 @@ class ConfigError(Exception):
         return "error: %s" % self.args[0]
 
 
+class _Group:
+    """The lines one identical message was found on: ranges of consecutive lines (the first few kept) and a count."""
+
+    MAX_RANGES = 6
+
+    __slots__ = ("index", "ranges", "count", "last", "more_ranges")
+
+    def __init__(self, index: int, line: int):
+        self.index = index
+        self.ranges = [[line, line]]
+        self.count = 1
+        self.last = line
+        self.more_ranges = 0
+
+    def add(self, line: int) -> None:
+        self.count += 1
+        if not self.more_ranges and self.ranges[-1][0] <= line <= self.ranges[-1][1] + 1:
+            self.ranges[-1][1] = max(self.ranges[-1][1], line)
+        elif self.more_ranges and self.last <= line <= self.last + 1:
+            pass                                    # continues a place that is counted, not listed
+        elif len(self.ranges) < self.MAX_RANGES:
+            self.ranges.append([line, line])
+        else:
+            self.more_ranges += 1
+        self.last = line
+
+    def where(self) -> str:
+        """`lines 2-42`, `lines 2-5, 8, 10-42`, or with more ranges `lines 2-5, ... and 3 more places (87 lines)`."""
+        shown = ", ".join("%d" % a if a == b else "%d-%d" % (a, b) for a, b in self.ranges)
+        if self.more_ranges:
+            return "lines %s and %d more place%s (%d lines)" % (shown, self.more_ranges,
+                                                              "s" if self.more_ranges > 1 else "", self.count)
+        if len(self.ranges) > 1 or self.ranges[0][0] != self.ranges[0][1]:
+            span = sum(b - a + 1 for a, b in self.ranges)
+            return "lines %s" % shown if span == self.count else "lines %s (%d times)" % (shown, self.count)
+        return "line %d (%d times)" % (self.ranges[0][0], self.count)
+
+
 class Diagnostics:
-    """Collects the findings of one file; caps how many errors are kept so a broken file stays readable."""
+    """Collects the findings of one file.
+
+    The same message (same severity and text) on many lines is kept once, with the lines it was found on:
+    `run.txt:2: error: lines 2-42: expected 4 TAB-separated fields ...`, so 41 identical errors read as one
+    cause. At most `max_errors` distinct errors (and as many warnings) are kept; the rest are counted.
+    """
 
     def __init__(self, path: str, max_errors: int = 50):
         self.path = path
         self.max_errors = max_errors
         self._items: List[Diagnostic] = []
         self._once: Dict[str, List[int]] = {}   # kind -> [index in _items, repeats]
+        self._groups: Dict[tuple, _Group] = {}  # (severity, message, code) -> the lines it was found on
+        self._kept = {ERROR: 0, WARNING: 0}     # distinct messages kept per severity
+        self._hidden = {ERROR: 0, WARNING: 0}   # findings not kept (over the cap)
         self.error_count = 0
         self.warning_count = 0
 
+    def _record(self, severity: str, line: int, message: str, code: str) -> bool:
+        """Keep or group one finding; False when it is over the cap and only counted."""
+        key = (severity, message, code)
+        group = self._groups.get(key)
+        if group is not None:
+            group.add(line)
+            return True
+        if self._kept[severity] >= self.max_errors:
+            self._hidden[severity] += 1
+            return False
+        self._kept[severity] += 1
+        self._groups[key] = _Group(len(self._items), line)
+        self._items.append(Diagnostic(self.path, line, severity, message, code))
+        return True
+
     def error(self, line: int, message: str, code: str = "") -> None:
         self.error_count += 1
-        if self.error_count <= self.max_errors:
-            self._items.append(Diagnostic(self.path, line, ERROR, message, code))
+        self._record(ERROR, line, message, code)
 
     def warning(self, line: int, message: str, code: str = "") -> None:
         self.warning_count += 1
-        if self.warning_count <= self.max_errors:
-            self._items.append(Diagnostic(self.path, line, WARNING, message, code))
+        self._record(WARNING, line, message, code)
 
     def warning_once(self, kind: str, line: int, message: str) -> None:
         """A warning that may repeat on many lines: reported at its first line, with a count of the others."""
@@ -107,8 +166,13 @@ class Diagnostics:
 
     @property
     def items(self) -> List[Diagnostic]:
-        """Every kept finding, a repeated warning carrying the count of its other lines."""
+        """Every kept finding; one found on several lines names them, a repeated warning carries its count."""
         items = list(self._items)
+        for group in self._groups.values():
+            if group.count > 1:
+                d = items[group.index]
+                items[group.index] = Diagnostic(d.path, d.line, d.severity, "%s: %s" % (group.where(), d.message),
+                                                d.code)
         for index, repeats in self._once.values():
             if index >= 0 and repeats:
                 d = items[index]
@@ -133,10 +197,10 @@ class Diagnostics:
     def lines(self) -> List[str]:
         """The printable report: every kept finding, then how many were left out."""
         out = [str(d) for d in self.sorted_items()]
-        for count, kind in ((self.error_count, "errors"), (self.warning_count, "warnings")):
-            if count > self.max_errors:
-                out.append("%s: note: %d more %s not shown (first %d listed)"
-                           % (self.path, count - self.max_errors, kind, self.max_errors))
+        for severity, kind in ((ERROR, "errors"), (WARNING, "warnings")):
+            if self._hidden[severity]:
+                out.append("%s: note: %d more %s not shown (the first %d different ones listed)"
+                           % (self.path, self._hidden[severity], kind, self.max_errors))
         return out
 
     def first_error(self) -> Optional[Diagnostic]:
