@@ -158,7 +158,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(str(exc), file=sys.stderr)
         return EXIT_INVALID_RUN
     except ConfigError as exc:
-        print("runscore: %s" % exc, file=sys.stderr)
+        for line in exc.lines():          # a reference file's every problem, one line each
+            print("runscore: %s" % line, file=sys.stderr)
         return EXIT_CONFIG
     except BrokenPipeError:
         return EXIT_OK

@@ -5,7 +5,7 @@ organiser's mistake (bad reference data, bad usage) must be told apart from a pa
 exit code: 1 for the participant's fault, 2 for the organiser's.
 """
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 EXIT_OK = 0
 EXIT_INVALID_RUN = 1
@@ -61,17 +61,83 @@ class RunError(Exception):
 
 
 class ConfigError(Exception):
-    """Bad usage, bad reference data or bad configuration: the organiser's fault (exit 2)."""
+    """Bad usage, bad reference data or bad configuration: the organiser's fault (exit 2).
 
-    def __init__(self, message: str, path: str = "", line: int = 0):
+    `more`: further problems found in the same pass (a reference file lists all its errors at once); str()
+    gives one `FILE:LINE: error: message` line for each.
+    """
+
+    def __init__(self, message: str, path: str = "", line: int = 0, more: Sequence["ConfigError"] = ()):
         super().__init__(clip_message(message))
         self.path, self.line = path, line
+        self.more = list(more)
 
-    def __str__(self) -> str:
+    def one_line(self) -> str:
         if self.path:
             where = "%s:%d" % (self.path, self.line) if self.line else self.path
             return "%s: error: %s" % (where, self.args[0])
         return "error: %s" % self.args[0]
+
+    def lines(self) -> List[str]:
+        return [self.one_line()] + [line for other in self.more for line in other.lines()]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+class ConfigErrors:
+    """Collects the problems of one reference file so that all of them are told at once, not the first only:
+    `with ConfigErrors() as problems:` around the reading, `problems.catch()` around each line's checks."""
+
+    def __init__(self, limit: int = 50):
+        self.limit = limit
+        self.found: List[ConfigError] = []
+        self.count = 0
+
+    def add(self, error: ConfigError) -> None:
+        self.count += 1
+        if len(self.found) < self.limit:
+            self.found.append(error)
+
+    def catch(self) -> "_Catch":
+        """A context that records a ConfigError raised inside it and lets the reading go on."""
+        return _Catch(self)
+
+    def check(self) -> None:
+        """Raise every problem found, as one ConfigError (the first, carrying the others)."""
+        if not self.found:
+            return
+        first, others = self.found[0], list(self.found[1:])
+        if self.count > len(self.found):
+            others.append(ConfigError("%d more errors not shown (the first %d listed)"
+                                      % (self.count - len(self.found), len(self.found)), first.path))
+        raise ConfigError(first.args[0], first.path, first.line, others + first.more)
+
+    def __enter__(self) -> "ConfigErrors":
+        return self
+
+    def __exit__(self, kind, value, traceback) -> bool:
+        if kind is None:
+            self.check()
+            return False
+        if isinstance(value, ConfigError) and self.found:   # a fatal problem after others: tell all of them
+            self.add(value)
+            self.check()
+        return False
+
+
+class _Catch:
+    def __init__(self, errors: ConfigErrors):
+        self.errors = errors
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, value, traceback) -> bool:
+        if isinstance(value, ConfigError):
+            self.errors.add(value)
+            return True
+        return False
 
 
 class _Group:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import ConfigError, Diagnostics
+from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describe_layout, layout_misses
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,36 @@ class Task:
     def sniff(self, head: str) -> bool:
         """Does the start of a file (decoded text) look like a run of this task?"""
         return False
+
+    def wrong_layout(self, text: str, diags: Diagnostics, separator: Optional[str], min_fields: int,
+                     max_fields: int = 0) -> bool:
+        """When most lines of a run are not in this task's layout, say once what the file looks like (comma- or
+        semicolon-separated, JSON, a run of another task) and return True: the caller then stops, instead of
+        reporting one field-count error per line."""
+        sample, misses = layout_misses(text, separator, min_fields, max_fields)
+        if sample and separator != JSON_LAYOUT and sample[0][1].lstrip()[:1] in ("{", "["):
+            misses = sample                                  # JSON splits into any number of fields
+        elif len(misses) < max(LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE * len(sample)):
+            return False
+        other = self._other_task_claiming(text)
+        found = describe_layout(text, separator, min_fields, max_fields)
+        if other is not None:
+            diags.error(misses[0][0], "the file looks like a run of task %s, not of %s; a run of %s is %s"
+                        % (other.id, self.id, self.id, self.run_file_help))
+        elif found is not None:
+            diags.error(found[0], "the file looks %s; a run of %s is %s" % (found[1], self.id, self.run_file_help))
+        else:
+            return False
+        return True
+
+    def _other_task_claiming(self, text: str) -> "Optional[Task]":
+        from . import all_tasks     # here: the registry imports every task module
+
+        head = text[:4096]
+        for task in all_tasks():
+            if task.id != self.id and task.sniff(head):
+                return task
+        return None
 
     # ---------------------------------------------------------------------------- options ---
     def resolve_options(self, raw: Optional[Dict[str, Any]], where: str = "task.yaml") -> Dict[str, Any]:

@@ -121,7 +121,7 @@ class R2C2PR(Task):
     # ------------------------------------------------------------------------------ parsing ---
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[PRReference],
               options: Dict[str, Any]) -> List[ParsedRun]:
-        run = parse_pr_run(path, display, diags)
+        run = parse_pr_run(path, display, diags, task=self)
         if reference is not None and run.topics:
             official = set(reference.topics) | set(reference.excluded)
             unknown = [t for t in run.topics if t not in official]
