@@ -113,7 +113,7 @@ def test_the_same_run_twice_is_named_apart_and_shows_no_difference():
 BAD_USAGE = [
     # (extra arguments, expected exit code, expected text on stderr)
     (["ONE", "TWO", "--measure", "map_rel"], 2, "(did you mean map_rel2, map_rel1"),
-    (["ONE", "TWO", "--measure", "nDCG"], 2, "per-topic measures: "),
+    (["ONE", "TWO", "--measure", "nDCG"], 2, "per-topic measures (`runscore score --json` names them all)"),
     (["ONE"], 2, "comparing needs at least 2 runs"),
     ([], 2, "no run files"),
     (["ONE", "missing-run-file"], 2, "run file 'missing-run-file' does not exist"),

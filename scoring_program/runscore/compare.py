@@ -6,7 +6,6 @@ deterministic for a fixed seed, so the CLI (`runscore compare`), the detailed re
 see the same numbers. Conventions (which topics, what a missing topic scores, tie rules) are documented in
 docs/compare.md.
 """
-import difflib
 import html
 import math
 from dataclasses import dataclass, field
@@ -45,16 +44,16 @@ def per_topic_measure_names(scored: Sequence[Tuple[Any, Any]]) -> List[str]:
 
 
 def choose_measure(task, scored: Sequence[Tuple[Any, Any]], measure: Optional[str]) -> str:
-    """The measure asked for, or the task's primary measure; a name with no per-topic values is a usage error."""
+    """The measure asked for (any spelling Task.measure_key accepts: `map`, `AP`, `P@10`, the leaderboard key),
+    or the task's primary measure; a name with no per-topic values is a usage error naming the close ones."""
     available = per_topic_measure_names(scored)
     wanted = measure if measure is not None else task.primary.measure
     if wanted in available:
         return wanted
-    close = difflib.get_close_matches(wanted, available, n=3)
-    hint = " (did you mean %s?)" % ", ".join(close) if close else ""
-    what = "measure" if measure is not None else "primary measure"
-    raise ConfigError("%s %r has no per-topic values in task %s%s; per-topic measures: %s"
-                      % (what, wanted, task.id, hint, ", ".join(available) or "none"))
+    if measure is None:
+        raise ConfigError("primary measure %r has no per-topic values in task %s; per-topic measures: %s"
+                          % (wanted, task.id, ", ".join(available) or "none"))
+    return task.measure_key(wanted, available, "per-topic")
 
 
 def run_labels(scored: Sequence[Tuple[Any, Any]]) -> List[str]:

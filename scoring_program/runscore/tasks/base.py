@@ -89,6 +89,9 @@ class Task:
     columns: Sequence[Column] = ()
     max_runs_per_submission: Optional[int] = None
     per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order
+    # Suffixes a measure name takes in this task (ntcir1-adhoc: `map_rel1`, `map_rel2`); a typed name without one
+    # (`map`, `AP`) means the first.
+    measure_variants: Sequence[str] = ()
 
     # ---------------------------------------------------------------------------- discovery ---
     def claims_name(self, basename: str) -> bool:
@@ -159,6 +162,40 @@ class Task:
 
     def score(self, run: ParsedRun, reference: Any, options: Dict[str, Any]) -> RunScores:
         raise NotImplementedError
+
+    # ---------------------------------------------------------------------------- measure names ---
+    def measure_key(self, name: str, available: Sequence[str], what: str = "measure") -> str:
+        """The key in `available` that a typed measure name means; ConfigError with the close names if none.
+
+        Accepted: the key itself (`map_rel1`), its leaderboard key (`ntcir1_adhoc_map_rel1`) or column title,
+        any case, trec_eval's `-m` spelling (`P.10`), ir_measures-style names (`AP`, `P@10`, `nDCG@10`), and
+        for tasks with measure_variants the name without its suffix (`map` = `map_rel1`).
+        """
+        from ..measures.names import close_names, spellings, squash   # here: names imports the NTCIREVAL kernels
+
+        if name in available:
+            return name
+        typed = name.strip()
+        for column in self.columns:
+            if typed.lower() in (self.leaderboard_key(column), column.key, column.title.lower()) \
+                    and column.measure in available:
+                return column.measure
+        by_form: Dict[str, List[str]] = {}
+        for key in available:
+            by_form.setdefault(squash(key), []).append(key)
+        forms = spellings(typed)
+        if typed.lower().startswith(self.key_prefix + "_"):          # a leaderboard key of a measure not shown
+            forms += spellings(typed[len(self.key_prefix) + 1:])
+        for form in forms:
+            for candidate in [form] + [form + squash(v) for v in self.measure_variants]:
+                if len(by_form.get(candidate, ())) == 1:
+                    return by_form[candidate][0]
+        close = close_names(typed, list(available), n=3, suffixes=self.measure_variants)
+        hint = " (did you mean %s?)" % ", ".join(close) if close else ""
+        kind = "%s measures" % what if what != "measure" else "measures"
+        listing = ("; %s: %s" % (kind, ", ".join(available)) if len(available) <= 12 else
+                   "; %d %s (`runscore score --json` names them all)" % (len(available), kind))
+        raise ConfigError("unknown measure %r for task %s%s" % (name, self.id, hint if close else listing))
 
     # ---------------------------------------------------------------------------- derived ---
     @property

@@ -71,6 +71,7 @@ class Ntcir1Adhoc(Task):
         Option("duplicates", "error", "A repeated (Topic-ID, Document-ID): an error, or keep the first line "
                "and warn.", ("error", "keep_first")),
     )
+    measure_variants = ("rel1", "rel2")     # rigid, then relaxed relevance: `map` means map_rel1
     per_topic_measures = tuple("%s_%s" % (m, level) for level in LEVELS for m in PER_TOPIC_SHOWN)
     columns = (
         Column("map_rel1", "MAP (rigid)"),
@@ -79,8 +80,8 @@ class Ntcir1Adhoc(Task):
         Column("rprec_rel2", "R-prec (relaxed)", "Rprec_rel2"),
         Column("p_10_rel1", "P@10 (rigid)", "P_10_rel1"),
         Column("p_10_rel2", "P@10 (relaxed)", "P_10_rel2"),
-        Column("avg11pt_rel1", "11-pt average (rigid)", "11pt_avg_rel1"),
-        Column("avg11pt_rel2", "11-pt average (relaxed)", "11pt_avg_rel2"),
+        Column("11pt_avg_rel1", "11-pt average (rigid)"),
+        Column("11pt_avg_rel2", "11-pt average (relaxed)"),
     )
 
     def sniff(self, head: str) -> bool:
