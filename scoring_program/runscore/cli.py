@@ -102,12 +102,13 @@ def cmd_score(args) -> int:
         return EXIT_OK
     names = [r.name for r, _ in results]
     measure_names = list(results[0][1].measures)
-    rows = [["measure"] + names] + [[m] + ["%.4f" % s.measures[m] for _, s in results] for m in measure_names]
+    rows = [["measure"] + names] + [[m] + [task.format_value(m, s.measures[m]) for _, s in results]
+                                    for m in measure_names]
     print(summary_table(rows))
     if args.per_topic:
         for run, scores in results:
             shown = list(task.per_topic_measures) or sorted({k for v in scores.per_topic.values() for k in v})
-            rows = [["topic"] + shown] + [[t] + ["%.4f" % v.get(k, 0.0) for k in shown]
+            rows = [["topic"] + shown] + [[t] + [task.format_value(k, v.get(k, 0.0)) for k in shown]
                                           for t, v in scores.per_topic.items()]
             print("\n%s per topic\n%s" % (run.name, summary_table(rows)))
     return EXIT_OK

@@ -115,17 +115,28 @@ svg text{font-size:10px;fill:var(--muted);font-family:inherit}
 """
 
 
-def _number(value) -> str:
-    """Table cell text of a value: counts as integers, measures with 4 decimals, text as it is."""
+def _number(value, decimals: bool = False) -> str:
+    """Table cell text of a value: text as it is; an int, or a whole float in a column of whole numbers, as an
+    integer; any other number with 4 decimals (so a column never shows `1` beside `0.8000`)."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return "" if value is None else str(value)
     try:
         number = float(value)
     except (TypeError, ValueError):
         return str(value)
-    if number.is_integer() and abs(number) >= 1:
+    if isinstance(value, int) or (number.is_integer() and not decimals):
         return "%d" % number
     return "%.4f" % number
+
+
+def _decimal_columns(rows) -> set:
+    """Indexes of the columns holding a non-integer number: all their numbers are shown with decimals."""
+    out = set()
+    for row in rows:
+        for i, cell in enumerate(row):
+            if isinstance(cell, float) and not cell.is_integer():
+                out.add(i)
+    return out
 
 
 def _axis_limits(values: List[float]) -> Tuple[float, float]:
@@ -181,7 +192,7 @@ def _bar_chart(values: List[float], labels: List[str], mean: Optional[float] = N
         y_top, y_bottom = sorted((y(value), zero))
         parts.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %s</title></rect>'
                      % (x, y_top, bar_w, max(0.6, y_bottom - y_top), "#4a7bd0" if value >= 0 else "#d0664a",
-                        html.escape(str(label)), _number(value)))
+                        html.escape(str(label)), _number(value, True)))
         if show_labels:
             cx = x + bar_w / 2.0
             parts.append('<text x="%.1f" y="%d" text-anchor="end" transform="rotate(-60 %.1f %d)">%s</text>'
@@ -191,7 +202,7 @@ def _bar_chart(values: List[float], labels: List[str], mean: Optional[float] = N
         parts.append('<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="5 3"/>'
                      % (left, y(mean), plot_end + 4, y(mean)))
         parts.append('<text x="%.1f" y="%.1f" style="fill:#c0392b">mean %s</text>'
-                     % (plot_end + 6, y(mean) + 3, _number(mean)))
+                     % (plot_end + 6, y(mean) + 3, _number(mean, True)))
     if not show_labels:
         parts.append('<text x="%d" y="%d">%d topics, in table order (hover a bar for its topic)</text>'
                      % (left, top + plot_h + 13, count))
@@ -216,10 +227,11 @@ def _table(table: Dict) -> str:
                                                                              html.escape(str(h)))
                                                           for i, h in enumerate(header)))
     out.append("<tbody>")
+    decimals = _decimal_columns(rows)
     for index, row in enumerate(rows):
         cells = []
-        for cell in row:
-            text = _number(cell)
+        for column, cell in enumerate(row):
+            text = _number(cell, column in decimals)
             numeric = not isinstance(cell, str) or _looks_numeric(cell)
             cells.append("<td%s>%s</td>" % ("" if numeric else ' class="text"', html.escape(text)))
         out.append('<tr%s>%s</tr>' % (' class="best"' if index in highlight else "", "".join(cells)))

@@ -89,6 +89,8 @@ class Task:
     columns: Sequence[Column] = ()
     max_runs_per_submission: Optional[int] = None
     per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order
+    # Values that are counts or yes/no flags, shown as integers (names starting num_ or n_ are counts anyway).
+    count_measures: Sequence[str] = ()
     # Suffixes a measure name takes in this task (ntcir1-adhoc: `map_rel1`, `map_rel2`); a typed name without one
     # (`map`, `AP`) means the first.
     measure_variants: Sequence[str] = ()
@@ -196,6 +198,24 @@ class Task:
         listing = ("; %s: %s" % (kind, ", ".join(available)) if len(available) <= 12 else
                    "; %d %s (`runscore score --json` names them all)" % (len(available), kind))
         raise ConfigError("unknown measure %r for task %s%s" % (name, self.id, hint if close else listing))
+
+    # ---------------------------------------------------------------------------- number format ---
+    def is_count(self, name: str) -> bool:
+        """Is the value of measure `name` a count (shown as an integer)?"""
+        if name in self.count_measures or re.match(r"(num|n)_", name):
+            return True
+        return any(c.measure == name and c.precision == 0 for c in self.columns)
+
+    def format_value(self, name: str, value: Any) -> str:
+        """The one text form of a value of measure `name` in every text output and page: a count as an integer,
+        a measure at its leaderboard column's precision (4 decimals when it has no column); None as ''."""
+        if value is None:
+            return ""
+        number = float(value)
+        if self.is_count(name) and number.is_integer():
+            return "%d" % number
+        precision = next((c.precision for c in self.columns if c.measure == name), 4)
+        return "%.*f" % (precision, number)
 
     # ---------------------------------------------------------------------------- derived ---
     @property

@@ -51,6 +51,7 @@ class Qqa23Mrc(Task):
     # Per question: pAP, 1 if the gold has answers, answers in the run, re-ranked items that matched a gold,
     # distinct normalised gold texts (the pAP denominator; 0 for a zero-answer question).
     per_topic_measures = ("pap10", "answerable", "answers", "matched", "gold_texts")
+    count_measures = ("answerable", "answers", "matched", "gold_texts")
 
     def sniff(self, head: str) -> bool:
         """A JSON object whose first key looks like a pq_id (`38:41-44_105`) or whose answers carry token indices."""

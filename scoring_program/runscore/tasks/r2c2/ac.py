@@ -102,6 +102,7 @@ class R2C2AC(Task):
     )
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")
+    count_measures = ("answered", "correct", "auto_correct")     # 1 or 0 per question
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)

@@ -84,6 +84,7 @@ class TemporaliaTqic(Task):
         Column("acc_atemporal", "Accuracy (atemporal)"),
     )
     per_topic_measures = ("correct",)
+    count_measures = ("correct",)           # 1 or 0 per query
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)
