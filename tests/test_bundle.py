@@ -233,8 +233,8 @@ MARKDOWN_CASES = [
     ("one\ntwo", "<p>one two</p>"),
     ("* a **b**\n  continued\n* c", "<ul><li>a <strong>b</strong> continued</li><li>c</li></ul>"),
     ("| h1 | h2 |\n|---|---|\n| x \\| y | `z` |",
-     "<table><thead><tr><th>h1</th><th>h2</th></tr></thead><tbody><tr><td>x | y</td><td><code>z</code></td></tr>"
-     "</tbody></table>"),
+     '<div class="scroll"><table><thead><tr><th>h1</th><th>h2</th></tr></thead><tbody><tr><td>x | y</td><td><code>z'
+     '</code></td></tr></tbody></table></div>'),
     ("```\n# not a heading <x>\n```", "<pre><code># not a heading &lt;x&gt;</code></pre>"),
     ("see [the spec](https://example.org/a?b=1&c=2)", '<p>see <a href="https://example.org/a?b=1&amp;c=2">the spec</a></p>'),
     ("*emphasis* and 2 * 3 * 4", "<p><em>emphasis</em> and 2 * 3 * 4</p>"),

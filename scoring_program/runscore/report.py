@@ -81,7 +81,7 @@ CSS = """
 --good:#1f7a3a;--goodbg:#eef7ee;--warn:#8a5a00;--warnbg:#fff7e6;--err:#a40000;--errbg:#fdecec}
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:0;
-color:var(--ink);background:#fff;line-height:1.45}
+color:var(--ink);background:#fff;line-height:1.45;overflow-wrap:anywhere}
 main{max-width:1100px;margin:0 auto;padding:1.2em 1.5em 3em}
 header.page{border-bottom:3px solid var(--accent);margin-bottom:1em;padding-bottom:.6em}
 h1{font-size:1.5em;margin:0 0 .2em}h2{font-size:1.2em;margin:1.8em 0 .5em;padding-bottom:.2em;
@@ -91,11 +91,13 @@ color:var(--muted)}
 .badge{display:inline-block;padding:.1em .6em;border-radius:1em;font-size:.8em;font-weight:600;
 vertical-align:middle;margin-left:.5em;background:var(--head);color:var(--muted)}
 .badge.scored{background:var(--goodbg);color:var(--good)}.badge.invalid{background:var(--errbg);color:var(--err)}
-nav.toc{background:var(--head);border-radius:6px;padding:.5em 1em;font-size:.9em;margin:.8em 0}
-nav.toc a{color:var(--accent);text-decoration:none;margin-right:1.2em;white-space:nowrap}
+nav.toc{background:var(--head);border-radius:6px;padding:.5em 1em;font-size:.9em;margin:.8em 0;display:flex;
+flex-wrap:wrap;gap:.2em 1.2em}
+nav.toc a{color:var(--accent);text-decoration:none}
 section.run{border-left:3px solid var(--line);padding-left:1em;margin:1.2em 0}
 section.run.best{border-left-color:var(--good)}
 .scroll{overflow-x:auto;max-width:100%}
+td,th{overflow-wrap:normal}
 table{border-collapse:collapse;margin:.3em 0 1em;font-size:.86em;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;padding:.2em 0;color:var(--muted)}
 th,td{padding:.28em .75em;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
@@ -111,6 +113,9 @@ ul.diag li.note{background:var(--head);color:var(--muted)}
 p.text{max-width:60em}
 figure{margin:.4em 0 1.2em}figcaption{font-size:.9em;color:var(--muted);margin-bottom:.2em}
 svg text{font-size:10px;fill:var(--muted);font-family:inherit}
+svg{max-width:none}
+@media (max-width:640px){main{padding:.8em .7em 2em}section.run{padding-left:.6em}td.text,th.text{min-width:6em}
+h1{font-size:1.3em}}
 @media print{nav.toc{display:none}details{display:block}}
 """
 
