@@ -117,27 +117,59 @@ def cmd_score(args) -> int:
 BUILTIN_COMMANDS = ("tasks", "options", "validate", "score")
 
 
+# What each built-in command does and an example, for `runscore COMMAND --help`.
+BUILTIN_HELP = {
+    "tasks": ("list the task ids, one a line",
+              "List the task ids this runscore scores, one a line, with a one-line description of each.",
+              "runscore tasks"),
+    "options": ("list a task's options and their defaults",
+                "List the options of a task (set under `options:` in the reference folder's task.yaml, or with "
+                "--option NAME=VALUE): name, default, allowed values and meaning.",
+                "runscore options --task ntcir1-adhoc"),
+    "validate": ("check run files (exit 0 valid, 1 invalid)",
+                 "Check run files of one task with the platform's own checks, without scoring them. Every problem "
+                 "is printed on stderr as FILE:LINE: error: message (or warning:); exit 0 when every file is "
+                 "valid, 1 when one is not, 2 for bad usage or reference data. With --ref the checks that need "
+                 "the reference data (topic and question ids) are made too.",
+                 "runscore validate --task ntcir1-adhoc my_run\n"
+                 "  runscore validate --task ntcir1-adhoc --ref reference_data/ntcir1-adhoc my_run"),
+    "score": ("score run files against reference data",
+              "Check and score run files of one task against reference data (a folder with task.yaml, or a "
+              "single reference file): a table of every measure, --per-topic for the values per topic, --json "
+              "for {run: {measure: value}}. Nothing is scored when a file has an error (exit 1).",
+              "runscore score --task ntcir1-adhoc --ref reference_data/ntcir1-adhoc my_run\n"
+              "  runscore score --task temporalia-tqic --ref reference_data/temporalia-tqic --per-topic --json "
+              "tqic_mygroup"),
+}
+
+
+def _sub_parser(sub, name: str):
+    short, description, example = BUILTIN_HELP[name]
+    return sub.add_parser(name, help=short, description=description, epilog="example:\n  %s" % example,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def build_parser(list_extra_commands: bool = True) -> argparse.ArgumentParser:
     """The parser of the built-in commands; the commands/ modules are listed only when help may be shown
     (listing them imports them all, scipy included, which `runscore score` does not need)."""
-    parser = _Parser(prog="runscore", description="Validate and score runs of IR and QA evaluation campaigns.")
+    parser = _Parser(prog="runscore", description="Validate and score runs of IR and QA evaluation campaigns.",
+                     epilog="`runscore COMMAND --help` describes a command, with an example.")
     parser.add_argument("--version", action="version", version="runscore %s" % __version__)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    sub.add_parser("tasks", help="list the task ids, one a line")
-    p = sub.add_parser("options", help="list a task's options and their defaults")
-    p.add_argument("--task", required=True)
-    for name, helptext in (("validate", "check run files (exit 0 valid, 1 invalid)"),
-                           ("score", "score run files against reference data")):
-        p = sub.add_parser(name, help=helptext)
+    _sub_parser(sub, "tasks")
+    p = _sub_parser(sub, "options")
+    p.add_argument("--task", required=True, help="task id (see `runscore tasks`)")
+    for name in ("validate", "score"):
+        p = _sub_parser(sub, name)
         p.add_argument("--task", required=True, help="task id (see `runscore tasks`)")
         p.add_argument("--ref", required=(name == "score"),
                        help="reference folder (with task.yaml) or a single reference file")
         p.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
-        p.add_argument("--max-errors", type=int, default=50, help="errors listed per file (default 50)")
+        p.add_argument("--max-errors", type=int, default=50, help="different errors listed per file (default 50)")
         if name == "score":
             p.add_argument("--json", action="store_true", help="print {run: {measure: value}} as JSON")
             p.add_argument("--per-topic", action="store_true", help="include per-topic values")
-        p.add_argument("runs", nargs="+", metavar="RUN")
+        p.add_argument("runs", nargs="+", metavar="RUN", help="run files of the task")
     for name, module in sorted(command_modules().items() if list_extra_commands else ()):
         sub.add_parser(name, help=module.HELP, add_help=False)
     return parser

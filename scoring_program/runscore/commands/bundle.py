@@ -24,7 +24,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="runscore bundle", description=HELP)
+    p = _Parser(prog="runscore bundle", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="example:\n  runscore bundle -o dist/runscore-bundle.zip --tasks ntcir1-adhoc "
+                       "--reference /secret/reference_data\n  runscore bundle --write-root")
     p.add_argument("-o", "--output", metavar="FILE.zip", help="the zip to write")
     p.add_argument("--tasks", metavar="A,B", help="only these task ids (default: every task with sample data)")
     p.add_argument("--reference", metavar="DIR", help="the organiser's real reference data (a folder per task "
