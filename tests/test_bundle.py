@@ -266,3 +266,14 @@ def test_task_pages_state_the_registry_facts():
             assert "`%s`" % task.leaderboard_key(column) in page and "`%s`" % column.measure in page
         for option in task.options:
             assert "| `%s` |" % option.name in page
+
+
+@pytest.mark.parametrize("title, expected", [
+    ("DS2-QA Exact match (SQuAD normalised)", "DS2-QA Exact match (SQuAD\u2026"),     # not "... (SQuAD normali..."
+    ("DS2-QA SQuAD v1.1 F1 (bag of words)", "DS2-QA SQuAD v1.1 F1 (bag of words)"),   # 35 characters: kept
+    ("Averyveryverylongsinglewordthatcannotbreak", "Averyveryverylongsinglewordthatcann\u2026"),
+])
+def test_titles_are_shortened_at_a_word_boundary(title, expected):
+    from runscore.codabench.bundle import MAX_TITLE, shorten_title
+
+    assert shorten_title(title, MAX_TITLE) == expected and len(expected) <= MAX_TITLE
