@@ -95,6 +95,15 @@ def test_no_warning_contradicts_an_error_of_its_line(tmp_path):
         "no TAB (3 fields split on spaces)"]
 
 
+def test_a_rejected_answer_is_not_also_kept(tmp_path):
+    """datasearch-qa: 'everything after the first TAB is kept' is not said of a line that is an error."""
+    text = "<SYSDESC>x</SYSDESC>\nDS2-QA-E-0001\tgood\tanswer\nDS2-QA-E-0002\tbad\tan\rswer\n"
+    diags = _check(tmp_path, "datasearch-qa", "ds.tsv", text)
+    lines = {d.line: d.severity for d in diags.items if d.severity == "warning"}
+    errors = [d.line for d in diags.items if d.severity == "error"]
+    assert errors == [3] and lines == {2: "warning"}
+
+
 def test_a_thousand_bad_lines_are_one_grouped_error(tmp_path):
     """1,000 lines with the same fault: one message naming the lines; a different fault further on is still listed."""
     good = TQIC_LINES[:40]

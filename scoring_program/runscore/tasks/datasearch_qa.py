@@ -147,15 +147,15 @@ class DatasearchQa(Task):
                 continue
             qid, answer = line.split("\t", 1)
             qid = qid.strip()
-            if "\t" in answer:
-                if options["tab_in_answer"] == "error":
-                    diags.error(line_no, "the answer holds a TAB (a line is QUESTION_ID<TAB>ANSWER, one TAB)")
-                    continue
-                tab_lines.append(line_no)
+            if "\t" in answer and options["tab_in_answer"] == "error":
+                diags.error(line_no, "the answer holds a TAB (a line is QUESTION_ID<TAB>ANSWER, one TAB)")
+                continue
             problems = schema.errors({"qid": qid, "answer": answer})
             if problems:
                 diags.error(line_no, "; ".join(problems))
                 continue
+            if "\t" in answer:
+                tab_lines.append(line_no)     # warned only for a line that is read ("kept" would contradict an error)
             if qid in run.lines:
                 report_duplicate(diags, line_no, "duplicate QUESTION_ID %s (first answered at line %d)"
                                  % (qid, run.lines[qid]), options, "the first answer is kept")
