@@ -92,6 +92,7 @@ def numbered_lines(text: str) -> Iterator[Tuple[int, str]]:
 # How many non-blank lines describe_layout looks at, and the share of them that must miss the expected layout.
 LAYOUT_SAMPLE_LINES = 50
 LAYOUT_MISS_SHARE = 0.8
+LAYOUT_HEAD_CHARS = 65536
 LAYOUT_MIN_LINES = 3       # a file of one or two lines gets its per-line messages, which say as much
 _SEPARATOR_NAMES = {"\t": "TAB", ",": "comma", ";": "semicolon", "|": "vertical bar"}
 
@@ -112,8 +113,11 @@ def _fields(line: str, separator: Optional[str]) -> int:
 def layout_misses(text: str, separator: Optional[str], min_fields: int,
                   max_fields: int = 0) -> Tuple[List[Tuple[int, str]], List[Tuple[int, str]]]:
     """(sample, misses): the first 50 non-blank lines, and those of them with too few or too many fields."""
+    head = text[:LAYOUT_HEAD_CHARS]      # never split a whole big file to look at its first lines
+    if len(text) > len(head) and "\n" in head:
+        head = head[:head.rindex("\n")]
     sample: List[Tuple[int, str]] = []
-    for line_no, line in numbered_lines(text):
+    for line_no, line in numbered_lines(head):
         if line.strip():
             sample.append((line_no, line))
             if len(sample) == LAYOUT_SAMPLE_LINES:
