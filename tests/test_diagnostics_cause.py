@@ -156,6 +156,9 @@ def test_a_bad_reference_lists_all_its_errors_at_once(tmp_path):
     ("ntcir1-adhoc", "qrels", "0001 0 D1 1\n0001 0 D2 x\n0001 0 D1 1\n0002 0 D3\n",
      [":2: error: grade 'x' is not", ":3: error: duplicate judgement of document D1 for topic 0001",
       ":4: error: qrels line has 3 fields"]),
+    ("r2c2-pr", "qrels.tsv", "qID\tpassage_key\tLk\n0001\tk1\tL1\n0001\tk1\tL2\n0002\t\tL1\n0003\tk3\tLx\n",
+     [":3: error: duplicate passage key k1 for question 0001", ":4: error: empty passage key",
+      ":5: error: relevance level 'Lx' is not of the form Lk"]),
     ("datasearch-qa", "gold.jsonl", '{"qid": "DS2-QA-E-0001", "answers": ["a"]}\n{"qid": 5}\n'
                                     '{"qid": "DS2-QA-E-0001", "answers": ["b"]}\nnot json\n',
      [":2: error: qid must be a string", ":3: error: duplicate qid DS2-QA-E-0001 (first at line 1)",
