@@ -131,6 +131,7 @@ def test_grouping_reaches_the_command_line_and_the_html_page(tmp_path):
     page = (tmp_path / "out" / "detailed_results.html").read_text(encoding="utf-8")
     assert "lines 30-59: expected 4 TAB-separated fields" in page
     assert page.count("<li class=\"err\">") == 1
+    assert "30 errors (1 different)" in page and "submission rejected: 30 error(s)" in err   # counted by line
 
 
 def test_a_bad_reference_lists_all_its_errors_at_once(tmp_path):

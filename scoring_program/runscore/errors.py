@@ -4,6 +4,7 @@ Why: a participant must see every problem of every file at once, each as `FILE:L
 organiser's mistake (bad reference data, bad usage) must be told apart from a participant's (bad run) by the
 exit code: 1 for the participant's fault, 2 for the organiser's.
 """
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
@@ -176,6 +177,23 @@ class _Group:
             span = sum(b - a + 1 for a, b in self.ranges)
             return "lines %s" % shown if span == self.count else "lines %s (%d times)" % (shown, self.count)
         return "line %d (%d times)" % (self.ranges[0][0], self.count)
+
+
+_GROUPED = re.compile(r": (?:error|warning): (?:lines? ([0-9, -]+?)(?: and \d+ more places?)?(?: \((\d+) (?:lines|times)\))?: )")
+
+
+def findings_in(line: str) -> int:
+    """How many findings one printed diagnostic stands for: `lines 2-42: ...` is 41, any other line 1."""
+    match = _GROUPED.search(line)
+    if match is None:
+        return 1
+    if match.group(2):
+        return int(match.group(2))
+    total = 0
+    for part in match.group(1).split(", "):
+        first, _, last = part.partition("-")
+        total += int(last or first) - int(first) + 1
+    return max(1, total)
 
 
 class Diagnostics:

@@ -12,6 +12,7 @@ import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import __version__
+from .errors import findings_in
 
 MAX_ABS_SCORE = 1e10
 
@@ -273,9 +274,13 @@ def _section(section: Dict, level: int, anchor: str) -> str:
     if section.get("text"):
         out.append('<p class="text">%s</p>' % html.escape(section["text"]))
     if section.get("diagnostics"):
-        errors = sum(1 for d in section["diagnostics"] if ": error:" in d)
-        warnings = sum(1 for d in section["diagnostics"] if ": warning:" in d)
-        out.append("<p class=\"meta\">%d error(s), %d warning(s)</p>" % (errors, warnings))
+        counts = []
+        for kind in ("error", "warning"):
+            shown = [d for d in section["diagnostics"] if ": %s:" % kind in d]
+            found = sum(findings_in(d) for d in shown)
+            counts.append("%d %s%s%s" % (found, kind, "" if found == 1 else "s", " (%d different)" % len(shown)
+                                           if found > len(shown) else ""))
+        out.append("<p class=\"meta\">%s</p>" % ", ".join(counts))
         out.append(_diagnostics(section["diagnostics"]))
     for chart in section.get("charts", []):
         figure = chart.get("svg") or _bar_chart(chart.get("values", []), chart.get("labels", []), chart.get("mean"))

@@ -13,7 +13,7 @@ from typing import Dict, List
 
 from .. import __version__
 from ..discover import assign_tasks, list_candidates
-from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
+from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, findings_in
 from ..pipeline import LoadedReference, best_run, check_file, check_run_limit, load_reference, score_run
 from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..tasks import all_tasks, get_task
@@ -80,7 +80,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     for message in messages:
         print(message, file=sys.stderr)
     if failed:
-        errors = sum(1 for m in messages if ": error:" in m)
+        errors = sum(findings_in(m) for m in messages if ": error:" in m)
         print("submission rejected: %d error(s); nothing was scored" % errors, file=sys.stderr)
         atomic_write(page, detailed_html("Submission rejected", [{"title": "Errors", "diagnostics": messages}],
                                          "invalid"))
