@@ -29,7 +29,9 @@ def test_every_subcommand_has_a_description_and_an_example(name, capsys):
     description = rest.split("\n\n")[0]
     assert head.startswith("usage: runscore %s" % name)
     assert len(description.split()) >= 5 and not description.startswith(("positional", "optional")), out
-    example = out[out.index("example:"):]
+    found = re.search(r"^examples?:\n", out, re.M)
+    assert found, out
+    example = out[found.start():]
     assert re.search(r"^  runscore %s\b" % re.escape(name), example, re.M), out
 
 

@@ -238,15 +238,16 @@ class Diagnostics:
         self.warning_count += 1
         self._record(WARNING, line, message, code)
 
-    def warning_once(self, kind: str, line: int, message: str) -> None:
-        """A warning that may repeat on many lines: reported at its first line, with a count of the others."""
+    def warning_once(self, kind: str, line: int, message: str, repeats: int = 0) -> None:
+        """A warning that may repeat on many lines: reported at its first line, with a count of the others
+        (`repeats`: that many more lines at once, for a reader that counted them itself)."""
         entry = self._once.get(kind)
         if entry is not None:
-            entry[1] += 1
+            entry[1] += 1 + repeats
             return
         kept = len(self._items)
         self.warning(line, message, kind)
-        self._once[kind] = [kept if len(self._items) > kept else -1, 0]
+        self._once[kind] = [kept if len(self._items) > kept else -1, repeats]
 
     @property
     def items(self) -> List[Diagnostic]:
