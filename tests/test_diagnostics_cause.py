@@ -176,13 +176,19 @@ def test_other_references_list_every_fault(tmp_path, task_id, name, text, expect
         assert fragment in line, lines
 
 
-def test_references_cap_the_list_with_a_count(tmp_path):
+def test_references_group_one_fault_and_cap_many_with_a_count(tmp_path):
     gold = tmp_path / "gold.tsv"
     gold.write_text("".join("%03d\tnever\n" % i for i in range(1, 81)), encoding="utf-8")
     with pytest.raises(ConfigError) as info:
         load_reference(get_task("temporalia-tqic"), str(gold))
+    assert info.value.lines() == ["%s:1: error: lines 1-80: class 'never' is not one of past, recency/recent, future, "
+                                  "atemporal" % gold]
+    gold.write_text("".join("%03d\tnever%d\n" % (i, i) for i in range(1, 81)), encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_reference(get_task("temporalia-tqic"), str(gold))
     lines = info.value.lines()
-    assert len(lines) == 51 and lines[-1] == "%s: error: 30 more errors not shown (the first 50 listed)" % gold
+    assert len(lines) == 51 and lines[-1] == ("%s: error: 30 more errors not shown (the first 50 different ones "
+                                              "listed)" % gold)
 
 
 def test_diagnostics_stay_plain_data():

@@ -88,17 +88,25 @@ class ConfigError(Exception):
 
 class ConfigErrors:
     """Collects the problems of one reference file so that all of them are told at once, not the first only:
-    `with ConfigErrors() as problems:` around the reading, `problems.catch()` around each line's checks."""
+    `with ConfigErrors() as problems:` around the reading, `problems.catch()` around each line's checks (or
+    `problems.add(error)`, then `problems.check()`). The same message on many lines is told once with its lines,
+    as for a run (Diagnostics)."""
 
     def __init__(self, limit: int = 50):
         self.limit = limit
-        self.found: List[ConfigError] = []
+        self.found: List[ConfigError] = []      # the first problems, as raised
         self.count = 0
+        self._by_path: Dict[str, "Diagnostics"] = {}
 
     def add(self, error: ConfigError) -> None:
-        self.count += 1
-        if len(self.found) < self.limit:
-            self.found.append(error)
+        for one in [error] + error.more:
+            self.count += 1
+            if len(self.found) < self.limit:
+                self.found.append(one)
+            diags = self._by_path.get(one.path)
+            if diags is None:
+                diags = self._by_path[one.path] = Diagnostics(one.path, self.limit)
+            diags.error(one.line, one.args[0])
 
     def catch(self) -> "_Catch":
         """A context that records a ConfigError raised inside it and lets the reading go on."""
@@ -108,11 +116,13 @@ class ConfigErrors:
         """Raise every problem found, as one ConfigError (the first, carrying the others)."""
         if not self.found:
             return
-        first, others = self.found[0], list(self.found[1:])
-        if self.count > len(self.found):
-            others.append(ConfigError("%d more errors not shown (the first %d listed)"
-                                      % (self.count - len(self.found), len(self.found)), first.path))
-        raise ConfigError(first.args[0], first.path, first.line, others + first.more)
+        told: List[ConfigError] = []
+        for path, diags in self._by_path.items():
+            told.extend(ConfigError(d.message, path, d.line) for d in diags.sorted_items())
+            if diags.hidden_errors:
+                told.append(ConfigError("%d more errors not shown (the first %d different ones listed)"
+                                        % (diags.hidden_errors, self.limit), path))
+        raise ConfigError(told[0].args[0], told[0].path, told[0].line, told[1:])
 
     def __enter__(self) -> "ConfigErrors":
         return self
@@ -275,6 +285,11 @@ class Diagnostics:
     @property
     def has_errors(self) -> bool:
         return self.error_count > 0
+
+    @property
+    def hidden_errors(self) -> int:
+        """Errors counted but not kept (over the cap of different messages)."""
+        return self._hidden[ERROR]
 
     def sorted_items(self) -> List[Diagnostic]:
         return sorted(self.items, key=lambda d: (d.line, d.severity != ERROR))
