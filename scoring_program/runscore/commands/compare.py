@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
     parser.add_argument("--figure", metavar="OUT.svg", help="write an SVG figure (means, per-topic differences)")
     parser.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
-    parser.add_argument("--max-errors", type=int, default=50, help="errors listed per file (default 50)")
+    parser.add_argument("--max-errors", type=int, default=50, help="different errors listed per file (default 50)")
     parser.add_argument("runs", nargs="*", metavar="RUN")
     return parser
 
