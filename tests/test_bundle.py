@@ -241,8 +241,8 @@ MARKDOWN_CASES = [
     ("one\ntwo", "<p>one two</p>"),
     ("* a **b**\n  continued\n* c", "<ul><li>a <strong>b</strong> continued</li><li>c</li></ul>"),
     ("| h1 | h2 |\n|---|---|\n| x \\| y | `z` |",
-     "<table><thead><tr><th>h1</th><th>h2</th></tr></thead><tbody><tr><td>x | y</td><td><code>z</code></td></tr>"
-     "</tbody></table>"),
+     '<div class="scroll"><table><thead><tr><th>h1</th><th>h2</th></tr></thead><tbody><tr><td>x | y</td><td><code>z'
+     '</code></td></tr></tbody></table></div>'),
     ("```\n# not a heading <x>\n```", "<pre><code># not a heading &lt;x&gt;</code></pre>"),
     ("see [the spec](https://example.org/a?b=1&c=2)", '<p>see <a href="https://example.org/a?b=1&amp;c=2">the spec</a></p>'),
     ("*emphasis* and 2 * 3 * 4", "<p><em>emphasis</em> and 2 * 3 * 4</p>"),
@@ -274,3 +274,14 @@ def test_task_pages_state_the_registry_facts():
             assert "`%s`" % task.leaderboard_key(column) in page and "`%s`" % column.measure in page
         for option in task.options:
             assert "| `%s` |" % option.name in page
+
+
+@pytest.mark.parametrize("title, expected", [
+    ("DS2-QA Exact match (SQuAD normalised)", "DS2-QA Exact match (SQuAD\u2026"),     # not "... (SQuAD normali..."
+    ("DS2-QA SQuAD v1.1 F1 (bag of words)", "DS2-QA SQuAD v1.1 F1 (bag of words)"),   # 35 characters: kept
+    ("Averyveryverylongsinglewordthatcannotbreak", "Averyveryverylongsinglewordthatcann\u2026"),
+])
+def test_titles_are_shortened_at_a_word_boundary(title, expected):
+    from runscore.codabench.bundle import MAX_TITLE, shorten_title
+
+    assert shorten_title(title, MAX_TITLE) == expected and len(expected) <= MAX_TITLE

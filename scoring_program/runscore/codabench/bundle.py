@@ -115,6 +115,17 @@ def tasks_without_samples(root: str) -> List[str]:
 
 # ------------------------------------------------------------------------------------- leaderboard ---
 
+def shorten_title(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at a word boundary, with an ellipsis ("DS2-QA Exact match
+    (SQuAD…", never "… (SQuAD normali...")."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    if " " in cut.strip():
+        cut = cut[:cut.rstrip().rindex(" ")]
+    return cut.rstrip(" (-,;:/") + "\u2026"
+
+
 def column_titles(tasks: Sequence[Task]) -> Dict[Tuple[str, str], str]:
     """Display title of every (task id, column key): the column's own title when the bundle has one task,
     else prefixed by the task's short tag (Task.tag, or its id), cut to 36 characters."""
@@ -123,8 +134,7 @@ def column_titles(tasks: Sequence[Task]) -> Dict[Tuple[str, str], str]:
         prefix = (task.tag or task.id) if len(tasks) > 1 else ""
         for column in task.columns:
             title = "%s %s" % (prefix, column.title) if prefix else column.title
-            if len(title) > MAX_TITLE:
-                title = title[:MAX_TITLE - 3].rstrip() + "..."
+            title = shorten_title(title, MAX_TITLE)
             titles[(task.id, column.key)] = title
     seen: Dict[str, Tuple[str, str]] = {}
     for where, title in titles.items():

@@ -14,10 +14,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..discover import Candidate, assign_tasks, list_candidates
-from ..errors import ERROR, EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostic, RunError
+from ..errors import ERROR, EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostic, RunError, findings_in
 from ..pipeline import (CheckedFile, LoadedReference, best_run, check_file, check_run_limit, load_reference,
                         score_run)
-from ..report import atomic_write, detailed_html, format_score, summary_table, write_scores
+from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..tasks import all_tasks, get_task
 from ..tasks.base import Task, read_task_yaml
 
@@ -125,7 +125,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     for message in messages:
         print(message, file=sys.stderr)
     if failed:
-        errors = sum(1 for m in messages if ": error:" in m)
+        errors = sum(findings_in(m) for m in messages if ": error:" in m)
         print("submission rejected: %d error(s); nothing was scored" % errors, file=sys.stderr)
         atomic_write(page, detailed_html("Submission rejected", [{"title": "Errors", "diagnostics": messages}],
                                          "invalid"))
@@ -142,7 +142,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         for column in task.columns:
             key = task.leaderboard_key(column)
             leaderboard[key] = task.leaderboard_value(best_scores, column)
-            summary_rows.append((task_id, best.name, key, format_score(leaderboard[key])))
+            summary_rows.append((task_id, best.name, key, task.format_value(column.measure, leaderboard[key])))
         sections.append(_task_section(task, scored, best, [m for c in checked for m in c.diags.lines()]))
     write_scores(output_dir, leaderboard)
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
@@ -167,8 +167,8 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
     (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
     comparison of the runs when there are several."""
     columns = list(task.columns)
-    rows = [[run.name, run.path] + [_fmt(scores.measures.get(c.measure), missing="n/a (see the run's notes)")
-                                    for c in columns] for run, scores in scored]
+    rows = [[run.name, run.path] + [task.format_value(c.measure, scores.measures.get(c.measure)) or
+                                    "n/a (see the run's notes)" for c in columns] for run, scores in scored]
     highlight = [i for i, (run, _) in enumerate(scored) if run is best]
     best_scores = scored[highlight[0]][1] if highlight else scored[0][1]
     first_run_of_file: Dict[str, object] = {}
@@ -182,7 +182,8 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
         subsections.append(_run_section(task, run, scores, run is best, own))
     subsections.extend(_comparison(task, scored))
     leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
-                                                _fmt(task.leaderboard_value(best_scores, c))) for c in columns]}
+                                                task.format_value(c.measure, task.leaderboard_value(best_scores, c)))
+                                               for c in columns]}
     text = task.description
     if len(scored) > 1:
         text += ". %d runs; the leaderboard shows %s, the best by %s." % (len(scored), best.name, task.primary.title)
@@ -207,13 +208,13 @@ def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
         charts.append({"caption": "%s per topic (%d topics; dashed line: their mean)" % (title, len(topics)),
                        "labels": topics, "values": values, "mean": sum(values) / len(values)})
     if topics:
-        formats = {k: _column_format([scores.per_topic[t].get(k) for t in topics]) for k in present}
         tables.append({"caption": "Per-topic values", "header": ["topic"] + present,
-                       "rows": [[t] + [_fmt(scores.per_topic[t].get(k), formats[k]) for k in present]
+                       "rows": [[t] + [task.format_value(k, scores.per_topic[t].get(k)) for k in present]
                                 for t in topics],
                        "collapsed": len(topics) > 30})
     tables.append({"caption": "Every measure", "header": ["measure", "value"],
-                   "rows": [[name, _fmt(value)] for name, value in scores.measures.items()], "collapsed": True})
+                   "rows": [[name, task.format_value(name, value)] for name, value in scores.measures.items()],
+                   "collapsed": True})
     tables.extend(getattr(scores, "tables", None) or [])
     text = "File %s." % run.path
     if scores.notes:
@@ -236,20 +237,6 @@ def _comparison(task, scored) -> List[Dict]:
         print("warning: comparison of the %s runs not drawn: %s" % (task.id, exc), file=sys.stderr)
         return [{"title": "Comparison of the runs", "text": "Not available: %s" % exc}]
     return [section] if section else []
-
-
-def _column_format(values) -> str:
-    """Counts (every value a whole number) are shown as integers, measures with 4 decimals, per column."""
-    numbers = [float(v) for v in values if v is not None]
-    return "%d" if numbers and all(v.is_integer() for v in numbers) and any(v != 0 for v in numbers) else "%.4f"
-
-
-def _fmt(value, form: str = "", missing: str = "") -> str:
-    if value is None:
-        return missing
-    if form:
-        return form % value
-    return "%d" % value if float(value).is_integer() and abs(value) >= 1 else "%.4f" % value
 
 
 def main(argv: List[str]) -> int:

@@ -240,7 +240,8 @@ def markdown_to_html(markdown: str, title: str) -> str:
                 i += 1
             head = "".join("<th>%s</th>" % _inline(c) for c in rows[0])
             rest = "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % _inline(c) for c in r) for r in rows[1:])
-            body.append("<table><thead><tr>%s</tr></thead><tbody>%s</tbody></table>" % (head, rest))
+            body.append("<div class=\"scroll\"><table><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>"
+                        % (head, rest))
             continue
         if re.match(r"[*-] ", line):
             items = []
@@ -260,8 +261,16 @@ def markdown_to_html(markdown: str, title: str) -> str:
             paragraph.append(lines[i].strip())
             i += 1
         body.append("<p>%s</p>" % _inline(" ".join(paragraph)))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body>\n%s\n"
-            "</body></html>\n" % (html.escape(title), "\n".join(body)))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+            "content=\"width=device-width, initial-scale=1\"><title>%s</title><style>%s</style></head>\n<body>\n%s\n"
+            "</body></html>\n" % (html.escape(title), PAGE_CSS, "\n".join(body)))
+
+
+# Wide tables and code scroll inside their box, long words wrap: the page fits a 1280 px screen and a phone.
+PAGE_CSS = ("body{max-width:60em;margin:0 auto;padding:0 .8em;overflow-wrap:anywhere;line-height:1.45}"
+            ".scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse}"
+            "th,td{border-bottom:1px solid #e3e7ee;padding:.25em .6em;text-align:left;overflow-wrap:normal}"
+            "pre{overflow-x:auto;max-width:100%}")
 
 
 def _table_cells(line: str) -> List[str]:

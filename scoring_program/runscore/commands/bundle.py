@@ -30,8 +30,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="runscore bundle", description=HELP,
-                epilog="example: runscore bundle --per-task dist/   (dist/<task-id>.zip for every task)")
+    p = _Parser(prog="runscore bundle", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="examples:\n  runscore bundle --per-task dist/   (dist/<task-id>.zip for every task)\n"
+                       "  runscore bundle -o dist/ntcir1-adhoc.zip --tasks ntcir1-adhoc --reference /secret/ref\n"
+                       "  runscore bundle --write-root")
     p.add_argument("-o", "--output", metavar="FILE.zip", help="the zip to write (with --tasks T, one task)")
     p.add_argument("--per-task", metavar="DIR", help="write DIR/<task-id>.zip, one competition per task (every "
                    "task with sample data, or those of --tasks)")

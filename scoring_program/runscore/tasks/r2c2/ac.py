@@ -113,6 +113,7 @@ class R2C2AC(Task):
     leaderboard_placeholder = -2.0
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")
+    count_measures = ("answered", "correct", "auto_correct")     # 1 or 0 per question
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)
