@@ -239,7 +239,7 @@ def test_a_warning_quoting_error_text_does_not_reject(tmp_path):
 def test_a_submission_with_only_a_companion_is_rejected(tmp_path):
     input_dir = codabench_input(tmp_path, "r2c2-ac", {"SAMPLE-PG-1.txt": _sample("r2c2-ac", "SAMPLE-PG-1.txt")})
     code, _, err = run_score_py(input_dir, tmp_path / "out")
-    assert code == 1 and "no run of task r2c2-ac in the submission" in err
+    assert code == 1 and "the submission holds no run of r2c2-ac, only files read beside such runs" in err
     assert not (tmp_path / "out" / "scores.json").exists()
 
 

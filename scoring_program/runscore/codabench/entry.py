@@ -10,16 +10,18 @@ import shutil
 import signal
 import sys
 import tempfile
-from typing import Dict, List
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
-from ..discover import assign_tasks, list_candidates
+from ..discover import Candidate, assign_tasks, list_candidates
 from ..errors import (ERROR, EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostic, RunError,
                       report_internal_error)
-from ..pipeline import LoadedReference, best_run, check_file, check_run_limit, load_reference, score_run
-from ..report import atomic_write, detailed_html, format_score, summary_table, write_scores
+from ..pipeline import (CheckedFile, LoadedReference, best_run, check_file, check_run_limit, load_reference,
+                        score_run)
+from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..tasks import all_tasks, get_task
-from ..tasks.base import read_task_yaml, submission_scope
+from ..tasks.base import Task, read_task_yaml, submission_scope
 
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
@@ -80,36 +82,96 @@ def run(input_dir: str, output_dir: str) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
-    tasks = [references[t].task for t in references]
+@dataclass
+class Examination:
+    """What the platform makes of a submission before scoring it: which file is a run of which task, every
+    file's diagnostics, and the verdict. score.py and `runscore check` both build it here, so they cannot
+    disagree."""
+
+    candidates: List[Candidate]
+    companions: List[Candidate]
+    pairs: List[Tuple[Candidate, Task]]
+    problems: List[Diagnostic]
+    checked: Dict[str, CheckedFile]                  # by the file's display name
+    checked_by_task: Dict[str, List[CheckedFile]]
+    messages: List[str]
+    failed: bool
+    errors: int = 0          # findings of severity error, counted from the diagnostics' data (never from text)
+
+
+def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
+            references: Optional[Dict[str, LoadedReference]] = None) -> Examination:
+    """Discover the runs of `res_dir` among `tasks` and check each file (against its task's reference data
+    when `references` has it; else with the task's default options, as `runscore check` does offline).
+    Raises RunError when the submission holds no file at all, or no run of any of the tasks. Callers open
+    tasks.base.submission_scope() around it (score.py does) so that what every run reads is read once."""
     candidates = list_candidates(res_dir, workdir)
     if not candidates:
-        expected = "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
-        raise RunError("no run file found in the submission; expected %s" % expected)
+        raise RunError("no run file found in the submission; expected %s" % _expected(tasks))
     candidates, companions = _set_companions_aside(candidates, tasks)
     pairs, problems = assign_tasks(candidates, tasks)
     problems = list(problems) + _companion_problems(companions, tasks)
-    for companion in companions:
-        print("%s: note: read beside the runs that cite it, not scored as a run" % companion.display)
-    problems.extend(_no_run_of_the_tasks(pairs, problems, companions, tasks))
+    if not pairs and not problems:   # only companion files: nothing to score
+        raise RunError("the submission holds no run of %s, only files read beside such runs (%s); expected %s"
+                       % (" or ".join(t.id for t in tasks), ", ".join(c.display for c in companions),
+                          _expected(tasks)))
+    if not pairs:      # say once what was expected, unless every file's message already says it
+        said = all("(expected " in p.message for p in problems)
+        problems.append(Diagnostic("submission", 0, ERROR, "no run of %s in the submission%s"
+                                   % (" or ".join(t.id for t in tasks), "" if said else "; expected %s"
+                                      % _expected(tasks))))
     messages: List[str] = [str(p) for p in problems]
-    checked_by_task: Dict[str, list] = {}
+    checked: Dict[str, CheckedFile] = {}
+    checked_by_task: Dict[str, List[CheckedFile]] = {}
     for candidate, task in pairs:
-        reference = references[task.id]
-        checked = check_file(task, candidate.path, candidate.display, reference, reference.options)
-        checked_by_task.setdefault(task.id, []).append(checked)
-        messages.extend(checked.diags.lines())
-    for task_id, checked in checked_by_task.items():
-        limits = check_run_limit(references[task_id].task, checked)
+        reference = (references or {}).get(task.id)
+        options = reference.options if reference else task.resolve_options({}, "defaults")
+        one = check_file(task, candidate.path, candidate.display, reference, options)
+        checked[candidate.display] = one
+        checked_by_task.setdefault(task.id, []).append(one)
+        messages.extend(one.diags.lines())
+    for task_id, files in checked_by_task.items():
+        limits = check_run_limit([t for t in tasks if t.id == task_id][0], files)
         problems.extend(limits)
         messages.extend(str(d) for d in limits)
-    # Counted from the diagnostics' data, never from printed text (a warning quoting ": error:" is a warning).
-    errors = sum(1 for p in problems if p.severity == ERROR) + \
-        sum(c.diags.error_count for cs in checked_by_task.values() for c in cs)
+    # Counted from the diagnostics' data, never from printed text (issue 16: a warning quoting ": error:" in a
+    # participant's field rejected the submission).
+    errors = sum(1 for p in problems if p.severity == ERROR) + sum(c.diags.error_count for c in checked.values())
+    return Examination(candidates, companions, pairs, problems, checked, checked_by_task, messages, errors > 0,
+                       errors)
+
+
+def _companion_problems(companions, tasks) -> List[Diagnostic]:
+    """A companion file that cannot be read at all is reported as its own error, not as one of the runs citing it
+    (issue 16)."""
+    out = []
+    for companion in companions:
+        base = os.path.basename(companion.display)
+        for task in tasks:
+            if task.claims_companion(base):
+                exc = task.companion_error(companion.path, companion.display)
+                if exc is not None:
+                    out.append(exc.diagnostic)
+                    break
+    return out
+
+
+def _expected(tasks: Sequence[Task]) -> str:
+    return "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
+
+
+def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
+    tasks = [references[t].task for t in references]
+    found = examine(res_dir, workdir, tasks, references)
+    for companion in found.companions:
+        owners = [t.id for t in tasks if t.claims_companion(os.path.basename(companion.display))]
+        print("%s: note: read beside the %s runs that cite it, not scored as a run"
+              % (companion.display, " or ".join(owners)))
+    messages, checked_by_task, failed = found.messages, found.checked_by_task, found.failed
     for message in messages:
         print(message, file=sys.stderr)
-    if errors:
-        print("submission rejected: %d error(s); nothing was scored" % errors, file=sys.stderr)
+    if failed:
+        print("submission rejected: %d error(s); nothing was scored" % found.errors, file=sys.stderr)
         atomic_write(page, detailed_html("Submission rejected", [{"title": "Errors", "diagnostics": messages}],
                                          "invalid"))
         return EXIT_INVALID_RUN
@@ -124,39 +186,13 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         best, best_scores = best_run(task, scored)
         for column in task.columns:
             key = task.leaderboard_key(column)
-            leaderboard[key] = best_scores.measures[column.measure]
-            summary_rows.append((task_id, best.name, key, format_score(leaderboard[key])))
+            leaderboard[key] = task.leaderboard_value(best_scores, column)
+            summary_rows.append((task_id, best.name, key, task.format_value(column.measure, leaderboard[key])))
         sections.append(_task_section(task, scored, best, [m for c in checked for m in c.diags.lines()]))
     write_scores(output_dir, leaderboard)
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
     print(summary_table(summary_rows))
     return EXIT_OK
-
-
-def _companion_problems(companions, tasks) -> List[Diagnostic]:
-    """A companion file that cannot be read at all is reported as its own error, not as one of the runs citing it."""
-    out = []
-    for companion in companions:
-        base = os.path.basename(companion.display)
-        for task in tasks:
-            if task.claims_companion(base):
-                exc = task.companion_error(companion.path, companion.display)
-                if exc is not None:
-                    out.append(exc.diagnostic)
-                    break
-    return out
-
-
-def _no_run_of_the_tasks(pairs, problems, companions, tasks) -> List[Diagnostic]:
-    """A submission holding no run of the competition's tasks (only companions, say) is rejected, never scored as
-    an empty success (issue 16)."""
-    if pairs or problems:
-        return []
-    expected = "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
-    held = " (%d file(s) are read only beside runs: %s)" % (len(companions), ", ".join(
-        c.display for c in companions[:5])) if companions else ""
-    return [Diagnostic("submission", 0, ERROR, "no run of task %s in the submission%s; expected %s"
-                       % (" or ".join(t.id for t in tasks), held, expected))]
 
 
 def _set_companions_aside(candidates, tasks):
@@ -176,7 +212,8 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
     (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
     comparison of the runs when there are several."""
     columns = list(task.columns)
-    rows = [[run.name, run.path] + [_fmt(scores.measures.get(c.measure)) for c in columns] for run, scores in scored]
+    rows = [[run.name, run.path] + [task.format_value(c.measure, scores.measures.get(c.measure)) or
+                                    "n/a (see the run's notes)" for c in columns] for run, scores in scored]
     highlight = [i for i, (run, _) in enumerate(scored) if run is best]
     best_scores = scored[highlight[0]][1] if highlight else scored[0][1]
     first_run_of_file: Dict[str, object] = {}
@@ -190,7 +227,8 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
         subsections.append(_run_section(task, run, scores, run is best, own))
     subsections.extend(_comparison(task, scored))
     leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
-                                                _fmt(best_scores.measures.get(c.measure))) for c in columns]}
+                                                task.format_value(c.measure, task.leaderboard_value(best_scores, c)))
+                                               for c in columns]}
     text = task.description
     if len(scored) > 1:
         text += ". %d runs; the leaderboard shows %s, the best by %s." % (len(scored), best.name, task.primary.title)
@@ -215,13 +253,13 @@ def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
         charts.append({"caption": "%s per topic (%d topics; dashed line: their mean)" % (title, len(topics)),
                        "labels": topics, "values": values, "mean": sum(values) / len(values)})
     if topics:
-        formats = {k: _column_format([scores.per_topic[t].get(k) for t in topics]) for k in present}
         tables.append({"caption": "Per-topic values", "header": ["topic"] + present,
-                       "rows": [[t] + [_fmt(scores.per_topic[t].get(k), formats[k]) for k in present]
+                       "rows": [[t] + [task.format_value(k, scores.per_topic[t].get(k)) for k in present]
                                 for t in topics],
                        "collapsed": len(topics) > 30})
     tables.append({"caption": "Every measure", "header": ["measure", "value"],
-                   "rows": [[name, _fmt(value)] for name, value in scores.measures.items()], "collapsed": True})
+                   "rows": [[name, task.format_value(name, value)] for name, value in scores.measures.items()],
+                   "collapsed": True})
     tables.extend(getattr(scores, "tables", None) or [])
     text = "File %s." % run.path
     if scores.notes:
@@ -241,7 +279,12 @@ def _comparison(task, scored) -> List[Dict]:
     shown = scored
     if len(scored) > MAX_COMPARED_RUNS:
         sign = 1 if task.primary.sorting == "desc" else -1
-        ranked = sorted(range(len(scored)), key=lambda i: (-sign * scored[i][1].measures[task.primary.measure], i))
+
+        def primary(i):
+            value = scored[i][1].measures.get(task.primary.measure)
+            return -sign * value if isinstance(value, (int, float)) else float("inf")
+
+        ranked = sorted(range(len(scored)), key=lambda i: (primary(i), i))
         shown = [scored[i] for i in sorted(ranked[:MAX_COMPARED_RUNS])]
     try:
         section = comparison_section(task, shown)
@@ -252,20 +295,6 @@ def _comparison(task, scored) -> List[Dict]:
         print("warning: comparison of the %s runs not drawn: %s" % (task.id, exc), file=sys.stderr)
         return [{"title": "Comparison of the runs", "text": "Not available: %s" % exc}]
     return [section] if section else []
-
-
-def _column_format(values) -> str:
-    """Counts (every value a whole number) are shown as integers, measures with 4 decimals, per column."""
-    numbers = [float(v) for v in values if v is not None]
-    return "%d" if numbers and all(v.is_integer() for v in numbers) and any(v != 0 for v in numbers) else "%.4f"
-
-
-def _fmt(value, form: str = "") -> str:
-    if value is None:
-        return ""
-    if form:
-        return form % value
-    return "%d" % value if float(value).is_integer() and abs(value) >= 1 else "%.4f" % value
 
 
 def main(argv: List[str]) -> int:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
+from ..measures.names import ir_measures_to_trec_eval
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, REGISTRY, V10_ONLY, TrecOptions,
                              summarise)
 from ..ranking.qrels import parse_qrels_text
@@ -216,7 +217,11 @@ def select_measures(measure_args: Sequence[str], v10: bool) -> Tuple[List[str], 
             continue
         if name not in REGISTRY or (name == "unj" and not v10):
             hint = " (a trec_eval 10.0 measure: add --v10)" if name == "unj" else ""
-            close = difflib.get_close_matches(name, list(REGISTRY) + list(NICKNAMES) + ["all_trec"], n=3)
+            translated = ir_measures_to_trec_eval(arg)      # an ir_measures name: nDCG@10 -> ndcg_cut.10
+            if translated is not None and translated.split(".")[0] in REGISTRY:
+                close = [translated]
+            else:
+                close = difflib.get_close_matches(name, list(REGISTRY) + list(NICKNAMES) + ["all_trec"], n=3)
             if close and not hint:
                 hint = "; did you mean %s?" % " or ".join(close)
             raise _Usage("illegal measure %r%s" % (name, hint))
