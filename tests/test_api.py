@@ -77,8 +77,12 @@ def five_team_reference(tmp_path):
     answers = ["run_id\tqID\tcorrect"] + ["%s\t%s\t%d" % (name[:-4], q, (i + k) % 2)
                                          for i, name in enumerate(TEAMS) for k, q in enumerate(TOPICS)]
     (ref / "answers.tsv").write_text("\n".join(answers) + "\n", encoding="utf-8")
+    (ref / "assessed").mkdir()      # the runs as assessed: replayed labels apply only to them (issue 16)
+    for i, name in enumerate(TEAMS):
+        (ref / "assessed" / name).write_text(team_run(i), encoding="utf-8")
     (ref / "task.yaml").write_text(json.dumps({"task": "r2c2-ac", "topics": "topics.txt", "pr_runs": "pool",
-                                               "answer_labels": "answers.tsv"}), encoding="utf-8")
+                                               "answer_labels": "answers.tsv", "assessed_runs": "assessed"}),
+                                   encoding="utf-8")
     return ref
 
 
@@ -103,10 +107,17 @@ def test_five_teams_r2c2_ac_runs_in_one_call(tmp_path):
 
 
 def test_submission_rules_apply_the_platforms_cap_on_request(tmp_path):
+    """The cap is per team (issue 18): five teams' runs pass it, five runs of one team do not."""
     ref = five_team_reference(tmp_path)
+    api.score("r2c2-ac", str(ref), {name: team_run(i) for i, name in enumerate(TEAMS)}, submission_rules=True)
+    one_team = {"T-AC-%d" % k: team_run(0) for k in range(1, 5)}
+    one_team["T-AC-1.txt"] = team_run(0)
+    runs = api.score("r2c2-ac", str(ref), one_team, options={"unlabelled_runs": "auto_only"})
+    assert len(runs.measures) == 4            # T-AC-1 twice: one name
     with pytest.raises(api.InvalidRunsError) as caught:
-        api.score("r2c2-ac", str(ref), {name: team_run(i) for i, name in enumerate(TEAMS)}, submission_rules=True)
-    assert "at most 4 are allowed" in str(caught.value)
+        api.score("r2c2-ac", str(ref), one_team, options={"unlabelled_runs": "auto_only"}, submission_rules=True)
+    assert "5 runs of team T for task r2c2-ac in the submission" in str(caught.value)
+    assert "at most 4 per team are allowed" in str(caught.value)
 
 
 def test_invalid_runs_raise_with_every_diagnostic(tmp_path):

@@ -147,7 +147,7 @@ def test_a_bad_reference_lists_all_its_errors_at_once(tmp_path):
         "%s:22: error: class 'sometimes' is not one of past, recency/recent, future, atemporal" % path,
         "%s:23: error: duplicate query id 005 (first at line 6)" % path,
         "%s:24: error: expected 'id<TAB>class', found 3 field(s)" % path,
-        "%s:25: error: query id 'x23' is not numeric" % path]
+        "%s:25: error: query id must be a non-negative integer, found 'x23'" % path]
     code, out, err = run_cli("validate", "--task", "temporalia-tqic", "--ref", path,
                              os.path.join(ROOT, "starting_kit", "sample_submission", "temporalia-tqic", "tqic_sample"))
     assert code == 2 and err.count("error:") == 4 and "Traceback" not in err

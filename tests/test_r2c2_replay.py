@@ -69,18 +69,25 @@ def test_the_shipped_assessed_copy_is_the_sample_run():
 def test_made_up_answers_under_the_assessed_name_are_refused_per_line(tmp_path):
     _, checked = _check(_submission(tmp_path, MADE_UP))
     errors = [str(d) for d in checked.diags.sorted_items() if d.severity == "error"]
-    assert [e.split(": error: ")[0] for e in errors[1:]] == ["SAMPLE-AC-1:1", "SAMPLE-AC-1:3", "SAMPLE-AC-1:5"]
+    # an error on each changed answer line, and for 0001 and 0002 the nugget lines of the assessed run left out
+    assert sorted({e.split(": error: ")[0] for e in errors[1:]}) == ["SAMPLE-AC-1:1", "SAMPLE-AC-1:3",
+                                                                      "SAMPLE-AC-1:5"]
+    assert ("SAMPLE-AC-1:1: error: question 0001: 3 nugget line(s) of run SAMPLE-AC-1 as it was assessed are "
+            "missing here; a replay leaderboard scores only the runs as they were assessed (docs/r2c2-ac.md)") in errors
     assert errors[0] == ("SAMPLE-AC-1: error: 1 question(s) answered in run SAMPLE-AC-1 as it was assessed are "
                          "not answered here; a replay leaderboard scores only the runs as they were assessed "
                          "(docs/r2c2-ac.md)")
-    assert "question 0002: the answer or its Confidence differs from run SAMPLE-AC-1 as it was assessed" in errors[2]
+    assert any("question 0002: the answer or its Confidence differs from run SAMPLE-AC-1 as it was assessed" in e
+               for e in errors)
 
 
 def test_made_up_answers_earn_nothing_with_changed_parts_unjudged(tmp_path):
     scores, checked = _score(_submission(tmp_path, MADE_UP), changed_parts="unjudged")
     assert scores.measures["accuracy"] == 0.0 and scores.measures["mnp"] == 0.0
     assert scores.measures["hmr"] == 0.0            # all wrong at confidence 100: R_O = 0
-    assert scores.measures["n_changed_parts"] == 3.0
+    # 3 changed answers + the 3 and 1 nugget lines of 0001 and 0002 left out (they stay in the denominators)
+    assert scores.measures["n_changed_parts"] == 3.0 + 3 + 1
+    assert scores.per_topic["0001"]["n_nuggets"] == 3.0
     assert all(scores.per_topic[q].get("correct") == 0.0 for q in ("0001", "0002", "0003"))
 
 
@@ -322,3 +329,20 @@ def _other_content(task_id, text):
     i, j = body[0], body[1]
     lines[i], lines[j] = lines[j], lines[i]
     return "".join(lines)
+
+
+def test_dropping_non_relevant_nugget_lines_does_not_raise_mnp(tmp_path):
+    """A nugget line of the assessed run left out stays in the NugPrec denominator (else dropping the lines
+    labelled not relevant would raise MNP), and is told."""
+    original = _read(os.path.join(SAMPLE_AC, "SAMPLE-AC-1"))
+    clean, _ = _score(_submission(tmp_path, original))
+    dropped = original.replace("2;ALPHA-PO-1;2;Mira Okonkwo co-wrote the screenplay; it premiered at the Vell "
+                               "festival.\n", "", 1)
+    assert dropped != original
+    scores, checked = _score(_submission(tmp_path, dropped), changed_parts="unjudged")
+    assert scores.per_topic["0001"]["nugprec"] == clean.per_topic["0001"]["nugprec"]
+    assert scores.measures["mnp"] == clean.measures["mnp"]
+    assert any("question 0001: 1 nugget line(s) of run SAMPLE-AC-1 as it was assessed are missing here" in str(d)
+               for d in checked.diags.items)
+    _, strict = _check(_submission(tmp_path, dropped))
+    assert strict.diags.error_count == 1

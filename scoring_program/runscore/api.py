@@ -162,9 +162,9 @@ def score(task: Union[str, Task], ref: Union[PathLike, LoadedReference], runs: A
                 raise ConfigError("run file %r does not exist" % path)
             display = os.path.basename(path) if folder is not None and path.startswith(folder + os.sep) else path
             checked.append(check_file(task, path, display, reference, reference.options, max_errors=max_errors))
-        limit = check_run_limit(task, checked) if submission_rules else []
+        limit = [str(d) for d in check_run_limit(task, checked)] if submission_rules else []
         failed = [c for c in checked if c.diags.has_errors]
-        if failed or any(": error:" in m for m in limit):
+        if failed or limit:         # decided from the diagnostics' data, never from their text (issue 16)
             lines = [m for c in checked for m in c.diags.lines()] + limit
             raise InvalidRunsError(lines, {c.display: c.diags.items for c in checked})
         scored = [(run, score_run(reference, run)) for c in checked for run in c.runs]

@@ -111,6 +111,19 @@ class Replay:
                       nugget.rank, self.run_name), "counted as not entailed")
         return False
 
+    def missing_nuggets(self, qid: str, block, changed_lines: int) -> int:
+        """Nugget lines of the assessed answer that this run leaves out (beyond the `changed_lines` it changed in
+        place): told, and returned so that they stay in the NugPrec denominator (dropping the non-relevant lines
+        of an assessed run would raise its MNP)."""
+        left = self.left.get(qid)
+        if left is None:
+            left = Counter(self.assessed.nuggets.get(qid, ()))
+        missing = max(0, sum(left.values()) - changed_lines)
+        if missing:
+            self._tell(block.line, "question %s: %d nugget line(s) of run %s as it was assessed are missing here"
+                       % (qid, missing, self.run_name), "they stay in the NugPrec denominator, as not relevant")
+        return missing
+
     def missing_questions(self, blocks, official) -> None:
         """Official questions the assessed run answers that this run leaves out or empty (counted, not named)."""
         missing = [q for q in self.assessed.answers if q in official and (q not in blocks or not blocks[q].answered)]
@@ -341,10 +354,12 @@ class R2C2AC(Task):
         else:
             used_answers.add((run_name, topic.qid))
             topic.correct = answer.correct
+        changed_lines = 0
         for nugget in block.nuggets:
             key = labels.nugget_key(run_name, topic.qid, nugget.number, pool.name_of(nugget.pr_run), nugget.rank)
             if check is not None and not check.same_nugget(topic.qid, nugget, pool.name_of(nugget.pr_run)):
                 topic.changed += 1
+                changed_lines += 1
                 if key in labels.nuggets:
                     used_nuggets.add(key)
                 continue
@@ -357,6 +372,10 @@ class R2C2AC(Task):
             usable = resolved[nugget.line] or options["unresolved_nuggets"] == "labels"
             topic.n_entailed += int(usable and label.entailed)
             topic.n_relevant += int(usable and label.relevant and topic.correct == 1)
+        if check is not None and block.answered:
+            missing = check.missing_nuggets(topic.qid, block, changed_lines)
+            topic.changed += missing
+            topic.n_nuggets += missing
 
     @staticmethod
     def _resolve_all(run: ACRun, blocks, pool: PassagePool, diags: Diagnostics, warn_unknown: bool) -> Dict[int, bool]:
