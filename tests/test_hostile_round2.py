@@ -329,6 +329,10 @@ def _ref_with(tmp_path, task_id, edit):
     ("temporalia-tir", lambda t: t.replace('  gains: "1:2"', '  gains: "1e308:1e308"', 1),
      "gains must be at most"),
     ("r2c2-ac", lambda t: t.replace("  ece_bins: 10", "  ece_bins: 1000000000"), "must be at most 1000"),
+    # found by make fuzz: an option name that YAML reads as a number, an integer past Python's 4,300 digits
+    ("ntcir1-adhoc", lambda t: t.replace("  max_docs: 1000", "  0x1F: 1000"), "option name 31 is not a name"),
+    ("ntcir1-adhoc", lambda t: t.replace("  max_docs: 1000", "  max_docs: " + "9" * 5000),
+     "cannot read task.yaml: 'Exceeds the limit"),
 ])
 def test_reference_defects_are_exit_2_with_a_message(tmp_path, task_id, edit, message):
     ref = _ref_with(tmp_path, task_id, edit)

@@ -184,6 +184,9 @@ class Task:
         known = {o.name: o for o in self.options}
         resolved = {}
         for name in raw:
+            if not isinstance(name, str):      # `0x1F:` or `true:` in task.yaml (found by make fuzz)
+                raise ConfigError("option name %s is not a name; known options: %s"
+                                  % (short_repr(name), ", ".join(sorted(known)) or "none"), where)
             if name not in known:
                 close = difflib.get_close_matches(name, list(known), n=3)
                 hint = " (did you mean %s?)" % ", ".join(close) if close else ""
@@ -303,6 +306,8 @@ def read_task_yaml(folder: str) -> Dict[str, Any]:
         raise ConfigError("cannot read task.yaml: %s" % exc, path)
     except RecursionError:
         raise ConfigError("cannot read task.yaml: nested too deeply", path)
+    except (ValueError, OverflowError) as exc:   # an integer of more than 4,300 digits (found by make fuzz)
+        raise ConfigError("cannot read task.yaml: %s" % short_repr(str(exc)), path)
     if data is None:
         return {}
     if not isinstance(data, dict):
