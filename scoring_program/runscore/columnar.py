@@ -35,6 +35,9 @@ FAST_DIGITS = 15               # a decimal with at most 15 digits is exact as ma
 # Python's str.split() separators among ASCII bytes; bytes >= 0x80 never reach the fast path.
 _WHITESPACE = np.zeros(256, dtype=bool)
 _WHITESPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+# C isspace (trec_eval's separators): 0x1C-0x1F are id bytes to trec_eval (`c_space`).
+_C_SPACE = np.zeros(256, dtype=bool)
+_C_SPACE[[9, 10, 11, 12, 13, 32]] = True
 _NACSIS_FORBIDDEN = _WHITESPACE.copy()          # inside a NACSIS file only TAB and LF may separate
 _NACSIS_FORBIDDEN[[9, 10]] = False
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -327,8 +330,10 @@ def _nacsis_topic_order(topics: List[str]) -> bool:
 class _Reader:
     """State carried from chunk to chunk."""
 
-    def __init__(self, layout: str, comments: bool, capacity: int = 0, grade_map: Optional[Dict[str, int]] = None):
+    def __init__(self, layout: str, comments: bool, capacity: int = 0, grade_map: Optional[Dict[str, int]] = None,
+                 c_space: bool = False):
         self.layout = layout
+        self.whitespace = _C_SPACE if c_space else _WHITESPACE
         self.grade_letters = _letter_table(grade_map)
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments
@@ -415,7 +420,7 @@ class _Reader:
         lines = line_ends.shape[0]
         if self.layout == NACSIS and np.count_nonzero(_NACSIS_FORBIDDEN[buf]):
             return None
-        token = ~_WHITESPACE[buf]
+        token = ~self.whitespace[buf]
         before = np.empty_like(token)
         before[0] = False
         before[1:] = token[:-1]
@@ -673,7 +678,8 @@ def has_duplicates(run: ColumnarRun) -> bool:
 
 def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
                  chunk_bytes: int = CHUNK_BYTES, grade_map: Optional[Dict[str, int]] = None,
-                 split_at: Optional[int] = None, why: Optional[List[str]] = None) -> Optional[ColumnarRun]:
+                 split_at: Optional[int] = None, why: Optional[List[str]] = None,
+                 c_space: bool = False) -> Optional[ColumnarRun]:
     """Read a run from a binary file object; None = use the exact reader (see the module docstring).
     `grade_map` (QRELS only) lets the grade column hold one-letter grades, as qrels.parse_qrels_text's.
 
@@ -689,12 +695,12 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
         return None                 # a key like "10" would be read as the integer 10 here
     cut = _cut(handle, split_at)
     if cut is None:
-        reader = _Reader(layout, comments, _capacity(handle, layout), grade_map)
+        reader = _Reader(layout, comments, _capacity(handle, layout), grade_map, c_space)
         blocks = iter(lambda: handle.read(chunk_bytes), b"")
         return _finish(reader if _feed(reader, blocks) is not None else None, reader, why)
     fd, start, middle, end = cut
-    first = _Reader(layout, comments, (end - start) // _SHORTEST_LINE[layout] + 1, grade_map)
-    second = _Reader(layout, comments, (end - middle) // _SHORTEST_LINE[layout] + 1, grade_map)
+    first = _Reader(layout, comments, (end - start) // _SHORTEST_LINE[layout] + 1, grade_map, c_space)
+    second = _Reader(layout, comments, (end - middle) // _SHORTEST_LINE[layout] + 1, grade_map, c_space)
     half = max(chunk_bytes // 2, 1)     # two chunks in flight: their temporaries as one chunk's
     with ThreadPoolExecutor(max_workers=1) as pool:
         later = pool.submit(_feed, second, _blocks(fd, middle, end, half))

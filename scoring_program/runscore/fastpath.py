@@ -9,7 +9,7 @@ warnings, the same values). A file the fast reader declines goes to the exact pa
 it serves files of FAST_PATH_MIN_BYTES or more. See docs/performance.md.
 """
 import os
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -60,13 +60,13 @@ def _keep_freed_memory() -> None:
 
 
 def read(path: str, layout: str, comments: bool = False, why: Optional[List[str]] = None,
-         grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarRun]:
+         grade_map: Optional[Dict[str, int]] = None, c_space: bool = False) -> Optional[ColumnarRun]:
     """The run (or qrels) as columns, or None when the exact path must read it (it would say something about
     it; `why` receives where the columnar reader stopped)."""
     _keep_freed_memory()
     try:
         with open(path, "rb") as handle:
-            return read_columns(handle, layout, comments, why=why, grade_map=grade_map)
+            return read_columns(handle, layout, comments, why=why, grade_map=grade_map, c_space=c_space)
     except OSError:
         return None                 # the exact path words the error
 
@@ -166,45 +166,52 @@ def topic_runs(run: ColumnarRun) -> Dict:
 # ------------------------------------------------------------------------------ runscore trec_eval ---
 
 def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
-              problem=Exception) -> Optional[Tuple[Dict[str, Dict[str, object]], List[str], str]]:
-    """commands.trec_eval.evaluate for a big clean run and clean qrels, both read as columns: (per_topic,
-    printed topics, run id), or None (then the exact path reads both files and words any problem).
-
-    `problem` is the exception raised, with the exact path's message, for a qrels topic missing from the run
-    under 10.0 rules without -c."""
-    if run_path == "-" or settings.judged_only or not wanted(run_path):
+              problem=Exception):
+    """commands.trec_eval's main loop for a big clean run, read as columns: (Evaluation, run id), or None (then
+    the exact path reads both files and says what trec_eval would say). The qrels are read by the exact reader
+    (commands.trec_eval_files), so they are parsed as trec_eval parses them; any note, duplicate judgement or
+    case the columns do not reproduce (-J, -M 0, -l below 1, a 10.0 topic missing from the run) declines."""
+    from .commands.trec_eval import Evaluation
+    from .commands.trec_eval_files import TrecEvalFailure, read_qrels
+    if run_path == "-" or settings.judged_only or not wanted(run_path) or settings.max_docs == 0 \
+            or settings.level < 1 or settings.keep_first_duplicate:
         return None
     if not os.path.isfile(qrels_path) or os.path.getsize(qrels_path) > MAX_FILE_BYTES:
-        return None                 # the exact reader's size limit and messages apply
-    table = read(qrels_path, QRELS, comments=settings.v10)
-    if table is None:
         return None
-    run = read(run_path, TREC, comments=settings.v10)
+    try:
+        with open(qrels_path, "rb") as handle:
+            parsed = read_qrels(handle.read(), qrels_path, settings.v10)
+    except (OSError, TrecEvalFailure):
+        return None
+    if parsed.notes or any(parsed.duplicate(qid) for qid in parsed.topics):
+        return None
+    run = read(run_path, TREC, comments=settings.v10, c_space=True)
     if run is None:
         return None
-    columns = QrelsColumns.from_table(table)
-    del table
+    qrels = {qid: parsed.grades(qid) for qid in parsed.topics}
+    in_run = set(run.topics)
+    if settings.v10:
+        if any(qid not in in_run for qid in qrels):
+            return None             # an error, or trec_eval 10.0's placeholder ranking: the exact path
+        topics = sorted(qrels)
+    else:
+        topics = sorted(qid for qid in in_run if qid in qrels)
+    if not topics:
+        return None
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in measures if m not in ("runid", "num_q")]
-    in_run = set(run.topics)
-    topics = []
-    for qid in sorted(columns.topics):
-        if qid not in in_run and not settings.complete:
-            if settings.v10:
-                raise problem("%s: error: topic %s of the qrels has no lines in the run (trec_eval 10.0 stops here; "
-                              "use -c to score it as an empty ranking)" % (run_path, qid))
-            continue
-        topics.append(qid)
-    per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
+    per_topic = evaluate_with_columns(run, QrelsColumns(qrels), topics, computed, settings.level, options, "desc",
                                       settings.max_docs, params, np.float64 if settings.v10 else np.float32)
+    result = Evaluation()
     for qid in topics:
-        if qid not in in_run:       # as commands.trec_eval.evaluate: utility of a missing topic is 0
-            values = per_topic[qid]
-            for name in values:
-                if name == "utility" or name.startswith("utility_"):
-                    values[name] = 0.0
-    printed = [qid for qid in topics if qid in in_run or settings.v10]
-    return per_topic, printed, run.run_id
+        result.values[qid] = per_topic[qid]
+        result.printed.append(qid)
+    result.denominator = len(topics)
+    if settings.complete:
+        result.denominator = len(qrels)
+        result.missing = result.denominator - len(topics)
+        result.complete_num_rel = sum(1 for grades in qrels.values() for rel in grades.values() if rel > 0)
+    return result, run.run_id
 
 
 # ------------------------------------------------------------------------------ ntcir1-adhoc ---

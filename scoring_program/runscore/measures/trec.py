@@ -151,7 +151,13 @@ def _rel_at(topic: JudgedTopic, k: int) -> int:
 
 
 def count_rel_ret(topic: JudgedTopic) -> int:
-    return int(np.count_nonzero(topic.relevant))
+    """num_rel_ret as trec_eval's form_res_rels counts it: judged documents (grade >= 0) at the level or above
+    (with -l 0 or below, a document outside the pool or unjudged is not counted here, though measures that test
+    `grade >= level` rank by rank do count it)."""
+    rels = topic.rels
+    if topic.level > 0:
+        return int(np.count_nonzero(rels >= topic.level))
+    return int(np.count_nonzero(rels >= 0))
 
 
 def rel_level_counts(topic: JudgedTopic) -> np.ndarray:
@@ -183,6 +189,14 @@ def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: st
     """Max precision at or after the rank of the c_p-th retrieved relevant document, for each recall point p."""
     relevant = topic.relevant
     num_rel_ret = int(np.count_nonzero(relevant))
+    if topic.num_ret == 0:
+        # trec_eval starts from precision num_rel_ret / num_ret = 0/0 (-nan on x86) and gives it to the recall
+        # points from the first one down to the last whose cutoff is 0 (scanning from the end).
+        cutoffs = [recall_point_cutoff(p, topic.num_rel, rule) for p in points]
+        last = len(cutoffs) - 1
+        while last >= 0 and cutoffs[last] > 0:
+            last -= 1
+        return [-math.nan if i <= last else 0.0 for i in range(len(cutoffs))]
     if num_rel_ret == 0:
         return [0.0] * len(points)
     ranks = np.arange(1, topic.num_ret + 1)
@@ -410,8 +424,6 @@ def _11pt(t, params, o):
     """Mean of interpolated precision over the recall points (default the 11 points 0.0 ... 1.0)."""
     if len(params) == 0:
         raise ValueError("11pt_avg needs at least one recall point")
-    if t.num_ret == 0:
-        return [0.0]
     values = interpolated_precision(t, params, o.interp_cutoff)
     return [_ordered_sum(values[::-1]) / len(values)]
 
@@ -636,8 +648,9 @@ def _set_map(t, _p, _o):
     """set_P * set_recall (trec_eval's "set map")."""
     if not (t.num_ret and t.num_rel):
         return [0.0]
-    rel_ret = count_rel_ret(t)
-    return [(rel_ret / t.num_ret) * (rel_ret / t.num_rel)]
+    rel_ret = float(count_rel_ret(t))
+    # trec_eval's arithmetic: rel_ret**2 / (ret * R); (rel_ret/ret) * (rel_ret/R) differs in the last bit.
+    return [(rel_ret * rel_ret) / (float(t.num_ret) * float(t.num_rel))]
 
 
 def _set_f(t, params, _o):
