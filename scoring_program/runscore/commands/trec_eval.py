@@ -311,6 +311,7 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
     dtype = np.float64 if settings.v10 else np.float32
     computed = [m for m in measures if m not in ("runid", "num_q")]
     result = Evaluation()
+    levels_bound = 0        # form_res_rels' rel_levels array: te_chk_and_malloc's bound, kept across topics
     if settings.v10:
         order = sorted(qrels.topics)
     else:
@@ -340,6 +341,15 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
                                       "trec_eval: Can't calculate measure '%s'\n" % (twice[0], computed[0]), 4,
                                       "%s:%d: error: duplicate judgement of %s in topic %s (first at line %d)"
                                       % (settings.qrels_path, twice[2], twice[0], qid, twice[1]))
+            needed = max(rel for _d, rel, _l in qrels.topics[qid]) + 1
+            if needed <= levels_bound and levels_bound == 0:
+                # Only negative grades, and no topic before allocated the array: te_chk_and_malloc returns its
+                # NULL pointer and trec_eval gives up (a later such topic reuses the array and scores 0).
+                raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
+                                      "%s: error: topic %s has only negative grades (trec_eval fails on it when "
+                                      "it is the first topic evaluated)" % (settings.qrels_path, qid))
+            if needed > levels_bound:
+                levels_bound += needed
             judged = judge_ranking(docnos, grades, settings.level)
             if settings.judged_only:
                 judged.rels = judged.rels[judged.rels >= 0]

@@ -187,16 +187,10 @@ def recall_point_cutoff(p: float, num_rel: int, rule: str) -> int:
 
 def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: str) -> List[float]:
     """Max precision at or after the rank of the c_p-th retrieved relevant document, for each recall point p."""
+    if topic.num_ret == 0 or topic.level <= 0:
+        return _c_interpolated_precision(topic, points, rule)
     relevant = topic.relevant
     num_rel_ret = int(np.count_nonzero(relevant))
-    if topic.num_ret == 0:
-        # trec_eval starts from precision num_rel_ret / num_ret = 0/0 (-nan on x86) and gives it to the recall
-        # points from the first one down to the last whose cutoff is 0 (scanning from the end).
-        cutoffs = [recall_point_cutoff(p, topic.num_rel, rule) for p in points]
-        last = len(cutoffs) - 1
-        while last >= 0 and cutoffs[last] > 0:
-            last -= 1
-        return [-math.nan if i <= last else 0.0 for i in range(len(cutoffs))]
     if num_rel_ret == 0:
         return [0.0] * len(points)
     ranks = np.arange(1, topic.num_ret + 1)
@@ -216,6 +210,61 @@ def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: st
         else:
             out.append(float(tail_max[rel_ranks[c - 1]]))
     return out
+
+
+def _c_interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: str) -> List[float]:
+    """trec_eval's loop itself (m_iprec_at_recall.c), for the cases where it is not the definition: an empty
+    ranking starts from precision 0/0 (-nan on x86) and gives it to the recall points whose cutoff is 0; with
+    -l 0 or below, num_rel_ret counts judged documents only while the loop tests `grade >= level` rank by rank
+    (so a document outside the pool counts there with -l -1)."""
+    rels = topic.rels.tolist()
+    level = topic.level
+    num_ret, num_rel_ret = len(rels), count_rel_ret(topic)
+    cutoffs = [recall_point_cutoff(p, topic.num_rel, rule) for p in points]
+    values = [0.0] * len(points)
+    current = len(points) - 1
+    while current >= 0 and cutoffs[current] > num_rel_ret:
+        current -= 1
+    int_precis = c_div(float(num_rel_ret), float(num_ret))
+    rel_so_far = num_rel_ret
+    i = num_ret
+    while i > 0 and rel_so_far > 0:
+        precis = rel_so_far / i
+        if int_precis < precis:
+            int_precis = precis
+        if rels[i - 1] >= level:
+            while current >= 0 and rel_so_far == cutoffs[current]:
+                values[current] = int_precis
+                current -= 1
+            rel_so_far -= 1
+        i -= 1
+    while current >= 0:
+        values[current] = int_precis
+        current -= 1
+    return values
+
+
+def _c_rprec_mult(t: JudgedTopic, params) -> List[float]:
+    """trec_eval's Rprec_mult loop itself (m_Rprec_mult.c), for -l 0 or below (see _c_interpolated_precision)."""
+    rels = t.rels.tolist()
+    num_ret, num_rel_ret = len(rels), count_rel_ret(t)
+    cutoffs = [int(m * t.num_rel + 0.9) for m in params]
+    values = [0.0] * len(cutoffs)
+    current = len(cutoffs) - 1
+    while current >= 0 and cutoffs[current] > num_ret:
+        values[current] = c_div(float(num_rel_ret), float(cutoffs[current]))
+        current -= 1
+    rel_so_far = num_rel_ret
+    i = num_ret
+    while i > 0 and rel_so_far > 0:
+        precis = rel_so_far / i
+        while current >= 0 and i == cutoffs[current]:
+            values[current] = precis
+            current -= 1
+        if rels[i - 1] >= t.level:
+            rel_so_far -= 1
+        i -= 1
+    return values
 
 
 def average_precision(topic: JudgedTopic, cutoff: Optional[int] = None) -> float:
@@ -399,6 +448,8 @@ def _infap(t, _p, _o):
 
 def _rprec_mult(t, params, o):
     """Precision at ceil-ish(m * R) documents for each multiple m (cutoff (long)(m*R + 0.9), never lround)."""
+    if t.level <= 0:
+        return _c_rprec_mult(t, params)
     num_ret, num_rel_ret = t.num_ret, count_rel_ret(t)
     out = []
     for m in params:
@@ -434,7 +485,7 @@ def _bin_g(t, _p, _o):
     for i in np.flatnonzero(t.relevant).tolist():
         rel_so_far += 1
         total += 1.0 / math.log2(3 + i - rel_so_far)
-    return [total / t.num_rel if rel_so_far else 0.0]
+    return [c_div(total, float(t.num_rel)) if rel_so_far else 0.0]
 
 
 class _IdealWalk:
