@@ -269,13 +269,13 @@ def _c_rprec_mult(t: JudgedTopic, params) -> List[float]:
 
 def average_precision(topic: JudgedTopic, cutoff: Optional[int] = None) -> float:
     """AP over the first `cutoff` ranks (all when None), divided by R; 0 when R = 0."""
-    num_rel = topic.num_rel
-    if num_rel == 0:
-        return 0.0
     relevant = topic.relevant if cutoff is None else topic.relevant[:cutoff]
     rel_ranks = np.flatnonzero(relevant) + 1
+    if rel_ranks.shape[0] == 0:
+        return 0.0
     precisions = np.arange(1, rel_ranks.shape[0] + 1) / rel_ranks
-    return _ordered_sum(precisions) / num_rel
+    # As m_map.c: with -l 0 or below a document outside the pool counts rank by rank but not in R (x/0 = inf).
+    return c_div(_ordered_sum(precisions), float(topic.num_rel))
 
 
 def _ordered_sum(values) -> float:
