@@ -668,6 +668,8 @@ def _prefix_sum(values: np.ndarray, k: int) -> float:
 
 
 def _map_cut(t, params, _o):
+    if t.num_rel == 0:
+        return [0.0] * len(params)      # m_map_cut.c returns before its loop (unlike m_map.c)
     return [average_precision(t, k) for k in params]
 
 
