@@ -1,0 +1,82 @@
+"""`runscore trec_eval` against the real trec_eval 9.0.8 and 10.0 binaries, byte for byte (stdout and exit code).
+
+Seeded tricky qrels/run pairs (trec_eval_peer.pair: C-isspace separators and the bytes that are not, BOM,
+CRLF, non-ASCII and long docnos, lenient scores and grades, duplicates, one-sided topics, malformed lines) x
+the option sets of issue 19 x both versions. The suite runs a few seconds' worth; `make fuzz` sets
+RUNSCORE_FUZZ_TREC_EVAL_PAIRS for the long run. Skips (with the reason) where ../shared or a C compiler is
+absent.
+"""
+import os
+
+import pytest
+
+import trec_eval_peer as peer
+
+PAIRS = int(os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_PAIRS", "12"))
+VERSIONS = ("9.0.8", "10.0")
+
+
+def _need(version):
+    path, why = peer.binary(version)
+    if path is None:
+        pytest.skip(why)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_random_tricky_pairs_match_trec_eval_byte_for_byte(tmp_path, version):
+    _need(version)
+    failures = []
+    for seed in range(PAIRS):
+        qrels, run = peer.pair(seed, version == "10.0")
+        for options in peer.OPTION_SETS:
+            problem = peer.compare(qrels, run, options, version, str(tmp_path))
+            if problem:
+                failures.append("seed %d: %s" % (seed, problem))
+    assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])
+
+
+# Hand-made cases of issue 19, each a (qrels, run, options) that once differed.
+CASES = [
+    ("set_map arithmetic: rel_ret**2 / (ret * R)",
+     b"".join(b"1 0 r%d 1\n" % i for i in range(10)),
+     b"".join(b"1 Q0 %s %d %d r\n" % (b"r%d" % i if i < 3 else b"n%d" % i, i, 100 - i) for i in range(16)),
+     ["-m", "set_map", "-q"]),
+    ("-nan for an empty ranking after -M 0", b"1 0 a 1\n1 0 b 0\n", b"1 Q0 a 1 0.5 r\n", ["-M", "0", "-q"]),
+    ("-nan for an empty ranking after -J", b"1 0 a 1\n", b"1 Q0 x 1 0.5 r\n", ["-J", "-q", "-m", "all_trec"]),
+    ("9.0.8 -c with no common topic: exit 7", b"1 0 a 1\n", b"2 Q0 a 1 0.5 r\n", ["-c"]),
+    ("-l -1", b"1 0 a 1\n1 0 b -1\n", b"1 Q0 a 1 0.5 r\n1 Q0 c 2 0.4 r\n", ["-l", "-1", "-q", "-m", "all_trec"]),
+    ("qrels blank line: Malformed line", b"1 0 a 1\n\n1 0 b 0\n", b"1 Q0 a 1 0.5 r\n", []),
+    ("qrels 5 fields: Malformed line", b"1 0 a 1 x\n", b"1 Q0 a 1 0.5 r\n", []),
+    ("NBSP is not a separator", b"1 0 d2\xc2\xa0x 1\n", b"1 Q0 d2\xc2\xa0x 2 0.5 r\n", ["-q"]),
+    ("BOM kept in the first topic id", b"\xef\xbb\xbf1 0 a 1\n1 0 b 1\n", b"\xef\xbb\xbf1 Q0 a 1 0.5 r\n", ["-q"]),
+    ("CR-only run is one line", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\r1 Q0 b 2 0.4 r\r", ["-q"]),
+    ("CR-only qrels is malformed", b"1 0 a 1\r1 0 b 1\r", b"1 Q0 a 1 0.5 r\n", []),
+    ("10.0 missing topic without -c: exit 4 after partial output", b"1 0 a 1\n2 0 b 1\n", b"1 Q0 a 1 0.5 r\n",
+     ["-q"]),
+    ("duplicate judgement: exit 4", b"1 0 a 1\n1 0 a 0\n", b"1 Q0 a 1 0.5 r\n", []),
+    ("duplicate docno within -M: exit 4", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n1 Q0 a 2 0.4 r\n", ["-q"]),
+    ("duplicate docno beyond -M: no error", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n1 Q0 a 3 0.1 r\n",
+     ["-M", "2"]),
+    ("duplicate docno in a topic without qrels: no error", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n2 Q0 b 1 1 r\n2 Q0 b 2 1 r\n",
+     []),
+    ("malformed run line: exit 2", b"1 0 a 1\n", b"1 Q0 a 1 0.5\n", []),
+    ("empty run: exit 2", b"1 0 a 1\n", b"", []),
+    ("scores atof reads", b"1 0 a 1\n1 0 b 1\n1 0 c 0\n1 0 d 0\n1 0 e 1\n1 0 f 0\n",
+     b"1 Q0 a 1 abc r\n1 Q0 b 2 0x1A r\n1 Q0 c 3 inf r\n1 Q0 d 4 1e400 r\n1 Q0 e 5 1.5x r\n1 Q0 f 6 -inf r\n",
+     ["-q", "-m", "all_trec"]),
+    ("grades atol reads", b"1 0 a 1.5\n1 0 b rel\n1 0 c +2\n", b"1 Q0 a 1 1 r\n1 Q0 b 2 2 r\n1 Q0 c 3 3 r\n",
+     ["-q", "-m", "all_trec"]),
+    ("usage: exit 1", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n", ["-m", "mapp"]),
+    ("9.0.8 has no rbp (10.0 has)", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n", ["-m", "rbp"]),
+    ("first topic with only negative grades: exit 4", b"1 0 a -1\n2 0 b 1\n", b"1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n", []),
+    ("-c summary num_rel counts grades > 0 whatever -l", b"1 0 a 1\n1 0 b 2\n2 0 c 1\n", b"1 Q0 a 1 1 r\n",
+     ["-c", "-l", "2"]),
+]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name,qrels,run,options", CASES, ids=[c[0] for c in CASES])
+def test_issue_19_cases_match_trec_eval(tmp_path, version, name, qrels, run, options):
+    _need(version)
+    problem = peer.compare(qrels, run, options, version, str(tmp_path))
+    assert problem is None, problem
