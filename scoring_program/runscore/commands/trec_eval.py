@@ -19,6 +19,7 @@ from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
 from ..label import judge_ranking
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, REGISTRY, V10_ONLY,
                              TrecOptions, evaluate_topic)
+from ..qrels import MAX_GRADE
 from ..rankeval import TopicRun, ranked_docnos
 from .trec_eval_files import Note, TrecEvalFailure, c_atol, read_qrels, read_run
 
@@ -348,6 +349,12 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
                 raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
                                       "%s: error: topic %s has only negative grades (trec_eval fails on it when "
                                       "it is the first topic evaluated)" % (settings.qrels_path, qid))
+            if needed - 1 > MAX_GRADE:
+                # trec_eval allocates and clears grade + 1 longs per topic (gigabytes here, or a failed malloc).
+                raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
+                                      "%s: error: topic %s has grade %d; runscore refuses grades above %d "
+                                      "(trec_eval would allocate an array of that many counts)"
+                                      % (settings.qrels_path, qid, needed - 1, MAX_GRADE))
             if needed > levels_bound:
                 levels_bound += needed
             judged = judge_ranking(docnos, grades, settings.level)
@@ -460,6 +467,7 @@ def _read_bytes(path: str, what: str) -> bytes:
 
 def _report_notes(notes, path: str, strict: bool, code: int) -> Optional[int]:
     """Print what trec_eval reads silently: warnings, or errors with --strict (then the exit code)."""
+    notes = sorted(notes, key=lambda note: note.line)
     for note in notes[:50]:
         where = "%s:%d" % (path, note.line) if note.line else path
         print("%s: %s: %s" % (where, "error" if strict else "warning", note.message), file=sys.stderr)

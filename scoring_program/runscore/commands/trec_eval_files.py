@@ -77,6 +77,9 @@ def c_atol(text: bytes) -> int:
     match = _INTEGER_PREFIX.match(text)
     if not match:
         return 0
+    digits = match.group(0).lstrip(b"+-").lstrip(b"0")
+    if len(digits) > 19:                # beyond long either way (and beyond Python's int() digit limit)
+        return LONG_MIN if text.startswith(b"-") else LONG_MAX
     return max(LONG_MIN, min(LONG_MAX, int(match.group(0))))
 
 
