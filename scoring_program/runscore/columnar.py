@@ -166,7 +166,7 @@ def pack_strings(texts: List[str], words: int = 0) -> Optional[np.ndarray]:
 
 def unpack_words(words: np.ndarray) -> List[str]:
     """The strings of packed words (pack_fields, pack_strings), for the exact path: ASCII ids, no NUL."""
-    return [row.tobytes().rstrip(b"\0").decode("ascii") for row in words.astype(">u8")]
+    return [row.tobytes().rstrip(b"\0").decode("latin-1") for row in words.astype(">u8")]
 
 
 def widen(words: np.ndarray, count: int) -> np.ndarray:
@@ -215,7 +215,7 @@ def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Opt
     negative = chars[:, 0] == 45
     values[negative] = -values[negative]
     for i in np.flatnonzero(~simple).tolist():
-        text = buf[starts[i]:ends[i]].tobytes().decode("ascii")
+        text = buf[starts[i]:ends[i]].tobytes().decode("latin-1")     # any byte: the grammar decides
         if not _NUMBER.fullmatch(text):
             return None
         value = float(text)
@@ -334,6 +334,11 @@ class _Reader:
                  c_space: bool = False):
         self.layout = layout
         self.whitespace = _C_SPACE if c_space else _WHITESPACE
+        # trec_eval's bytes (`c_space`): ids may hold any byte but NUL, are decoded as Latin-1 (one character a
+        # byte, as commands.trec_eval_files) and may be of any length; otherwise ASCII ids of at most
+        # MAX_FIELD_BYTES, as the tasks' exact readers decode them.
+        self.encoding = "latin-1" if c_space else "ascii"
+        self.max_field = None if c_space else MAX_FIELD_BYTES
         self.grade_letters = _letter_table(grade_map)
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments
@@ -363,6 +368,8 @@ class _Reader:
         return False
 
     def _chunk(self, data: bytes) -> bool:
+        if self.lines_before == 0 and data.startswith(b"\xef\xbb\xbf"):
+            return False                # a byte order mark: the exact readers say something about it
         buf = padded_buffer(data)
         if buf.shape[0] == 0:
             return True
@@ -387,7 +394,8 @@ class _Reader:
         if buf[-1] != 10:
             return None
         fields = self.fields
-        cuts = np.flatnonzero(buf.view(np.int8) < 33)   # also bytes >= 0x80 (negative): then kinds fail
+        # Also bytes >= 0x80 (negative as int8) unless ids may hold them: then the kinds below fail.
+        cuts = np.flatnonzero(buf < 33) if self.encoding == "latin-1" else np.flatnonzero(buf.view(np.int8) < 33)
         if cuts.shape[0] % fields or buf[0] < 33:
             return None
         kinds = buf[cuts].reshape(-1, fields)
@@ -412,7 +420,7 @@ class _Reader:
 
     def _general_fields(self, buf):
         """Any whitespace between fields, blank lines, extra fields: (fields, line numbers, lines) or None."""
-        if int(buf.max()) >= 0x80 or np.count_nonzero(buf == 0):
+        if (self.encoding == "ascii" and int(buf.max()) >= 0x80) or np.count_nonzero(buf == 0):
             return None
         newline = np.flatnonzero(buf == 10)
         line_ends = newline if newline.shape[0] and newline[-1] == buf.shape[0] - 1 else \
@@ -447,7 +455,7 @@ class _Reader:
         return [(starts[first + i], ends[first + i]) for i in range(self.fields)], self.lines_before + kept + 1, lines
 
     def _columns(self, buf, field, line_numbers) -> bool:
-        if any(int((e - s).max()) > MAX_FIELD_BYTES for s, e in field):
+        if self.max_field is not None and any(int((e - s).max()) > self.max_field for s, e in field):
             return False
         if self.layout == QRELS:
             grade = parse_grades(buf, *field[3], self.grade_letters)
@@ -463,7 +471,7 @@ class _Reader:
             return False
         self.store.add(topic, pack_fields(buf, *field[2]), score)
         last = int(line_numbers.shape[0]) - 1
-        self.run_id = buf[field[5][0][last]:field[5][1][last]].tobytes().decode("ascii")
+        self.run_id = buf[field[5][0][last]:field[5][1][last]].tobytes().decode(self.encoding)
         return True
 
     def _topics(self, buf, field, line_numbers) -> np.ndarray:
@@ -474,7 +482,7 @@ class _Reader:
         segment_starts = np.flatnonzero(change)
         segment_codes = np.empty(segment_starts.shape[0], dtype=np.int32)
         for i, row in enumerate(segment_starts.tolist()):
-            topic = buf[field[0][row]:field[1][row]].tobytes().decode("ascii")
+            topic = buf[field[0][row]:field[1][row]].tobytes().decode(self.encoding)
             code = self.codes.get(topic)
             if code is None:
                 code = self.codes[topic] = len(self.topics)

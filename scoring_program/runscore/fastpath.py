@@ -15,6 +15,7 @@ import numpy as np
 
 from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns, unpack_words
 from .columnar_qrels import ColumnarQrels
+from .qrels import MAX_GRADE
 from .errors import Diagnostics, RunError
 from .measures.trec import TrecOptions
 from .textfile import MAX_FILE_BYTES
@@ -185,10 +186,14 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
         return None
     if parsed.notes or any(parsed.duplicate(qid) for qid in parsed.topics):
         return None
+    if any(not docno.isascii() for entries in parsed.topics.values() for docno, _rel, _line in entries):
+        return None                 # QrelsColumns packs ids as UTF-8; the run's words are its raw bytes
     run = read(run_path, TREC, comments=settings.v10, c_space=True)
     if run is None:
         return None
     qrels = {qid: parsed.grades(qid) for qid in parsed.topics}
+    if any(not 0 <= max(grades.values()) <= MAX_GRADE for grades in qrels.values()):
+        return None                 # trec_eval's rel_levels array: the exact path words what it does
     in_run = set(run.topics)
     if settings.v10:
         if any(qid not in in_run for qid in qrels):

@@ -308,7 +308,7 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
     """trec_eval's main loop on parsed files (trec_eval_files.Qrels, Run). Per-topic lines go to `out` as the
     topics are evaluated, so a failure (TrecEvalFailure) leaves there what trec_eval printed before it."""
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9",
-                          num_docs_in_coll=settings.num_docs_in_coll)
+                          num_docs_in_coll=settings.num_docs_in_coll, empty_is_nan=True)
     dtype = np.float64 if settings.v10 else np.float32
     computed = [m for m in measures if m not in ("runid", "num_q")]
     result = Evaluation()

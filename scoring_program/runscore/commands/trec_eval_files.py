@@ -150,7 +150,7 @@ def _check_nul(data: bytes, path: str, what: str) -> None:
 
 
 def _line_ends_note(data: bytes, notes: List[Note]) -> None:
-    if b"\r" in data and b"\n" not in data.rstrip(b"\r\n\t\v\f "):
+    if b"\r" in data and b"\n" not in data:
         notes.append(Note(1, "the file has CR line ends only: trec_eval reads it as one line"))
 
 

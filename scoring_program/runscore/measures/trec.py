@@ -50,10 +50,13 @@ class TrecOptions:
     11pt_avg (and Rprec_mult, which trec_eval never changed): `v9` = (long)(p*R + 0.9) in doubles (trec_eval
     9.x), `v10` = lround(p*R) (10.0), `ceil` = integer ceil(R*p) (trec_eval 7.2, NTCIR-1 era).
     num_docs_in_coll: trec_eval -N, used only by utility's fourth coefficient.
+    empty_is_nan: an empty ranking gets trec_eval's 0/0 (-nan) in iprec_at_recall and 11pt_avg, as `runscore
+    trec_eval` prints it after -M 0 or -J; the tasks score a topic missing from the run as 0 everywhere.
     """
 
     interp_cutoff: str = "v9"
     num_docs_in_coll: int = 0
+    empty_is_nan: bool = False
 
 
 @dataclass(frozen=True)
@@ -185,8 +188,11 @@ def recall_point_cutoff(p: float, num_rel: int, rule: str) -> int:
     raise ValueError("unknown interpolation rule %r" % rule)
 
 
-def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: str) -> List[float]:
+def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: str,
+                           empty_is_nan: bool = False) -> List[float]:
     """Max precision at or after the rank of the c_p-th retrieved relevant document, for each recall point p."""
+    if topic.num_ret == 0 and not empty_is_nan:
+        return [0.0] * len(points)
     if topic.num_ret == 0 or topic.level <= 0:
         return _c_interpolated_precision(topic, points, rule)
     relevant = topic.relevant
@@ -392,7 +398,7 @@ def _recip_rank(t, _p, _o):
 
 
 def _iprec(t, params, o):
-    return interpolated_precision(t, params, o.interp_cutoff)
+    return interpolated_precision(t, params, o.interp_cutoff, o.empty_is_nan)
 
 
 def _precision(t, params, _o):
@@ -475,7 +481,7 @@ def _11pt(t, params, o):
     """Mean of interpolated precision over the recall points (default the 11 points 0.0 ... 1.0)."""
     if len(params) == 0:
         raise ValueError("11pt_avg needs at least one recall point")
-    values = interpolated_precision(t, params, o.interp_cutoff)
+    values = interpolated_precision(t, params, o.interp_cutoff, o.empty_is_nan)
     return [_ordered_sum(values[::-1]) / len(values)]
 
 
