@@ -12,7 +12,7 @@ import pytest
 
 import trec_eval_peer as peer
 
-PAIRS = int(os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_PAIRS", "12"))
+PAIRS = int(os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_PAIRS", "6"))
 VERSIONS = ("9.0.8", "10.0")
 
 
@@ -22,9 +22,12 @@ def _need(version):
         pytest.skip(why)
 
 
+@pytest.mark.parametrize("path", ["exact", "fast"])
 @pytest.mark.parametrize("version", VERSIONS)
-def test_random_tricky_pairs_match_trec_eval_byte_for_byte(tmp_path, version):
+def test_random_tricky_pairs_match_trec_eval_byte_for_byte(tmp_path, monkeypatch, version, path):
+    """Both readers: the exact one, and the columnar fast path forced on (it declines what it cannot take)."""
     _need(version)
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "1" if path == "fast" else "0")
     failures = []
     for seed in range(PAIRS):
         qrels, run = peer.pair(seed, version == "10.0")
@@ -76,7 +79,8 @@ CASES = [
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("name,qrels,run,options", CASES, ids=[c[0] for c in CASES])
-def test_issue_19_cases_match_trec_eval(tmp_path, version, name, qrels, run, options):
+def test_issue_19_cases_match_trec_eval(tmp_path, monkeypatch, version, name, qrels, run, options):
     _need(version)
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "0")
     problem = peer.compare(qrels, run, options, version, str(tmp_path))
     assert problem is None, problem
