@@ -28,7 +28,8 @@ QRELS = "qrels"      # TREC qrels `topic iter docno grade`, >= 4 fields (qrels.p
 LAYOUTS = (TREC, NACSIS, QRELS)
 
 CHUNK_BYTES = 4 * 1024 * 1024
-MAX_FIELD_BYTES = 256          # longer ids go to the exact reader
+MAX_FIELD_BYTES = 256          # longer ids go to the exact reader (except in trec_eval's reader: LONG_ID_BYTES)
+LONG_ID_BYTES = 64             # trec_eval's reader: a longer document id takes the long-id layout (ColumnarRun)
 PAD = MAX_FIELD_BYTES + 8
 FAST_DIGITS = 15               # a decimal with at most 15 digits is exact as mantissa / 10**k (Clinger)
 
@@ -63,6 +64,11 @@ class ColumnarRun:
     starts: np.ndarray
     run_id: str
     dummy: str = ""
+    # Document ids longer than LONG_ID_BYTES (trec_eval's reader only, `c_space`): such a row holds the first
+    # words of its id and, in one extra last column, 1 + the id's rank among the distinct long ids (every other
+    # row has 0 there), so the words still compare as the bytes do and one long id does not widen every row.
+    # long_ids: the distinct long ids as words, sorted (row k has code k + 1); None when there is none.
+    long_ids: Optional[np.ndarray] = None
 
     def __len__(self) -> int:
         return int(self.topic.shape[0])
@@ -339,6 +345,8 @@ class _Reader:
         # MAX_FIELD_BYTES, as the tasks' exact readers decode them.
         self.encoding = "latin-1" if c_space else "ascii"
         self.max_field = None if c_space else MAX_FIELD_BYTES
+        self.long_rows: List[np.ndarray] = []       # rows (in store order) whose document id is a long one
+        self.long_words: List[np.ndarray] = []      # and those ids as words
         self.grade_letters = _letter_table(grade_map)
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments
@@ -469,7 +477,15 @@ class _Reader:
         topic = self._topics(buf, field[0], line_numbers)
         if self.layout == NACSIS and not self._nacsis_checks(buf, field, score, topic):
             return False
-        self.store.add(topic, pack_fields(buf, *field[2]), score)
+        doc_starts, doc_ends = field[2]
+        if self.max_field is None:
+            long = np.flatnonzero(doc_ends - doc_starts > LONG_ID_BYTES)
+            if long.shape[0]:
+                self.long_rows.append(long + self.store.size)
+                self.long_words.append(pack_fields(buf, doc_starts[long], doc_ends[long]))
+                doc_ends = doc_ends.copy()
+                doc_ends[long] = doc_starts[long] + 8      # a placeholder word; finish() writes the row
+        self.store.add(topic, pack_fields(buf, doc_starts, doc_ends), score)
         last = int(line_numbers.shape[0]) - 1
         self.run_id = buf[field[5][0][last]:field[5][1][last]].tobytes().decode(self.encoding)
         return True
@@ -574,6 +590,8 @@ class _Reader:
             self.declined = (0, 0, "a Topic-ID out of order after line %d" % self.lines_before)
             return False
         topic, docno, score = other.store.columns()
+        self.long_rows.extend(rows + self.store.size for rows in other.long_rows)
+        self.long_words.extend(other.long_words)
         self.store.add(mapping[topic], docno, score)
         self.lines_before += other.lines_before
         self.last_topic = int(mapping[other.last_topic])
@@ -592,12 +610,64 @@ class _Reader:
         starts = np.zeros(len(self.topics) + 1, dtype=np.int64)
         np.cumsum(counts, out=starts[1:])
         order = None if self.grouped else np.argsort(topic, kind="stable")
+        long_ids = None
+        if self.long_rows:
+            docno, long_ids = _with_long_ids(docno, np.concatenate(self.long_rows), self.long_words)
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
-                          (self.dummy or b"").decode("ascii"))
+                          (self.dummy or b"").decode("ascii"), long_ids)
         if has_duplicates(run):
             self.declined = (0, 0, "a document listed twice for one topic")
             return None
         return run
+
+
+def _with_long_ids(docno: np.ndarray, rows: np.ndarray, parts: List[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+    """The docno words with one more column (see ColumnarRun.long_ids) and the sorted distinct long ids. Costs one
+    copy of the word matrix and a sort of the long ids' words, whatever their number."""
+    longest = max(part.shape[1] for part in parts)
+    words = np.vstack([widen(part, longest) for part in parts])
+    unique, codes = _distinct_rows(words)
+    width = docno.shape[1]
+    out = np.zeros((docno.shape[0], width + 1), dtype=np.uint64)
+    out[:, :width] = docno
+    out[rows, :width] = words[:, :width]
+    out[rows, width] = codes
+    return out, unique
+
+
+def _distinct_rows(words: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(the distinct rows sorted, 1 + the index of each row among them)."""
+    order = np.lexsort(words.T[::-1])
+    ordered = words[order]
+    new = np.ones(ordered.shape[0], dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    codes = np.empty(ordered.shape[0], dtype=np.uint64)
+    codes[order] = np.cumsum(new)
+    return ordered[new], codes
+
+
+def long_id_words(words: np.ndarray, width: int, long_ids: np.ndarray) -> np.ndarray:
+    """Rows in the long-id layout (ColumnarRun.long_ids) for ids given as words, e.g. a qrels file's long ids:
+    the first `width` words and the code of the equal run id (an id no run line has gets a code of its own
+    above every run code, so it matches nothing)."""
+    common = max(words.shape[1], long_ids.shape[1])
+    both = np.vstack([widen(long_ids, common), widen(words, common)])
+    from_run = np.zeros(both.shape[0], dtype=bool)
+    from_run[:long_ids.shape[0]] = True
+    order = np.lexsort((~from_run,) + tuple(both.T[::-1]))      # equal rows together, the run's first
+    ordered = both[order]
+    group = np.cumsum(np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]) - 1
+    group_code = np.zeros(int(group[-1]) + 1, dtype=np.uint64)
+    run_rows = from_run[order]
+    group_code[group[run_rows]] = order[run_rows].astype(np.uint64) + np.uint64(1)
+    codes = np.empty(words.shape[0], dtype=np.uint64)
+    codes[order[~run_rows] - long_ids.shape[0]] = group_code[group[~run_rows]]
+    absent = codes == 0
+    codes[absent] = np.uint64(1 << 62) + np.arange(int(np.count_nonzero(absent)), dtype=np.uint64)
+    out = np.zeros((words.shape[0], width + 1), dtype=np.uint64)
+    out[:, :width] = widen(words, width)[:, :width]
+    out[:, width] = codes
+    return out
 
 
 class _Store:

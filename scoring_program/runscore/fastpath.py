@@ -13,7 +13,9 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns, unpack_words
+from .columnar import (LONG_ID_BYTES, NACSIS, QRELS, TREC, ColumnarRun, long_id_words, pack_fields, padded_buffer,
+                       read_columns,
+                       unpack_words, widen)
 from .columnar_qrels import ColumnarQrels
 from .qrels import MAX_GRADE
 from .errors import Diagnostics, RunError
@@ -166,6 +168,35 @@ def topic_runs(run: ColumnarRun) -> Dict:
 
 # ------------------------------------------------------------------------------ runscore trec_eval ---
 
+def _trec_eval_packer(run: ColumnarRun):
+    """How the qrels ids become words comparable with this run's: their Latin-1 bytes, and (when the run has
+    ids longer than columnar.LONG_ID_BYTES) the run's layout for long ids (ColumnarRun.long_ids)."""
+    def pack(docnos: List[str]):
+        raw = [d.encode("latin-1") for d in docnos]
+        long = [i for i, text in enumerate(raw) if len(text) > LONG_ID_BYTES]
+        if run.long_ids is None:
+            return pack_fields_of(raw)
+        width = run.docno.shape[1] - 1
+        keep = set(long)
+        words = widen(pack_fields_of([b"" if i in keep else text for i, text in enumerate(raw)]), width + 1)
+        if long:
+            rows = long_id_words(pack_fields_of([raw[i] for i in long]), width, run.long_ids)
+            words[long] = widen(rows, words.shape[1])
+        return words
+    return pack
+
+
+def pack_fields_of(texts: List[bytes]) -> np.ndarray:
+    """pack_strings for bytes (no NUL, no LF: a qrels id read by trec_eval's rules has neither)."""
+    blob = b"\n".join(texts) + b"\n"
+    buf = padded_buffer(blob)
+    ends = np.flatnonzero(buf == 10)
+    starts = np.empty_like(ends)
+    starts[0:1] = 0
+    starts[1:] = ends[:-1] + 1
+    return pack_fields(buf, starts, ends)
+
+
 def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
               problem=Exception):
     """commands.trec_eval's main loop for a big clean run, read as columns: (Evaluation, run id), or None (then
@@ -186,8 +217,6 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
         return None
     if parsed.notes or any(parsed.duplicate(qid) for qid in parsed.topics):
         return None
-    if any(not docno.isascii() for entries in parsed.topics.values() for docno, _rel, _line in entries):
-        return None                 # QrelsColumns packs ids as UTF-8; the run's words are its raw bytes
     run = read(run_path, TREC, comments=settings.v10, c_space=True)
     if run is None:
         return None
@@ -205,7 +234,8 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
         return None
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in measures if m not in ("runid", "num_q")]
-    per_topic = evaluate_with_columns(run, QrelsColumns(qrels), topics, computed, settings.level, options, "desc",
+    columns = QrelsColumns(qrels, _trec_eval_packer(run))
+    per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
                                       settings.max_docs, params, np.float64 if settings.v10 else np.float32)
     result = Evaluation()
     for qid in topics:
