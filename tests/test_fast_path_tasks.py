@@ -213,3 +213,18 @@ def test_a_run_too_big_for_the_exact_reader_says_where_the_fast_reader_stopped(t
     assert message.startswith("ntc1: error: file is %d bytes: a run over 0 MiB is read only by the fast reader"
                               % os.path.getsize(r))
     assert "it stopped at lines 1-%d (an error, or a warning such as a blank line" % len(lines) in message
+
+
+def test_a_space_separated_ntcir1_run_takes_the_fast_path_with_the_same_warning(tmp_path, monkeypatch):
+    q, r = _files(tmp_path)
+    with open(r) as handle:
+        spaced = handle.read().replace("\t", " ")
+    with open(r, "w") as handle:
+        handle.write(spaced)
+    fast_runs, fast_diags, fast_scores = _ntcir1(monkeypatch, "1", (q, {}), r)
+    assert isinstance(fast_runs[0].data.topics, columnar.ColumnarRun)
+    exact_runs, exact_diags, exact_scores = _ntcir1(monkeypatch, "0", (q, {}), r)
+    assert isinstance(exact_runs[0].data.topics, dict)
+    assert fast_diags == exact_diags
+    assert any("line has no TAB" in line for line in fast_diags)
+    assert fast_scores == exact_scores

@@ -41,6 +41,11 @@ _C_SPACE = np.zeros(256, dtype=bool)
 _C_SPACE[[9, 10, 11, 12, 13, 32]] = True
 _NACSIS_FORBIDDEN = _WHITESPACE.copy()          # inside a NACSIS file only TAB and LF may separate
 _NACSIS_FORBIDDEN[[9, 10]] = False
+# A NACSIS file without any TAB: the task's parser splits its lines on whitespace, with one warning; the fast
+# reader takes it when spaces alone separate (any other whitespace, which the exact reader's line splitting
+# may treat differently, sends the file to the exact reader).
+_NACSIS_SPACES_FORBIDDEN = _NACSIS_FORBIDDEN.copy()
+_NACSIS_SPACES_FORBIDDEN[[9, 32]] = [True, False]
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _POW10 = 10.0 ** np.arange(FAST_DIGITS + 8)
 
@@ -69,6 +74,7 @@ class ColumnarRun:
     # row has 0 there), so the words still compare as the bytes do and one long id does not widen every row.
     # long_ids: the distinct long ids as words, sorted (row k has code k + 1); None when there is none.
     long_ids: Optional[np.ndarray] = None
+    space_separated: bool = False   # NACSIS: no TAB in the file, fields split on spaces (the task warns once)
 
     def __len__(self) -> int:
         return int(self.topic.shape[0])
@@ -345,6 +351,7 @@ class _Reader:
         # MAX_FIELD_BYTES, as the tasks' exact readers decode them.
         self.encoding = "latin-1" if c_space else "ascii"
         self.max_field = None if c_space else MAX_FIELD_BYTES
+        self.nacsis_spaces: Optional[bool] = None     # NACSIS: does the file separate fields with spaces?
         self.long_rows: List[np.ndarray] = []       # rows (in store order) whose document id is a long one
         self.long_words: List[np.ndarray] = []      # and those ids as words
         self.grade_letters = _letter_table(grade_map)
@@ -378,6 +385,12 @@ class _Reader:
     def _chunk(self, data: bytes) -> bool:
         if self.lines_before == 0 and data.startswith(b"\xef\xbb\xbf"):
             return False                # a byte order mark: the exact readers say something about it
+        if self.layout == NACSIS:
+            spaces = data.find(b"\t") < 0
+            if self.nacsis_spaces is None:
+                self.nacsis_spaces = spaces
+            elif spaces != self.nacsis_spaces:
+                return False            # TAB lines and space lines: the exact reader words the mix
         buf = padded_buffer(data)
         if buf.shape[0] == 0:
             return True
@@ -411,7 +424,7 @@ class _Reader:
         if np.any(kinds[:, fields - 1] != 10):
             return None
         if self.layout == NACSIS:
-            if np.any(separator != 9):
+            if np.any(separator != (32 if self.nacsis_spaces else 9)):
                 return None
         elif np.any((separator != 9) & (separator != 32)):
             return None
@@ -434,7 +447,8 @@ class _Reader:
         line_ends = newline if newline.shape[0] and newline[-1] == buf.shape[0] - 1 else \
             np.append(newline, buf.shape[0])
         lines = line_ends.shape[0]
-        if self.layout == NACSIS and np.count_nonzero(_NACSIS_FORBIDDEN[buf]):
+        if self.layout == NACSIS and np.count_nonzero(
+                (_NACSIS_SPACES_FORBIDDEN if self.nacsis_spaces else _NACSIS_FORBIDDEN)[buf]):
             return None
         token = ~self.whitespace[buf]
         before = np.empty_like(token)
@@ -450,7 +464,7 @@ class _Reader:
         per_line = np.bincount(line_of, minlength=lines)
         if self.layout == NACSIS:
             tabs = np.bincount(np.searchsorted(line_ends, np.flatnonzero(buf == 9)), minlength=lines)
-            if np.any(per_line != 6) or np.any(tabs != 5):
+            if np.any(per_line != 6) or (not self.nacsis_spaces and np.any(tabs != 5)):
                 return None      # blank lines, missing or empty fields: the exact reader words them
             kept = np.arange(lines)
         else:
@@ -567,7 +581,7 @@ class _Reader:
             return True
         at_cut = (self.lines_before, self.lines_before + 1, "")
         if self.layout == NACSIS and self.topics:
-            if other.dummy != self.dummy or other.run_id != self.run_id:
+            if other.dummy != self.dummy or other.run_id != self.run_id or other.nacsis_spaces != self.nacsis_spaces:
                 self.declined = at_cut
                 return False                # Dummy not constant, two Run-IDs
             code, rank, score = other.first_rank_score
@@ -614,7 +628,7 @@ class _Reader:
         if self.long_rows:
             docno, long_ids = _with_long_ids(docno, np.concatenate(self.long_rows), self.long_words)
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
-                          (self.dummy or b"").decode("ascii"), long_ids)
+                          (self.dummy or b"").decode("ascii"), long_ids, bool(self.nacsis_spaces))
         if has_duplicates(run):
             self.declined = (0, 0, "a document listed twice for one topic")
             return None

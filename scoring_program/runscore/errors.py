@@ -95,15 +95,16 @@ class Diagnostics:
         if self.warning_count <= self.max_errors:
             self._items.append(Diagnostic(self.path, line, WARNING, message, code))
 
-    def warning_once(self, kind: str, line: int, message: str) -> None:
-        """A warning that may repeat on many lines: reported at its first line, with a count of the others."""
+    def warning_once(self, kind: str, line: int, message: str, repeats: int = 0) -> None:
+        """A warning that may repeat on many lines: reported at its first line, with a count of the others
+        (`repeats`: that many more lines at once, for a reader that counted them itself)."""
         entry = self._once.get(kind)
         if entry is not None:
-            entry[1] += 1
+            entry[1] += 1 + repeats
             return
         kept = len(self._items)
         self.warning(line, message, kind)
-        self._once[kind] = [kept if len(self._items) > kept else -1, 0]
+        self._once[kind] = [kept if len(self._items) > kept else -1, repeats]
 
     @property
     def items(self) -> List[Diagnostic]:

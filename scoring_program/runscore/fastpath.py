@@ -261,6 +261,9 @@ def ntcir1_parse(path: str, display: str, diags: Diagnostics, reference, options
     if run is None:
         too_big_for_the_exact_reader(path, display, why)
         return None
+    if run.space_separated:         # tasks/ntcir1_adhoc.py's warning for such lines, with their count
+        diags.warning_once("notab", 1, "line has no TAB; fields split on spaces (the format asks for TABs)",
+                           repeats=len(run) - 1)
     max_docs = options["max_docs"]
     for code, topic in enumerate(run.topics):
         count = run.count(code)
