@@ -62,10 +62,10 @@ def test_trec_eval_output_is_byte_identical(tmp_path, monkeypatch, capsys, argv)
     real_read = fastpath.read
     monkeypatch.setattr(fastpath, "read", lambda *a, **k: read.append(a) or real_read(*a, **k))
     fast = _trec_eval(monkeypatch, capsys, "1", *(argv + (q, r)))
-    # The fast path really ran (the qrels are read by the exact reader, as trec_eval parses them); under 10.0
-    # rules a qrels topic without run lines is the exact path's (trec_eval's placeholder ranking).
+    # The fast path really ran; under 10.0 rules a qrels topic without run lines is the exact path's (trec_eval's
+    # placeholder ranking).
     if "--v10" not in argv:
-        assert [layout for _path, layout in read] == ["trec"]
+        assert [layout for _path, layout in read] == ["qrels", "trec"]
     count = len(read)
     exact = _trec_eval(monkeypatch, capsys, "0", *(argv + (q, r)))
     assert len(read) == count

@@ -470,6 +470,8 @@ class _Reader:
         else:
             if np.any((per_line > 0) & (per_line < self.fields)):
                 return None
+            if self.layout == QRELS and self.encoding == "latin-1" and np.any(per_line != self.fields):
+                return None      # trec_eval's qrels (`c_space`): exactly 4 fields, no blank line
             kept = np.flatnonzero(per_line)
         first = (np.cumsum(per_line) - per_line)[kept]
         if self.comments and np.any(buf[starts[first]] == 35):

@@ -200,41 +200,43 @@ def pack_fields_of(texts: List[bytes]) -> np.ndarray:
 def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
               problem=Exception):
     """commands.trec_eval's main loop for a big clean run, read as columns: (Evaluation, run id), or None (then
-    the exact path reads both files and says what trec_eval would say). The qrels are read by the exact reader
-    (commands.trec_eval_files), so they are parsed as trec_eval parses them; any note, duplicate judgement or
-    case the columns do not reproduce (-J, -M 0, -l below 1, a 10.0 topic missing from the run) declines."""
+    the exact path reads both files and says what trec_eval would say). The files must be ones trec_eval reads
+    without a word from us (no note, no duplicate) in a case the columns reproduce (not -J, -M 0, -l below 1,
+    keep-first-duplicate, nor a 10.0 qrels topic missing from the run)."""
     from .commands.trec_eval import Evaluation
-    from .commands.trec_eval_files import TrecEvalFailure, read_qrels
     if run_path == "-" or settings.judged_only or not wanted(run_path) or settings.max_docs == 0 \
             or settings.level < 1 or settings.keep_first_duplicate:
         return None
     if not os.path.isfile(qrels_path) or os.path.getsize(qrels_path) > MAX_FILE_BYTES:
         return None
-    try:
-        with open(qrels_path, "rb") as handle:
-            parsed = read_qrels(handle.read(), qrels_path, settings.v10)
-    except (OSError, TrecEvalFailure):
+    found = _trec_eval_qrels(qrels_path, settings.v10)
+    if found is None:
         return None
-    if parsed.notes or any(parsed.duplicate(qid) for qid in parsed.topics):
-        return None
+    qrels_topics, maxima, positive, columns = found
+    if any(not 0 <= grade <= MAX_GRADE for grade in maxima):
+        return None                 # trec_eval's rel_levels array: the exact path words what it does
     run = read(run_path, TREC, comments=settings.v10, c_space=True)
     if run is None:
         return None
-    qrels = {qid: parsed.grades(qid) for qid in parsed.topics}
-    if any(not 0 <= max(grades.values()) <= MAX_GRADE for grades in qrels.values()):
-        return None                 # trec_eval's rel_levels array: the exact path words what it does
     in_run = set(run.topics)
+    in_qrels = set(qrels_topics)
     if settings.v10:
-        if any(qid not in in_run for qid in qrels):
+        if any(qid not in in_run for qid in qrels_topics):
             return None             # an error, or trec_eval 10.0's placeholder ranking: the exact path
-        topics = sorted(qrels)
+        topics = sorted(qrels_topics)
     else:
-        topics = sorted(qid for qid in in_run if qid in qrels)
+        topics = sorted(qid for qid in in_run if qid in in_qrels)
     if not topics:
         return None
+    # Columns read from the qrels file hold no long id (else None), so they compare with the run's words as they
+    # are: a run row in the long-id layout has a code word that no id of LONG_ID_BYTES or less can hold.
+    if columns is None:
+        qrels = _parsed_qrels(qrels_path, settings.v10)
+        if qrels is None:
+            return None
+        columns = QrelsColumns(qrels, _trec_eval_packer(run))
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in measures if m not in ("runid", "num_q")]
-    columns = QrelsColumns(qrels, _trec_eval_packer(run))
     per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
                                       settings.max_docs, params, np.float64 if settings.v10 else np.float32)
     result = Evaluation()
@@ -243,10 +245,39 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
         result.printed.append(qid)
     result.denominator = len(topics)
     if settings.complete:
-        result.denominator = len(qrels)
+        result.denominator = len(qrels_topics)
         result.missing = result.denominator - len(topics)
-        result.complete_num_rel = sum(1 for grades in qrels.values() for rel in grades.values() if rel > 0)
+        result.complete_num_rel = positive
     return result, run.run_id
+
+
+def _trec_eval_qrels(path: str, v10: bool):
+    """(topics, each topic's highest grade, judgements with grade > 0, QrelsColumns or None) of a qrels file
+    trec_eval reads without a word from us, or None. Read as columns when the columnar reader takes it (ids as
+    raw bytes, as the run's words), else by the exact reader (QrelsColumns made later, packed as the run)."""
+    table = read(path, QRELS, comments=v10, c_space=True)
+    if table is not None and table.docno.shape[1] * 8 <= LONG_ID_BYTES:      # no id over LONG_ID_BYTES
+        raw = table.score if table.grouped_order is None else table.score[table.grouped_order]
+        maxima = np.maximum.reduceat(raw, table.starts[:-1]).tolist() if raw.shape[0] else []
+        return list(table.topics), maxima, int(np.count_nonzero(raw > 0)), QrelsColumns.from_table(table)
+    qrels = _parsed_qrels(path, v10)
+    if qrels is None:
+        return None
+    return (list(qrels), [max(grades.values()) for grades in qrels.values()],
+            sum(1 for grades in qrels.values() for rel in grades.values() if rel > 0), None)
+
+
+def _parsed_qrels(path: str, v10: bool) -> Optional[Dict[str, Dict[str, int]]]:
+    """The qrels by the exact reader (commands.trec_eval_files), or None if it notes or refuses anything."""
+    from .commands.trec_eval_files import TrecEvalFailure, read_qrels
+    try:
+        with open(path, "rb") as handle:
+            parsed = read_qrels(handle.read(), path, v10)
+    except (OSError, TrecEvalFailure):
+        return None
+    if parsed.notes or any(parsed.duplicate(qid) for qid in parsed.topics):
+        return None
+    return {qid: parsed.grades(qid) for qid in parsed.topics}
 
 
 # ------------------------------------------------------------------------------ ntcir1-adhoc ---
