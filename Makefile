@@ -49,7 +49,7 @@ test-latest: $(VENV_LATEST)/.done
 # Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file, 20,000 for the
 # trec_eval command); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
 fuzz: setup
-	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 \
+	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 \
 		$(PY) -m pytest tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_fuzz_commands.py \
 		tests/test_fuzz_fast_path.py tests/test_trec_eval_differential.py
 

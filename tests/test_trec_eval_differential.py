@@ -106,3 +106,37 @@ def test_long_and_non_ascii_ids_take_the_fast_path_and_match_trec_eval(tmp_path,
         assert problem is None, problem
         assert seen[-1] is not None and seen[-1].long_ids is not None      # the columnar reader took it
         assert seen[-1].docno.shape[1] <= 2                        # one word of id + the long-id code
+
+
+BIG = os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_BIG", "0") == "1"
+
+
+@pytest.mark.skipif(not BIG, reason="a 40 MB run: make fuzz sets RUNSCORE_FUZZ_TREC_EVAL_BIG=1")
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_big_tricky_run_read_in_chunks_and_two_parts_matches_trec_eval(tmp_path, monkeypatch, version):
+    """A 40 MB run (several chunks, read in two parts at once) mixing TAB and space separators, CRLF, long and
+    non-ASCII ids and ties: the fast path reads it and prints trec_eval's bytes."""
+    _need(version)
+    import random
+    rng = random.Random(19)
+    ids = [b"d%05d" % i for i in range(3000)] + [b"caf\xc3\xa9%d" % i for i in range(50)] + \
+        [b"L" * 70 + b"%d" % i for i in range(50)] + [b"L" * 300]
+    qrels, run = [], []
+    for topic in range(1, 421):
+        for d in rng.sample(ids, 60):
+            qrels.append(b"%d 0 %s %d" % (topic, d, rng.choice([0, 0, 1, 2, 3])))
+        for rank, d in enumerate(rng.sample(ids, 3000), 1):
+            sep = rng.choice([b"\t", b" ", b"  "])
+            run.append(sep.join([b"%d" % topic, b"Q0", d, b"%d" % rank, b"%.2f" % rng.random(), b"big"]) +
+                       (b"\r" if rng.random() < 0.01 else b""))
+    rng.shuffle(run)
+    from runscore import fastpath
+    seen = []
+    real = fastpath.read
+    monkeypatch.setattr(fastpath, "read", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    options = ["-q", "-m", "all_trec"]
+    data = b"\n".join(run) + b"\n"
+    assert len(data) > 32 * 1024 * 1024           # columnar.PARALLEL_MIN_BYTES: read in two parts
+    problem = peer.compare(b"\n".join(qrels) + b"\n", data, options, version, str(tmp_path))
+    assert problem is None, problem[:3000]
+    assert seen and seen[-1] is not None and seen[-1].long_ids is not None     # the fast path read it
