@@ -81,11 +81,13 @@ def test_duplicates_error_where_trec_eval_checks_them_and_warn_elsewhere(tmp_pat
     q, r = _files(tmp_path, run="1 Q0 A 1 0.5 r1\n1 Q0 A 2 0.4 r1\n")
     code, out, err = _call(capsys, q, r)
     assert (code, out) == (4, "")
-    assert err.splitlines() == ["trec_eval.form_res_qrels: duplicate docs Atrec_eval: Can't calculate measure "
+    assert err.splitlines() == [r + ":2: warning: duplicate docno A in topic 1 (first seen at line 1)",
+                                "trec_eval.form_res_qrels: duplicate docs Atrec_eval: Can't calculate measure "
                                 "'num_ret'", r + ":2: error: duplicate docno A in topic 1 (first seen at line 1)"]
-    # Beyond -M, trec_eval does not look: same output, and --strict refuses the run.
+    # Beyond -M, trec_eval does not look: same output with a warning, and --strict refuses the run.
     q, r = _files(tmp_path, run="1 Q0 A 1 0.5 r1\n1 Q0 B 2 0.4 r1\n1 Q0 A 3 0.1 r1\n")
-    assert _call(capsys, "-M2", "-mnum_ret", q, r)[:2] == (0, "num_ret               \tall\t2\n")
+    assert _call(capsys, "-M2", "-mnum_ret", q, r) == (
+        0, "num_ret               \tall\t2\n", r + ":3: warning: duplicate docno A in topic 1 (first seen at line 1)\n")
     code, _out, err = _call(capsys, "--strict", "-M2", q, r)
     assert code == 1 and err == r + ":3: error: duplicate docno A in topic 1 (first seen at line 1)\n"
 

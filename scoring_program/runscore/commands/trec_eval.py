@@ -493,9 +493,9 @@ def _keep_first_lines(run, notes) -> None:
                                        [topic.lines[i] for i in keep])
 
 
-def _strict_duplicates(run, notes) -> None:
-    """--strict: a docno listed twice for a topic is an error wherever it is (trec_eval only notices it within
-    -M documents of an evaluated topic)."""
+def _duplicate_notes(run, notes) -> None:
+    """A docno listed twice for a topic: a warning (an error with --strict) wherever it is; trec_eval itself
+    only notices it within -M documents of an evaluated topic (then exit 4) and ranks it like any line elsewhere."""
     for qid, topic in run.topics.items():
         seen: Dict[str, int] = {}
         for docno, line in zip(topic.docnos, topic.lines):
@@ -576,8 +576,8 @@ def _exact(settings: Settings, qrels_path: str, run_path: str, measures, params,
         shown = run_path
     if settings.keep_first_duplicate:
         _keep_first_lines(run, run.notes)
-    elif settings.strict:
-        _strict_duplicates(run, run.notes)
+    else:
+        _duplicate_notes(run, run.notes)
     code = _report_notes(qrels.notes, qrels_path, settings.strict, EXIT_CONFIG)
     code = _report_notes(run.notes, shown, settings.strict, EXIT_INVALID_RUN) or code
     if code:
