@@ -15,7 +15,7 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test lint bench clean bundle bundle-files test-latest fuzz
+.PHONY: setup demo test lint bench clean bundle bundle-files test-latest fuzz fuzz-ci
 
 $(VENV)/.done: pyproject.toml
 	$(BASE_PYTHON) -m venv $(VENV)
@@ -46,12 +46,19 @@ test-latest: $(VENV_LATEST)/.done
 		numpy.__version__, scipy.__version__, yaml.__version__, version("jsonschema")))'
 	$(PY_LATEST) -m pytest
 
+FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_fuzz_commands.py tests/test_fuzz_fast_path.py
+
+# CI's fuzzing (.ci/run): 10,000 hostile variants per run format, 400 fast-path and 1,000 trec_eval inputs; `make test`
+# runs a tenth of it so that it stays near two minutes on two CPUs.
+fuzz-ci: setup
+	RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
+		$(PY) -m pytest $(FUZZ_TESTS)
+
 # Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file, 20,000 for the
 # trec_eval command); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
 fuzz: setup
-	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 \
-		$(PY) -m pytest tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_fuzz_commands.py \
-		tests/test_fuzz_fast_path.py tests/test_trec_eval_differential.py
+	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 \
+		RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest $(FUZZ_TESTS) tests/test_trec_eval_differential.py
 
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program

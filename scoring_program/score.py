@@ -28,6 +28,6 @@ if __name__ == "__main__":
         sys.exit(2)
     if not _check_dependencies():
         sys.exit(2)
-    from runscore.codabench import main
+    from runscore.codabench.entry import main
 
     sys.exit(main(sys.argv))

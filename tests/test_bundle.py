@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_cli
-from runscore.bundle import (BundlePlan, FORMAL_REFERENCE, MAX_KEY, MAX_TITLE, competition_v2,
-                             generated_files, logo_png, schema_files, select_tasks)
+from runscore.codabench.bundle import (BundlePlan, FORMAL_REFERENCE, MAX_KEY, MAX_TITLE, competition_v2,
+                                       generated_files, logo_png, schema_files, select_tasks)
 from runscore.tasks import all_tasks
 
 TASKS = select_tasks(ROOT)
@@ -243,7 +243,7 @@ MARKDOWN_CASES = [
 
 @pytest.mark.parametrize("markdown,expected", MARKDOWN_CASES, ids=[m for m, _ in MARKDOWN_CASES])
 def test_markdown_to_html(markdown, expected):
-    from runscore.bundle_pages import markdown_to_html
+    from runscore.codabench.pages import markdown_to_html
 
     page = markdown_to_html(markdown, "T")
     body = page[page.index("<body>\n") + 7:page.index("\n</body>")]
@@ -251,14 +251,14 @@ def test_markdown_to_html(markdown, expected):
 
 
 def test_included_docs_nest_under_the_page_headings():
-    from runscore.bundle_pages import demote_headings
+    from runscore.codabench.pages import demote_headings
 
     assert demote_headings("# A\ntext\n```\n# code\n```\n## B\n", 2) == "### A\ntext\n```\n# code\n```\n#### B\n"
 
 
 def test_task_pages_state_the_registry_facts():
     """Every column key, measure and option of a task is on its page (they are read from the task itself)."""
-    from runscore.bundle_pages import task_page
+    from runscore.codabench.pages import task_page
 
     for task in TASKS:
         page = task_page(task, None)

@@ -1,4 +1,4 @@
-"""columnar.py reads exactly what the exact readers read, and declines every file they would comment on.
+"""ranking/columnar.py reads exactly what the exact readers read, and declines every file they would comment on.
 
 The rule under test: for any input, either the fast reader returns None (the exact reader then words the
 diagnostics), or the exact reader has nothing to say about the file and both readers hold the same topics,
@@ -11,10 +11,10 @@ import random
 import numpy as np
 import pytest
 
-from runscore.columnar import NACSIS, TREC, parse_decimals, read_columns, read_columns_file
+from runscore.ranking.columnar import NACSIS, TREC, parse_decimals, read_columns, read_columns_file
 from runscore.errors import Diagnostics
 from runscore.tasks.ntcir1_adhoc import TASK as NTCIR1
-from runscore.trec_format import parse_trec_run
+from runscore.ranking.trec_format import parse_trec_run
 
 
 def _docnos(run, lines):
@@ -203,8 +203,8 @@ QRELS_TABLE = [
 
 @pytest.mark.parametrize("content,taken", QRELS_TABLE)
 def test_qrels_layout_agrees_with_the_exact_reader(content, taken):
-    from runscore.columnar import QRELS
-    from runscore.qrels import parse_qrels_text
+    from runscore.ranking.columnar import QRELS
+    from runscore.ranking.qrels import parse_qrels_text
 
     fast = read_columns(io.BytesIO(content), QRELS)
     assert (fast is not None) == taken
@@ -233,8 +233,8 @@ LETTER_TABLE = [
 
 @pytest.mark.parametrize("content,grade_map,taken", LETTER_TABLE)
 def test_qrels_letter_grades_agree_with_the_exact_reader(content, grade_map, taken):
-    from runscore.columnar import QRELS
-    from runscore.qrels import parse_qrels_text
+    from runscore.ranking.columnar import QRELS
+    from runscore.ranking.qrels import parse_qrels_text
 
     fast = read_columns(io.BytesIO(content), QRELS, grade_map=grade_map)
     assert (fast is not None) == taken
@@ -282,7 +282,7 @@ def test_the_capacity_bound_holds_for_the_shortest_lines(tmp_path, layout, patte
     """Columns are allocated once from the file size; the shortest possible records must fit (else they grow)."""
     import string
 
-    from runscore.columnar import _capacity
+    from runscore.ranking.columnar import _capacity
 
     content = "".join(pattern % (t, d) for t in "123456789" for d in string.ascii_letters).encode()
     path = tmp_path / "run"
@@ -297,7 +297,7 @@ def test_the_capacity_bound_holds_for_the_shortest_lines(tmp_path, layout, patte
 @pytest.mark.parametrize("words", [0, 5])
 def test_packed_words_are_the_big_endian_bytes(lengths, words):
     """pack_fields against int.from_bytes: equal lengths (one mask), mixed lengths, more words than needed."""
-    from runscore.columnar import pack_fields, padded_buffer
+    from runscore.ranking.columnar import pack_fields, padded_buffer
 
     rng = random.Random(sum(lengths) + words)
     fields = [bytes(rng.randrange(33, 127) for _ in range(rng.randint(*lengths))) for _ in range(300)]
@@ -324,7 +324,7 @@ def _same_columns(a, b):
 
 def _split_reads(tmp_path, content, layout, **options):
     """The file read whole, and read in two parts cut after every line."""
-    from runscore.columnar import read_columns_file
+    from runscore.ranking.columnar import read_columns_file
 
     path = tmp_path / "file"
     path.write_bytes(content)
@@ -380,7 +380,7 @@ def test_random_runs_read_in_two_parts(tmp_path, seed):
 @pytest.mark.parametrize("duplicate_in", [None, 0, 300, 599])
 def test_duplicates_found_by_either_thread(monkeypatch, duplicate_in):
     """has_duplicates shares its batches of topics between two threads on big runs (forced here)."""
-    from runscore import columnar
+    from runscore.ranking import columnar
 
     monkeypatch.setattr(columnar, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(columnar, "_free_cpus", lambda: 2)

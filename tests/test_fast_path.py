@@ -1,4 +1,4 @@
-"""The columnar fast path (columnar.py + measures/vectorised.py) against the exact path (trec_format +
+"""The columnar fast path (ranking/columnar.py + measures/vectorised.py) against the exact path (trec_format +
 rankeval + measures.trec) on seeded random runs: every per-topic value of every measure with a kernel, and of a
 few without one, must agree within 1e-12 (they are built to agree bit for bit; the test says how many differ at
 all). Cases mix ties, tiny score differences that only float32 merges, documents of 1 to 30 bytes (several
@@ -12,11 +12,11 @@ import random
 import numpy as np
 import pytest
 
-from runscore.columnar import NACSIS, TREC, read_columns
+from runscore.ranking.columnar import NACSIS, TREC, read_columns
 from runscore.measures.trec import TrecOptions
 from runscore.measures.vectorised import KERNELS, QrelsColumns, evaluate_columnar, rank_lines
-from runscore.rankeval import evaluate_rankings, summarise_topics
-from runscore.trec_format import parse_trec_run
+from runscore.ranking.rankeval import evaluate_rankings, summarise_topics
+from runscore.ranking.trec_format import parse_trec_run
 
 NUM_CASES = 120
 # Kernels plus measures served per topic by measures.trec on the fast path's grade arrays.
@@ -122,7 +122,7 @@ def test_documents_whose_keys_collide_are_still_told_apart(monkeypatch):
 
 def test_a_qrels_id_the_words_cannot_hold_falls_back_to_the_exact_path():
     """A NUL byte in a qrels document id (possible in a reference file) cannot be packed: the exact path scores."""
-    from runscore import fastpath
+    from runscore.ranking import fastpath
 
     run = read_columns(io.BytesIO(b"1 Q0 A 1 0.5 r\n1 Q0 B 2 0.4 r\n"))
     qrels = {"1": {"A": 1, "B\x00": 1}}
@@ -131,7 +131,7 @@ def test_a_qrels_id_the_words_cannot_hold_falls_back_to_the_exact_path():
 
 
 def test_files_over_the_columnar_limit_stay_on_the_exact_path(tmp_path, monkeypatch):
-    from runscore import fastpath
+    from runscore.ranking import fastpath
 
     path = tmp_path / "run"
     path.write_bytes(b"1 Q0 A 1 0.5 r\n" * 10)
@@ -146,7 +146,7 @@ def test_files_over_the_columnar_limit_stay_on_the_exact_path(tmp_path, monkeypa
 def test_tied_documents_are_ordered_as_the_exact_ranking(seed, tie_order):
     """Runs written by score with many ties (groups of two lines take a shortcut, bigger groups a sort), and
     document ids that differ only after a long common prefix (in their second or third word)."""
-    from runscore.rankeval import ranked_docnos
+    from runscore.ranking.rankeval import ranked_docnos
 
     rng = random.Random(seed)
     lines, topics = [], ["%d" % t for t in range(1, 6)]

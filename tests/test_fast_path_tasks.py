@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from runscore import columnar, fastpath
-from runscore.columnar_qrels import ColumnarQrels
+from runscore.ranking import columnar, fastpath
+from runscore.ranking.columnar_qrels import ColumnarQrels
 from runscore.errors import ConfigError
 from runscore.commands import trec_eval
 from runscore.errors import Diagnostics
@@ -126,6 +126,7 @@ def _ntcir1(monkeypatch, switch, reference, path, display="ntc1"):
     ({}, "ntc1"),
     ({"max_docs": 30, "tie_order": "asc", "interp_cutoff": "v9"}, "ntc1.txt"),
     ({"exclude_topics_without_relevant": True, "interp_cutoff": "v10"}, "other_name"),
+    ({"similarity_precision": "single"}, "ntc1"),
 ])
 def test_ntcir1_adhoc_scores_and_warnings_are_identical(tmp_path, monkeypatch, overrides, display):
     q, r = _files(tmp_path)

@@ -8,7 +8,7 @@ import yaml
 
 from conftest import run_cli
 from runscore.errors import ConfigError, Diagnostics, RunError
-from runscore.label import NOT_IN_POOL, UNJUDGED, judge_ranking, rank_order
+from runscore.ranking.label import NOT_IN_POOL, UNJUDGED, judge_ranking, rank_order
 from runscore.report import check_scores, scores_txt, write_scores
 from runscore.tasks import all_tasks, get_task
 from runscore.textfile import decode_utf8, split_lines
@@ -162,7 +162,7 @@ def test_scores_files_are_readable_by_others(tmp_path):
     ("1" * 5000, "is not an integer"),                 # Python's int digit limit is never reached
 ])
 def test_qrels_grades_are_bounded(tmp_path, grade, fragment):
-    from runscore.qrels import read_qrels
+    from runscore.ranking.qrels import read_qrels
 
     path = tmp_path / "qrels"
     path.write_text("1 0 d1 1\n1 0 d2 %s\n" % grade)
@@ -188,7 +188,8 @@ def test_scoring_one_task_imports_only_its_module():
               "print(sorted(m for m in sys.modules if m.startswith('runscore.tasks.')))\n"
               "print(task is [t for t in all_tasks() if t.id == 'temporalia-tir'][0], len(all_tasks()))\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["['runscore.tasks.base', 'runscore.tasks.temporalia_tir']",
+    assert out.splitlines() == ["['runscore.tasks.base', 'runscore.tasks.temporalia', "
+                                "'runscore.tasks.temporalia.format', 'runscore.tasks.temporalia.tir']",
                                 "True %d" % len(all_tasks())]
 
 

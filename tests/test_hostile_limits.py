@@ -91,7 +91,7 @@ def test_a_4_mb_line_is_answered_quickly(tmp_path, task_id):
 DRIVER = """
 import os, sys, shutil
 sys.path.insert(0, os.path.join(sys.argv[1], "scoring_program"))
-from runscore import codabench
+from runscore.codabench import entry as codabench
 out_root, tasks = sys.argv[2], sys.argv[3:]
 for task_id in tasks:
     work = os.path.join(out_root, task_id)
@@ -190,7 +190,7 @@ INJECTIONS = [b"<script>alert(1)</script>", b'"><img src=x onerror=alert(1)>', b
 @pytest.mark.parametrize("task_id", tasks_with_samples())
 def test_hostile_text_in_a_run_is_escaped_in_the_results_page(tmp_path, task_id):
     """Ids and answers quoted in detailed_results.html (shown by Codabench) never become markup."""
-    from runscore import codabench
+    from runscore.codabench import entry as codabench
     from contextlib import redirect_stderr, redirect_stdout
     import io
 

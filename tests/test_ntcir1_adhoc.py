@@ -90,6 +90,27 @@ def test_tie_order_desc_and_asc(tmp_path):
         assert scores.per_topic["0001"]["P_5_rel1"] == pytest.approx(1 / 5)
 
 
+def test_similarity_precision_double_by_default_single_as_trec_eval_9(tmp_path):
+    """0.1000000001 and 0.1 differ in double precision and are equal as C floats (float32(0.1000000001) ==
+    float32(0.1)). Qrels: B relevant (R = 1). double: A (0.1000000001) then B -> AP = 1/2. single: a tie, broken
+    by Document-ID descending -> B then A -> AP = 1. `runscore trec_eval` (9.0.8 rules, float scores) gives 1."""
+    import numpy as np
+
+    assert np.float32(0.1000000001) == np.float32(0.1) and 0.1000000001 != 0.1
+    qrels = [("0001", "A", "B")]
+    lines = ["0001\t0\tA\t1\t0.1000000001\tr1", "0001\t0\tB\t2\t0.1\tr1"]
+    for precision, expected in (("double", 1 / 2), ("single", 1.0)):
+        sub = tmp_path / precision
+        sub.mkdir()
+        ref = load_reference(TASK, qrels_folder(sub, qrels, qrels, {"similarity_precision": precision}))
+        scores = score_run(ref, check(sub, lines, ref, name="r1").runs[0])
+        assert scores.per_topic["0001"]["map_rel1"] == expected, precision
+    trec_run = write(tmp_path, "trec_run", ["0001 Q0 A 1 0.1000000001 r1", "0001 Q0 B 2 0.1 r1"])
+    trec_qrels = write(tmp_path, "trec_qrels", ["0001 0 B 1"])
+    code, out, err = run_cli("trec_eval", "-m", "map", trec_qrels, trec_run)
+    assert code == 0 and out.split() == ["map", "all", "1.0000"], (out, err)
+
+
 @pytest.mark.parametrize("rule, expected", [
     # Spec A.6: R = 3, relevant at ranks 1, 4, 10 -> precisions 1.0, 0.5, 0.3 at those ranks.
     ("ceil", [1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.3, 0.3, 0.3, 0.3]),

@@ -8,10 +8,9 @@ import pytest
 
 from conftest import shared_path
 from runscore.errors import ConfigError
-from runscore.measures.names import from_ntcireval, from_trec_eval, parse_name, to_ntcireval
-from runscore.measures.ntcireval import (GradedRanking, NoRelevantDocuments, compute, compute_all, parse_gains,
-                                         mean_over_topics)
-from runscore.ntcir_qrels import label, parse_rel_text
+from runscore.measures.names import compute, compute_all, from_ntcireval, from_trec_eval, parse_name, to_ntcireval
+from runscore.measures.ntcireval import GradedRanking, NoRelevantDocuments, mean_over_topics, parse_gains
+from runscore.ranking.ntcir_qrels import label, parse_rel_text
 from runscore.textfile import read_text
 
 FIXTURE = ("data", "ntcireval")

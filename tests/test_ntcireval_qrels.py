@@ -5,7 +5,7 @@ import re
 import pytest
 
 from runscore.errors import ConfigError
-from runscore.ntcir_qrels import highest_level, label, parse_rel_text, read_graded_qrels
+from runscore.ranking.ntcir_qrels import highest_level, label, parse_rel_text, read_graded_qrels
 
 
 def _read(tmp_path, text, fmt="auto", max_level=None):

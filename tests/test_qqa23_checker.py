@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 from runscore.pipeline import check_file, load_reference
-from runscore.qqa.run_json import parse_json
+from runscore.tasks.qqa23.run_json import parse_json
 from runscore.tasks import get_task
 
 TASK = get_task("qqa23-mrc")

@@ -6,11 +6,11 @@ import os
 import pytest
 
 from conftest import ROOT, shared_path
-from runscore.qqa.gold import read_gold
-from runscore.qqa.pap import (ALL_DROPPED, MISSING, PositionMap, Span, char_to_token, partial_average_precision,
-                              score_record, token_f1)
-from runscore.qqa.segment import get_segmenter, load_table
-from runscore.qqa.text import answer_text, normalise, strip_clitics
+from runscore.tasks.qqa23.gold import read_gold
+from runscore.tasks.qqa23.pap import (ALL_DROPPED, MISSING, PositionMap, Span, char_to_token,
+                                      partial_average_precision, score_record, token_f1)
+from runscore.tasks.qqa23.segment import get_segmenter, load_table
+from runscore.tasks.qqa23.text import answer_text, normalise, strip_clitics
 
 TABLE = get_segmenter("prefix_table")
 IDENTITY = get_segmenter("none")

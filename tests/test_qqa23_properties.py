@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ROOT
 from runscore.pipeline import check_file, load_reference, score_run
-from runscore.qqa.gold import read_gold
-from runscore.qqa.pap import score_record
-from runscore.qqa.segment import get_segmenter
+from runscore.tasks.qqa23.gold import read_gold
+from runscore.tasks.qqa23.pap import score_record
+from runscore.tasks.qqa23.segment import get_segmenter
 from runscore.tasks import get_task
 from runscore.tasks.base import ParsedRun
 

@@ -14,7 +14,7 @@ from conftest import ROOT, run_cli, run_score_py, shared_path
 
 from runscore.cli import main as cli_main
 from runscore.errors import ConfigError
-from runscore.qqa.gold import read_gold
+from runscore.tasks.qqa23.gold import read_gold
 from runscore.tasks import get_task
 
 TASK = get_task("qqa23-mrc")

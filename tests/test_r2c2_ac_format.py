@@ -5,7 +5,7 @@ import pytest
 
 from conftest import run_cli
 from runscore.errors import Diagnostics
-from runscore.r2c2_ac_format import parse_ac_run
+from runscore.tasks.r2c2.ac_format import parse_ac_run
 
 
 def parse(tmp_path, text, name="TEAM-AC-1", **kwargs):

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, run_cli, run_score_py
 from runscore.errors import ConfigError
 from runscore.pipeline import check_file, load_reference, score_run
-from runscore.r2c2_autojudge import matches, normalise_answer
+from runscore.tasks.r2c2.autojudge import matches, normalise_answer
 from runscore.tasks import get_task
 
 TASK = get_task("r2c2-ac")

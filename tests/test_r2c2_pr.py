@@ -8,9 +8,9 @@ import pytest
 from conftest import ROOT, run_cli
 from runscore.errors import ConfigError, Diagnostics
 from runscore.pipeline import check_file, load_reference, score_run
-from runscore.r2c2_format import (key_text, normalise_qid, normalise_run_name, parse_pr_run, parse_run_name,
-                                  passage_key, run_name_problem)
-from runscore.tasks.r2c2_pr import TASK
+from runscore.tasks.r2c2.pr_format import (key_text, normalise_qid, normalise_run_name, parse_pr_run, parse_run_name,
+                                           passage_key, run_name_problem)
+from runscore.tasks.r2c2.pr import TASK
 
 GOOD = "0001;1;docA;first passage\n0001;2;docB;second; with a semicolon\n"
 

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from runscore.cli import main
-from runscore.r2c2_format import key_text, passage_key
+from runscore.tasks.r2c2.pr_format import key_text, passage_key
 
 
 @pytest.fixture
@@ -108,7 +108,7 @@ HEADER = "run_id\tqID\tNuggetNum\tentailed\trelevant\n"
 
 
 @pytest.mark.parametrize("labels, message", [
-    # The label file is the r2c2-ac task's own format (runscore.r2c2_labels), read by the same reader.
+    # The label file is the r2c2-ac task's own format (runscore.tasks.r2c2.labels), read by the same reader.
     (HEADER + "TEAM-AC-1\t0001\t1\t1\n", "4 TAB-separated fields, the header has 5"),
     (HEADER + "TEAM-AC-1\t0001\t1\t2\t0\n", "entailed must be 0 or 1, found '2'"),
     (HEADER + "TEAM-AC-1\t0001\t1\t0\t1\n", "relevant = 1 requires entailed = 1"),

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, run_cli
 from runscore.errors import ConfigError
 from runscore.pipeline import check_file, check_run_limit, load_reference, score_run
-from runscore.tasks.temporalia_tir import TASK, normalise_subtopic
+from runscore.tasks.temporalia.tir import TASK, normalise_subtopic
 
 HEAD = "id\trank\tdoc_id\tgroup_id\trun_id\n"
 

@@ -91,7 +91,7 @@ def test_long_and_non_ascii_ids_take_the_fast_path_and_match_trec_eval(tmp_path,
     docno order decides) and non-ASCII bytes: the columnar reader keeps them (no fallback, no widened rows)
     and the output is trec_eval's."""
     _need("9.0.8")
-    from runscore import fastpath
+    from runscore.ranking import fastpath
     base = b"L" * 256
     ids = [base, base + b"a", base + b"b", base + b"ab", b"L" * 300, b"short", b"caf\xc3\xa9", b"\xe2\x80\x80x"]
     qrels = b"".join(b"1 0 %s %d\n" % (d, i % 3) for i, d in enumerate(ids[::2] + [base + b"zz", b"Z" * 400]))
@@ -130,7 +130,7 @@ def test_a_big_tricky_run_read_in_chunks_and_two_parts_matches_trec_eval(tmp_pat
             run.append(sep.join([b"%d" % topic, b"Q0", d, b"%d" % rank, b"%.2f" % rng.random(), b"big"]) +
                        (b"\r" if rng.random() < 0.01 else b""))
     rng.shuffle(run)
-    from runscore import fastpath
+    from runscore.ranking import fastpath
     seen = []
     real = fastpath.read
     monkeypatch.setattr(fastpath, "read", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])

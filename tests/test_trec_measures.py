@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from runscore.label import NOT_IN_POOL, UNJUDGED, JudgedTopic, judge_ranking, rank_order
+from runscore.ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic, judge_ranking, rank_order
 from runscore.measures.trec import (ELEVEN_POINTS, REGISTRY, TrecOptions, evaluate_topic, interpolated_precision,
                                     recall_point_cutoff)
 

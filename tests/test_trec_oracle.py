@@ -15,8 +15,8 @@ import pytest
 
 from runscore.commands.trec_eval import Settings, evaluate, select_measures
 from runscore.measures.trec import MIN_GEO_MEAN
-from runscore.rankeval import TopicRun
-from runscore.trec_format import TrecRun
+from runscore.ranking.rankeval import TopicRun
+from runscore.ranking.trec_format import TrecRun
 
 pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier (test extra) is not installed")
 

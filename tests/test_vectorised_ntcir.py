@@ -14,13 +14,15 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, run_score_py
-from runscore.columnar import columns_from_records
-from runscore.measures.ntcireval import GradedRanking, NoRelevantDocuments, compute_all, linear_gains
+from runscore.ranking.columnar import columns_from_records
+from runscore.measures.names import compute_all
+from runscore.measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains
 from runscore.measures.vectorised import QrelsColumns
 from runscore.measures.vectorised_ntcir import (MAX_KEY_BYTES, evaluate_ntcir, evaluate_records, ntcir_values,
                                                 supported)
-from runscore.r2c2_format import Passage, PRRun, key_text, passage_key
-from runscore.tasks import r2c2_pr, temporalia_tir
+from runscore.tasks.r2c2.pr_format import Passage, PRRun, key_text, passage_key
+from runscore.tasks.r2c2 import pr as r2c2_pr
+from runscore.tasks.temporalia import tir as temporalia_tir
 from runscore.tasks.base import ParsedRun
 
 ENV = "RUNSCORE_FAST_PATH"

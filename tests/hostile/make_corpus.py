@@ -240,7 +240,7 @@ def run_file_case(task_id: str, path: str):
 
 def archive_case(path: str, workdir: str):
     """(exit code, output) of score.py on a submission holding only this archive (reference: ntcir1-adhoc)."""
-    from runscore import codabench
+    from runscore.codabench import entry as codabench
 
     input_dir = os.path.join(workdir, "input")
     shutil.rmtree(input_dir, ignore_errors=True)

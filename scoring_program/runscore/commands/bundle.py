@@ -8,7 +8,7 @@ import os
 import sys
 from typing import List
 
-from ..bundle import BundlePlan, PhaseDates, build_zip, select_tasks, tasks_without_samples, write_root
+from ..codabench.bundle import BundlePlan, PhaseDates, build_zip, select_tasks, tasks_without_samples, write_root
 from ..errors import EXIT_CONFIG, EXIT_OK, ConfigError
 
 NAME = "bundle"
@@ -67,7 +67,7 @@ def run(argv: List[str]) -> int:
                                               " (CodaLab v1.5 format)" if args.v1 else ""))
     if args.no_lint:
         return EXIT_OK
-    from ..lint_bundle import lint_path, print_report
+    from ..codabench.lint import lint_path, print_report
 
     problems = lint_path(args.output)
     print_report(problems)

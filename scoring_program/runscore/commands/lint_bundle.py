@@ -24,7 +24,7 @@ def run(argv: List[str]) -> int:
     parser.add_argument("path", metavar="PATH", help="the bundle folder (e.g. the repository root) or zip")
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     args = parser.parse_args(argv)
-    from ..lint_bundle import lint_path, print_report
+    from ..codabench.lint import lint_path, print_report
 
     found = lint_path(args.path)
     shown = [d for d in found if d.severity == "error"] if args.quiet else found

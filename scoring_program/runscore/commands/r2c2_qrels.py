@@ -19,9 +19,9 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostics
 from ..measures.ntcireval import MAX_LEVELS
-from ..r2c2_ac_format import ACRun, parse_ac_run
-from ..r2c2_format import KEY_MODES, PRRun, key_text, normalise_run_name, parse_pr_run
-from ..r2c2_labels import NuggetLabel, read_nugget_labels
+from ..tasks.r2c2.ac_format import ACRun, parse_ac_run
+from ..tasks.r2c2.pr_format import KEY_MODES, PRRun, key_text, normalise_run_name, parse_pr_run
+from ..tasks.r2c2.labels import NuggetLabel, read_nugget_labels
 from ..textfile import numbered_lines, read_text
 
 NAME = "r2c2-qrels"

@@ -14,13 +14,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import fastpath
+from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
-from ..label import judge_ranking
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, REGISTRY, V10_ONLY,
                              TrecOptions, evaluate_topic)
-from ..qrels import MAX_GRADE
-from ..rankeval import TopicRun, ranked_docnos
+from ..ranking.label import judge_ranking
+from ..ranking.qrels import MAX_GRADE
+from ..ranking.rankeval import TopicRun, ranked_docnos
 from .trec_eval_files import Note, TrecEvalFailure, c_atol, read_qrels, read_run
 
 EXIT_USAGE = 1      # trec_eval's exit code for a bad command line (and an illegal measure)

@@ -20,6 +20,8 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from ..ranking.rankeval import TopicRun
+
 BOM = b"\xef\xbb\xbf"
 _STRICT_DECIMAL = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 _STRICT_INTEGER = re.compile(rb"[+-]?\d+\Z")
@@ -198,7 +200,6 @@ def read_run(data: bytes, path: str, v10: bool = False, shown_path: Optional[str
     """Parse run bytes as trec_eval's get_trec_results: blank lines skipped, at least 6 fields, extra fields
     ignored, the run id of the last line (10.0: `#` lines are comments). Scores are C doubles here; 9.0.8's
     float rounding is the ranking's score dtype."""
-    from ..rankeval import TopicRun        # here: rankeval imports the fast path, which imports the readers
     display = shown_path or path
     if not data:
         raise TrecEvalFailure("trec_eval.get_results: Cannot read results file '%s'\ntrec_eval: Quit in file '%s'\n"

@@ -14,10 +14,10 @@ with an NTCIREVAL measure on the same labelled list (e.g. `ndcg_cut.20` with lin
 """
 import difflib
 import re
-from typing import NamedTuple, Optional, Tuple
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
-from .ntcireval import FAMILIES
+from .ntcireval import FAMILIES, GradedRanking
 
 _NAME = re.compile(r"(?P<family>[A-Za-z][A-Za-z0-9]*)(?:@(?P<cutoff>\d+))?(?:\((?P<params>[^()]*)\))?")
 _PARAM = re.compile(r"\s*(?P<key>[a-z]+)\s*=\s*(?P<value>[0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)\s*")
@@ -147,3 +147,29 @@ def from_trec_eval(text: str) -> MeasureName:
         raise _bad(text, "no NTCIREVAL equivalent of trec_eval measure %r (translated: %s)"
                    % (text, ", ".join(sorted(_TREC_EVAL))))
     return parse_name(template.format(int(match.group(2))) if match.group(2) else template)
+
+
+# ------------------------------------------------------------------ measures by name ---
+# Here, not in ntcireval.py: computing by name needs the grammar, and the grammar needs the families, so the
+# functions that take names live above both (ntcireval.py never imports this module).
+
+def compute(name, t: GradedRanking) -> float:
+    """The value of one measure (a canonical name or a parsed MeasureName) on one topic."""
+    parsed = parse_name(name) if isinstance(name, str) else name
+    measure = FAMILIES[parsed.family]
+    kwargs = dict(parsed.params)
+    if measure.cutoff != "none":
+        if parsed.cutoff is not None or measure.cutoff == "required":
+            kwargs["cutoff"] = parsed.cutoff
+        else:
+            kwargs["cutoff"] = None
+    return measure.compute(t, **kwargs)
+
+
+def compute_all(names: Sequence, t: GradedRanking) -> Dict[str, float]:
+    """{canonical name: value} for several measures on one topic."""
+    out = {}
+    for name in names:
+        parsed = parse_name(name) if isinstance(name, str) else name
+        out[str(parsed)] = compute(parsed, t)
+    return out

@@ -354,32 +354,6 @@ _family("NCUrbBR", "NCUrb,BR", "NCU, rank-biased stopping, blended-ratio utility
         params={"beta": DEFAULT_BETA, "gamma": DEFAULT_GAMMA}, citation=SAKAI_ROBERTSON_2008)
 
 
-def compute(name, t: GradedRanking) -> float:
-    """The value of one measure (a canonical name or a parsed MeasureName) on one topic."""
-    from .names import parse_name
-
-    parsed = parse_name(name) if isinstance(name, str) else name
-    measure = FAMILIES[parsed.family]
-    kwargs = dict(parsed.params)
-    if measure.cutoff != "none":
-        if parsed.cutoff is not None or measure.cutoff == "required":
-            kwargs["cutoff"] = parsed.cutoff
-        else:
-            kwargs["cutoff"] = None
-    return measure.compute(t, **kwargs)
-
-
-def compute_all(names: Sequence, t: GradedRanking) -> Dict[str, float]:
-    """{canonical name: value} for several measures on one topic."""
-    from .names import parse_name
-
-    out = {}
-    for name in names:
-        parsed = parse_name(name) if isinstance(name, str) else name
-        out[str(parsed)] = compute(parsed, t)
-    return out
-
-
 def mean_over_topics(per_topic: Dict[str, Dict[str, float]], topics: Sequence[str], names: List[str],
                      missing: float = 0.0) -> Dict[str, float]:
     """NEV2mean: the mean of each measure over `topics`; a topic absent from `per_topic` counts as `missing`."""

@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..label import JudgedTopic
+from ..ranking.label import JudgedTopic
 
 INTERP_RULES = ("v9", "v10", "ceil")
 MIN_GEO_MEAN = 0.00001   # trec_eval floors values at this before taking logs for gm_* measures

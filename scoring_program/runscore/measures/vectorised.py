@@ -12,8 +12,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..columnar import ColumnarRun, pack_strings, widen
-from ..label import NOT_IN_POOL, UNJUDGED, JudgedTopic
+from ..ranking.columnar import ColumnarRun, pack_strings, widen
+from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
 from .trec import REGISTRY, TrecOptions, _ordered_sum, recall_point_cutoff
 
 # Measures with a kernel below; any other trec_eval measure goes through measures.trec per topic.

@@ -1,11 +1,12 @@
-"""The task registry: every module in this package that defines TASK is a task.
+"""The task registry: every module in this package, or in a campaign package inside it, that defines TASK is a task.
 
-Why discovery instead of a hand-kept list: adding a task is adding one module, and nothing else to edit.
+Why discovery instead of a hand-kept list: adding a task is adding one module (`tasks/<task>.py`, or
+`tasks/<campaign>/<task>.py` beside the campaign's formats and readers), and nothing else to edit.
 """
 import importlib
 import importlib.util
 import pkgutil
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from ..errors import ConfigError
 from .base import Task
@@ -13,15 +14,27 @@ from .base import Task
 _TASKS: Dict[str, Task] = {}
 
 
+def _task_modules() -> List[str]:
+    """Every module that may define TASK: the modules of this package and of its campaign packages."""
+    names = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") or info.name == "base":
+            continue
+        if info.ispkg:
+            package = importlib.import_module("%s.%s" % (__name__, info.name))
+            names.extend("%s.%s" % (info.name, sub.name) for sub in pkgutil.iter_modules(package.__path__)
+                         if not sub.name.startswith("_") and not sub.ispkg)
+        else:
+            names.append(info.name)
+    return names
+
+
 def _load() -> Dict[str, Task]:
     if not _TASKS:
         found = []
-        for info in pkgutil.iter_modules(__path__):
-            if info.name.startswith("_") or info.name == "base":
-                continue
-            module = importlib.import_module("%s.%s" % (__name__, info.name))
-            task = getattr(module, "TASK", None)
-            if task is not None:
+        for name in _task_modules():
+            task = getattr(importlib.import_module("%s.%s" % (__name__, name)), "TASK", None)
+            if isinstance(task, Task):
                 found.append(task)
         for task in sorted(found, key=lambda t: ORDER.index(t.id) if t.id in ORDER else len(ORDER)):
             _TASKS[task.id] = task
@@ -36,15 +49,33 @@ def all_tasks() -> List[Task]:
     return list(_load().values())
 
 
+def _module_named_after(task_id: str) -> Optional[str]:
+    """The module a task id names: `tasks/<id>.py` (ntcir1-adhoc -> ntcir1_adhoc) or, for a campaign package,
+    `tasks/<campaign>/<rest>.py` (r2c2-pr -> r2c2.pr), or None."""
+    candidates = [task_id.replace("-", "_")]
+    if "-" in task_id:
+        campaign, rest = task_id.split("-", 1)
+        candidates.append("%s.%s" % (campaign, rest.replace("-", "_")))
+    for name in candidates:
+        parts = name.split(".")
+        if not all(part.isidentifier() and not part.startswith("_") for part in parts) or parts[0] == "base":
+            continue
+        try:
+            if importlib.util.find_spec("%s.%s" % (__name__, name)) is not None:
+                return name
+        except ImportError:  # a campaign package that does not exist
+            continue
+    return None
+
+
 def get_task(task_id: str) -> Task:
     if not _TASKS:
-        # The module named after the task (ntcir1-adhoc -> ntcir1_adhoc) is usually the one: import only it, so
-        # that scoring one task does not import every task's dependencies.
-        name = task_id.replace("-", "_")
-        if name.isidentifier() and not name.startswith("_") and name != "base" and \
-                importlib.util.find_spec("%s.%s" % (__name__, name)) is not None:
+        # The module named after the task is usually the one: import only it, so that scoring one task does not
+        # import every task's dependencies.
+        name = _module_named_after(task_id)
+        if name is not None:
             task = getattr(importlib.import_module("%s.%s" % (__name__, name)), "TASK", None)
-            if task is not None and task.id == task_id:
+            if isinstance(task, Task) and task.id == task_id:
                 return task
     tasks = _load()
     if task_id not in tasks:

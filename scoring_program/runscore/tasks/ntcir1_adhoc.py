@@ -9,12 +9,15 @@ import os
 import re
 from typing import Any, Dict, List, Mapping, Optional
 
-from .. import fastpath
-from ..columnar_qrels import max_grade
+import numpy as np
+
+from ..ranking import fastpath
+from ..ranking.columnar_qrels import max_grade
 from ..errors import ConfigError, Diagnostics
 from ..measures.trec import INTERP_RULES, TrecOptions
-from ..qrels import read_qrels
-from ..rankeval import TopicRun, evaluate_rankings
+from ..ranking.qrels import read_qrels
+from ..ranking.columnar import ColumnarRun
+from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
 from ..textfile import numbered_lines, read_text
 from ..validate import RecordSchema
 from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
@@ -62,6 +65,10 @@ class Ntcir1Adhoc(Task):
     options = (
         Option("tie_order", "desc", "Order of documents with equal Similarity: Document-ID descending (trec_eval) "
                "or ascending. The seed does not say which.", ("desc", "asc")),
+        Option("similarity_precision", "double", "Precision at which Similarity values are compared when ranking: "
+               "double (the values as written, about 16 significant digits) or single (a C float, as trec_eval "
+               "9.0.8 and the 1999 trec_eval store scores: values within about 1 part in 10^7 tie and are ordered "
+               "by Document-ID).", ("double", "single")),
         Option("interp_cutoff", "ceil", "Recall-point rule for interpolated precision: ceil (trec_eval 7.2, "
                "the 1999 tool), v9 or v10 (trec_eval 9.x / 10.0).", INTERP_RULES),
         Option("max_docs", 1000, "Documents kept per topic, after sorting (trec_eval -M)."),
@@ -223,6 +230,7 @@ class Ntcir1Adhoc(Task):
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: Reference, options: Dict[str, Any]) -> RunScores:
         trec_options = TrecOptions(interp_cutoff=options["interp_cutoff"])
+        score_dtype = np.float32 if options["similarity_precision"] == "single" else np.float64
         measures: Dict[str, float] = {}
         per_topic: Dict[str, Dict[str, float]] = {}
         notes = []
@@ -238,8 +246,14 @@ class Ntcir1Adhoc(Task):
                              % (level, len(no_relevant), action, ", ".join(no_relevant)))
                 if options["exclude_topics_without_relevant"]:
                     topics = [t for t in topics if t not in set(no_relevant)]
-            values, summary = evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
-                                                options["tie_order"], options["max_docs"])
+            if isinstance(run.data.topics, ColumnarRun):     # a big run read by the fast path
+                values = fastpath.evaluate(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
+                                           options["tie_order"], options["max_docs"], score_dtype=score_dtype)
+                summary = summarise_topics(values, MEASURES)
+            else:
+                values, summary = evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
+                                                    options["tie_order"], options["max_docs"],
+                                                    score_dtype=score_dtype)
             for name, value in summary.items():
                 measures["%s_%s" % (name, level)] = value
             measures["num_q_%s" % level] = float(len(topics))

@@ -1,0 +1,222 @@
+"""The Codabench / CodaLab scoring entry: `score.py INPUT OUTPUT`.
+
+INPUT/ref holds one folder per task id (or is itself one task's folder, with a task.yaml naming the task);
+INPUT/res holds the submission. Every run file is checked against its task; any error fails the whole
+submission (exit 1, every error of every file on stderr, no scores written). Otherwise each task's best run
+by its primary measure fills that task's leaderboard columns.
+"""
+import os
+import shutil
+import sys
+import tempfile
+from typing import Dict, List
+
+from .. import __version__
+from ..discover import assign_tasks, list_candidates
+from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
+from ..pipeline import LoadedReference, best_run, check_file, check_run_limit, load_reference, score_run
+from ..report import atomic_write, detailed_html, format_score, summary_table, write_scores
+from ..tasks import all_tasks, get_task
+from ..tasks.base import read_task_yaml
+
+DETAILED = "detailed_results.html"
+
+
+def task_references(ref_dir: str) -> Dict[str, LoadedReference]:
+    """The tasks this competition scores: ref/<task-id>/ folders, or ref/ itself if its task.yaml names one."""
+    if not os.path.isdir(ref_dir):
+        raise ConfigError("reference folder %s does not exist (was reference_data uploaded?)" % ref_dir)
+    own = read_task_yaml(ref_dir).get("task")
+    if own:
+        return {own: load_reference(get_task(own), ref_dir)}
+    loaded = {}
+    for task in all_tasks():
+        folder = os.path.join(ref_dir, task.id)
+        if os.path.isdir(folder):
+            loaded[task.id] = load_reference(task, folder)
+    if not loaded:
+        raise ConfigError("no task folder in %s; expected one or more of %s"
+                          % (ref_dir, ", ".join(t.id for t in all_tasks())))
+    return loaded
+
+
+def run(input_dir: str, output_dir: str) -> int:
+    print("runscore %s scoring %s" % (__version__, input_dir))
+    os.makedirs(output_dir, exist_ok=True)
+    page = os.path.join(output_dir, DETAILED)
+    atomic_write(page, detailed_html("Scoring in progress", [], "started"))
+    references = task_references(os.path.join(input_dir, "ref"))
+    res_dir = os.path.join(input_dir, "res")
+    if not os.path.isdir(res_dir):
+        raise RunError("the submission is empty (no input/res folder)")
+    workdir = tempfile.mkdtemp(prefix="runscore-")
+    try:
+        return _score_submission(references, res_dir, workdir, output_dir, page)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
+    tasks = [references[t].task for t in references]
+    candidates = list_candidates(res_dir, workdir)
+    if not candidates:
+        expected = "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
+        raise RunError("no run file found in the submission; expected %s" % expected)
+    candidates, companions = _set_companions_aside(candidates, tasks)
+    pairs, problems = assign_tasks(candidates, tasks)
+    for companion in companions:
+        print("%s: note: read beside the runs that cite it, not scored as a run" % companion.display)
+    messages: List[str] = [str(p) for p in problems]
+    checked_by_task: Dict[str, list] = {}
+    for candidate, task in pairs:
+        reference = references[task.id]
+        checked = check_file(task, candidate.path, candidate.display, reference, reference.options)
+        checked_by_task.setdefault(task.id, []).append(checked)
+        messages.extend(checked.diags.lines())
+    for task_id, checked in checked_by_task.items():
+        messages.extend(check_run_limit(references[task_id].task, checked))
+    failed = bool(problems) or any(c.diags.has_errors for cs in checked_by_task.values() for c in cs) \
+        or any(": error:" in m for m in messages)
+    for message in messages:
+        print(message, file=sys.stderr)
+    if failed:
+        errors = sum(1 for m in messages if ": error:" in m)
+        print("submission rejected: %d error(s); nothing was scored" % errors, file=sys.stderr)
+        atomic_write(page, detailed_html("Submission rejected", [{"title": "Errors", "diagnostics": messages}],
+                                         "invalid"))
+        return EXIT_INVALID_RUN
+
+    leaderboard: Dict[str, float] = {}
+    sections = []
+    summary_rows = [("task", "run", "column", "value")]
+    for task_id, checked in checked_by_task.items():
+        reference = references[task_id]
+        task = reference.task
+        scored = [(r, score_run(reference, r)) for c in checked for r in c.runs]
+        best, best_scores = best_run(task, scored)
+        for column in task.columns:
+            key = task.leaderboard_key(column)
+            leaderboard[key] = best_scores.measures[column.measure]
+            summary_rows.append((task_id, best.name, key, format_score(leaderboard[key])))
+        sections.append(_task_section(task, scored, best, [m for c in checked for m in c.diags.lines()]))
+    write_scores(output_dir, leaderboard)
+    atomic_write(page, detailed_html("Detailed results", sections, "scored"))
+    print(summary_table(summary_rows))
+    return EXIT_OK
+
+
+def _set_companions_aside(candidates, tasks):
+    """Files that no task claims as a run but some task reads beside its runs (see Task.companion_pattern)."""
+    runs, companions = [], []
+    for candidate in candidates:
+        base = os.path.basename(candidate.display)
+        if not any(t.claims_name(base) for t in tasks) and any(t.claims_companion(base) for t in tasks):
+            companions.append(candidate)
+        else:
+            runs.append(candidate)
+    return runs, companions
+
+
+def _task_section(task, scored, best, diagnostics) -> Dict:
+    """The detailed-results section of one task: every run's leaderboard columns, then a subsection per run
+    (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
+    comparison of the runs when there are several."""
+    columns = list(task.columns)
+    rows = [[run.name, run.path] + [_fmt(scores.measures.get(c.measure)) for c in columns] for run, scores in scored]
+    highlight = [i for i, (run, _) in enumerate(scored) if run is best]
+    best_scores = scored[highlight[0]][1] if highlight else scored[0][1]
+    first_run_of_file: Dict[str, object] = {}
+    for run, _ in scored:
+        first_run_of_file.setdefault(run.path, run)
+    shown = set()
+    subsections = []
+    for run, scores in scored:
+        own = [d for d in diagnostics if first_run_of_file.get(run.path) is run and d.startswith(run.path + ":")]
+        shown.update(own)
+        subsections.append(_run_section(task, run, scores, run is best, own))
+    subsections.extend(_comparison(task, scored))
+    leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
+                                                _fmt(best_scores.measures.get(c.measure))) for c in columns]}
+    text = task.description
+    if len(scored) > 1:
+        text += ". %d runs; the leaderboard shows %s, the best by %s." % (len(scored), best.name, task.primary.title)
+    return {"title": "%s (%s)" % (task.title, task.id), "text": text, "leaderboard": leaderboard,
+            "diagnostics": [d for d in diagnostics if d not in shown],
+            "tables": [{"caption": "Leaderboard columns of every run", "header": ["run", "file"] +
+                        [c.title for c in columns], "rows": rows, "highlight": highlight}],
+            "subsections": subsections}
+
+
+def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
+    charts, tables = [], []
+    topics = list(scores.per_topic)
+    present = [k for k in task.per_topic_measures if any(k in v for v in scores.per_topic.values())]
+    if not present:
+        present = sorted({k for v in scores.per_topic.values() for k in v})
+    charted = task.primary.measure if any(task.primary.measure in v for v in scores.per_topic.values()) else \
+        (present[0] if present else None)
+    if charted is not None:
+        values = [float(scores.per_topic[t].get(charted, 0.0)) for t in topics]
+        title = task.primary.title if charted == task.primary.measure else charted
+        charts.append({"caption": "%s per topic (%d topics; dashed line: their mean)" % (title, len(topics)),
+                       "labels": topics, "values": values, "mean": sum(values) / len(values)})
+    if topics:
+        formats = {k: _column_format([scores.per_topic[t].get(k) for t in topics]) for k in present}
+        tables.append({"caption": "Per-topic values", "header": ["topic"] + present,
+                       "rows": [[t] + [_fmt(scores.per_topic[t].get(k), formats[k]) for k in present]
+                                for t in topics],
+                       "collapsed": len(topics) > 30})
+    tables.append({"caption": "Every measure", "header": ["measure", "value"],
+                   "rows": [[name, _fmt(value)] for name, value in scores.measures.items()], "collapsed": True})
+    tables.extend(getattr(scores, "tables", None) or [])
+    text = "File %s." % run.path
+    if scores.notes:
+        text += " " + " ".join(scores.notes)
+    return {"title": "Run %s%s" % (run.name, " \u2014 shown on the leaderboard" if is_best else ""), "text": text,
+            "best": is_best, "diagnostics": diagnostics, "charts": charts, "tables": tables}
+
+
+def _comparison(task, scored) -> List[Dict]:
+    """The runs compared with significance tests (runscore.compare), when there are several and it exists."""
+    if len(scored) < 2:
+        return []
+    try:
+        from ..compare import comparison_section
+    except ImportError:
+        return []
+    try:
+        section = comparison_section(task, scored)
+    except Exception as exc:   # a report extra must never fail a valid submission; say why it is missing
+        print("warning: comparison of the %s runs not drawn: %s" % (task.id, exc), file=sys.stderr)
+        return [{"title": "Comparison of the runs", "text": "Not available: %s" % exc}]
+    return [section] if section else []
+
+
+def _column_format(values) -> str:
+    """Counts (every value a whole number) are shown as integers, measures with 4 decimals, per column."""
+    numbers = [float(v) for v in values if v is not None]
+    return "%d" if numbers and all(v.is_integer() for v in numbers) and any(v != 0 for v in numbers) else "%.4f"
+
+
+def _fmt(value, form: str = "") -> str:
+    if value is None:
+        return ""
+    if form:
+        return form % value
+    return "%d" % value if float(value).is_integer() and abs(value) >= 1 else "%.4f" % value
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) != 3:
+        print("usage: score.py INPUT_DIR OUTPUT_DIR", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        return run(argv[1], argv[2])
+    except RunError as exc:
+        print(str(exc), file=sys.stderr)
+        print("submission rejected; nothing was scored", file=sys.stderr)
+        return EXIT_INVALID_RUN
+    except ConfigError as exc:
+        print("%s\n(this is a problem of the competition's reference data or set-up, not of the submission)"
+              % exc, file=sys.stderr)
+        return EXIT_CONFIG

@@ -1,0 +1,60 @@
+"""Rules about the reference data a phase or task points at, and which tasks' data it holds.
+"""
+import os
+import shutil
+import tempfile
+from typing import List, Tuple
+
+import yaml
+
+from ...errors import ConfigError
+from ...tasks import all_tasks
+from .archive import BundleView
+from .base import LinterBase
+
+
+class ReferenceRules(LinterBase):
+    def check_reference(self, reference: BundleView, where: Tuple) -> None:
+        label = reference.label
+        descriptors = [n for n in reference.names if n.split("/")[-1] in ("metadata", "metadata.yaml")]
+        if descriptors:
+            self.error("reference-metadata", "%s holds %s: a file named metadata is read as a bundle descriptor by "
+                       "the platform workers" % (label, descriptors[0]), where)
+        known = {t.id for t in all_tasks()}
+        tasks = reference_tasks(reference)
+        if not tasks:
+            self.error("reference-tasks", "%s holds no task folder (expected one or more of %s)"
+                       % (label, ", ".join(sorted(known))), where)
+            return
+        if not reference.exists("task.yaml"):
+            others = [n for n in reference.top_level() if n not in known and "/" not in n.rstrip("/")
+                      and reference.is_dir(n)]
+            for name in others:
+                self.warning("reference-tasks", "%s/%s/ is not a task id of this scoring program; it is ignored"
+                             % (label, name), where)
+        tmp = tempfile.mkdtemp(prefix="runscore-lint-")
+        try:
+            reference.extract(tmp)
+            from ..entry import task_references
+
+            task_references(tmp)
+        except ConfigError as exc:
+            message = str(exc).replace(tmp + os.sep, "").replace(tmp, label)
+            self.error("reference-load", "%s cannot be loaded: %s" % (label, message), where)
+        except Exception as exc:   # a loader's own bug: still a finding about this bundle, not a linter crash
+            message = ("%s: %s" % (type(exc).__name__, exc)).replace(tmp + os.sep, "").replace(tmp, label)
+            self.error("reference-load", "%s cannot be loaded (unexpected %s)" % (label, message), where)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def reference_tasks(reference: BundleView) -> List[str]:
+    """Task ids whose reference data is in this view (registry order), as score.py would find them."""
+    if reference.exists("task.yaml"):
+        try:
+            own = yaml.safe_load(reference.read("task.yaml"))
+        except yaml.YAMLError:
+            own = None
+        if isinstance(own, dict) and own.get("task") in {t.id for t in all_tasks()}:
+            return [own["task"]]
+    return [t.id for t in all_tasks() if reference.is_dir(t.id)]

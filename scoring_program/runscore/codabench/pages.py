@@ -1,0 +1,265 @@
+"""The competition's pages (Markdown for Codabench, HTML for CodaLab v1.5), written from the task registry.
+
+Why generated: a page that restates a run format, an option default or a leaderboard key by hand drifts from
+the code the day someone edits a task. Every fact here is read from the task declarations (runscore.tasks) and
+from the task owners' docs/<task-id>.md, so regenerating the bundle is the only way to change them.
+"""
+import html
+import os
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .. import __version__
+from ..tasks.base import Task
+
+SUBMISSION_RULES = """\
+* A submission is **one zip file of run files** (the files themselves, not a folder holding them; a single
+  top-level folder is tolerated). It may hold runs of any of this competition's tasks: each file is recognised
+  by its name or, failing that, by its content, and scored against that task's reference data.
+* Files named `metadata` or `metadata.yaml`, `__MACOSX/`, `.DS_Store` and other dotfiles are ignored (a file
+  called `metadata` would turn the upload into a code submission on Codabench: do not include one).
+* **Strict validation:** if any run file breaks a rule of its format, the whole submission fails and nothing is
+  scored. The scoring log (stderr) lists every error of every file as `FILE:LINE: error: message`. Warnings
+  do not fail a submission; they are shown in the log and in the detailed results.
+* When a submission holds several runs of one task, all of them are scored and shown in the detailed results;
+  the leaderboard shows the best run by the task's primary measure (the first column of the task).
+* Check your runs before you submit, with the same code: see the *Data and starting kit* page.
+"""
+
+TERMS = """\
+# Terms and conditions
+
+* The reference data (relevance judgements, gold answers, labels) of the formal phase are hidden and remain
+  the property of the evaluation campaign that produced them; they are distributed by the campaign organisers
+  under their own agreements. The sample data of the dry-run phase are synthetic, made up for this
+  competition, and may be used freely.
+* Submit only runs produced by your own systems. Do not try to obtain the hidden reference data from the
+  platform or to infer it by repeated submissions; the organisers may cap the number of submissions and
+  remove entries that break these terms.
+* Scores shown on the leaderboard are computed by the open-source scoring program shipped with this
+  competition (`runscore` %s); the program, not the leaderboard, is the reference for how each measure is
+  computed. Report the runscore version together with any score you publish.
+* By submitting you agree that your team name, your scores and the names of your runs are shown on the
+  public leaderboard.
+""" % __version__
+
+
+def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str]) -> List[Tuple[str, str, str]]:
+    """(page title, file name under pages/, Markdown text) for every page, overview first."""
+    pages = [("Overview", "overview.md", overview_page(tasks, title)),
+             ("Evaluation", "evaluation.md", evaluation_page(tasks)),
+             ("Data and starting kit", "data.md", data_page(tasks))]
+    for task in tasks:
+        pages.append(("Task %s" % task.id, "task-%s.md" % task.id, task_page(task, docs_dir)))
+    return pages
+
+
+def overview_page(tasks: Sequence[Task], title: str) -> str:
+    lines = ["# %s" % title, "",
+             "This competition validates and scores runs of information-retrieval and question-answering "
+             "evaluation campaigns exactly as the campaigns' official tools do, with the open-source scoring "
+             "program `runscore` %s." % __version__, "",
+             "## Tasks", "", "| task id | task | what it scores |", "|---|---|---|"]
+    for task in tasks:
+        lines.append("| `%s` | %s | %s |" % (task.id, _cell(task.title), _cell(task.description)))
+    lines += ["", "Each task has its own page with its run format, options and measures.", "",
+              "## Phases", "",
+              "* **Dry run**: scored against the small synthetic sample reference data shipped in the starting "
+              "kit. Use it to check that your files are accepted and read the detailed results.",
+              "* **Formal run**: scored against the campaign's hidden reference data.", "",
+              "## How to submit", "", SUBMISSION_RULES,
+              "## Leaderboard", "",
+              "One leaderboard with a column set per task (see *Evaluation*). A submission fills the columns of "
+              "the tasks it holds; the other columns show `n/a`. Each submission also gets a detailed results "
+              "page: per task and per run, every measure, a per-topic table and chart, and the validation "
+              "warnings.", ""]
+    return "\n".join(lines)
+
+
+def evaluation_page(tasks: Sequence[Task]) -> str:
+    lines = ["# Evaluation", "",
+             "Every run file is checked against its task's format, then scored against the task's reference "
+             "data. The leaderboard shows, per task, the columns below; the first column of a task is its "
+             "primary measure, which picks the run shown when a submission holds several runs of that task.",
+             "", "Scores are written with 10 decimals; the leaderboard rounds them to the precision shown.", ""]
+    for task in tasks:
+        lines += ["## %s (`%s`)" % (task.title, task.id), "",
+                  "| column | score key | measure | better | precision |", "|---|---|---|---|---|"]
+        for index, column in enumerate(task.columns):
+            marker = " (primary)" if index == 0 else ""
+            lines.append("| %s%s | `%s` | `%s` | %s | %d |" % (
+                _cell(column.title), marker, task.leaderboard_key(column), column.measure,
+                "higher" if column.sorting == "desc" else "lower", column.precision))
+        lines.append("")
+    lines += ["## Exit status of the scoring program", "",
+              "* 0: every run valid and scored.",
+              "* 1: the submission is invalid (the log lists every error); nothing is scored.",
+              "* 2: a problem of the competition's set-up or reference data (please tell the organisers).", ""]
+    return "\n".join(lines)
+
+
+def data_page(tasks: Sequence[Task]) -> str:
+    lines = ["# Data and starting kit", "",
+             "The starting kit (downloadable from the *Files* tab of each phase) holds:", "",
+             "* `README.md`: how to check and score a run locally, with the same program the platform runs;",
+             "* `sample_submission/<task-id>/`: a valid sample submission per task;",
+             "* `schemas/`: the JSON Schemas of the run records of each task (the structural rules; the "
+             "semantic rules are listed on each task's page);",
+             "* `dry_run.py`: scores a submission laid out exactly as Codabench lays it out "
+             "(`input/ref`, `input/res`, `output/`) and prints the leaderboard row;",
+             "* `scoring_program/` and `reference_data/`: the scoring program this competition runs and the "
+             "sample reference data of the dry-run phase;",
+             "* `baselines/`: simple baseline runs on the sample data and the scripts that make them.", "",
+             "The sample reference data of the dry-run phase are synthetic. The formal phase uses the "
+             "campaigns' reference data, which the organisers obtained under the campaigns' agreements.", "",
+             "## Check a run before submitting", "", "```",
+             "pip install numpy scipy PyYAML jsonschema      # Python 3.9 or newer",
+             "cd scoring_program",
+             "python3 -m runscore tasks                       # the task ids"]
+    if tasks:
+        task = tasks[0]
+        lines += ["python3 -m runscore validate --task %s RUN_FILE" % task.id,
+                  "python3 -m runscore score --task %s --ref ../reference_data/%s RUN_FILE" % (task.id, task.id)]
+    lines += ["```", "", "Run files expected, per task:", ""]
+    for task in tasks:
+        lines.append("* `%s`: %s" % (task.id, task.run_file_help))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def task_page(task: Task, docs_dir: Optional[str]) -> str:
+    lines = ["# %s (`%s`)" % (task.title, task.id), "", task.description, "",
+             "## Run files", "", task.run_file_help, ""]
+    if task.max_runs_per_submission is not None:
+        lines += ["At most %d runs of this task per submission." % task.max_runs_per_submission, ""]
+    lines += ["## Leaderboard columns", "", "| column | score key | measure |", "|---|---|---|"]
+    for column in task.columns:
+        lines.append("| %s | `%s` | `%s` |" % (_cell(column.title), task.leaderboard_key(column), column.measure))
+    lines.append("")
+    if task.per_topic_measures:
+        lines += ["Per-topic values in the detailed results: %s." % ", ".join(
+            "`%s`" % m for m in task.per_topic_measures), ""]
+    if task.options:
+        lines += ["## Options", "",
+                  "Set by the organisers in the reference data's `task.yaml` (`options:`); the values in force "
+                  "are recorded in each scoring log.", "",
+                  "| option | default | choices | meaning |", "|---|---|---|---|"]
+        for option in task.options:
+            choices = ", ".join("`%s`" % _yaml_scalar(c) for c in option.choices) if option.choices else ""
+            lines.append("| `%s` | `%s` | %s | %s |" % (option.name, _yaml_scalar(option.default), choices,
+                                                      _cell(option.help)))
+        lines.append("")
+    doc = os.path.join(docs_dir, "%s.md" % task.id) if docs_dir else None
+    if doc and os.path.isfile(doc):
+        with open(doc, encoding="utf-8") as handle:
+            lines += ["## Documentation", "", demote_headings(handle.read(), 2).rstrip("\n"), ""]
+    return "\n".join(lines)
+
+
+def demote_headings(markdown: str, levels: int) -> str:
+    """Shift every ATX heading down (# -> ###) so an included document nests under the page's own headings."""
+    out, fenced = [], False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and re.match(r"#{1,6} ", line):
+            line = "#" * min(6, levels) + line
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _yaml_scalar(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
+
+
+# --------------------------------------------------------------------------- Markdown -> HTML (v1.5) ---
+
+def markdown_to_html(markdown: str, title: str) -> str:
+    """The small Markdown subset the pages above use (headings, paragraphs, lists, tables, code) as HTML.
+
+    Why our own: CodaLab v1.5 bundles need HTML pages, and the scoring program may not depend on a Markdown
+    package. Anything outside the subset is shown as plain text, never dropped.
+    """
+    body: List[str] = []
+    lines = markdown.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            block = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith("```"):
+                block.append(lines[i])
+                i += 1
+            body.append("<pre><code>%s</code></pre>" % html.escape("\n".join(block)))
+            i += 1
+            continue
+        heading = re.match(r"(#{1,6}) (.*)", line)
+        if heading:
+            level = len(heading.group(1))
+            body.append("<h%d>%s</h%d>" % (level, _inline(heading.group(2)), level))
+            i += 1
+            continue
+        if line.startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                if not re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", lines[i].strip()):
+                    rows.append(_table_cells(lines[i]))
+                i += 1
+            head = "".join("<th>%s</th>" % _inline(c) for c in rows[0])
+            rest = "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % _inline(c) for c in r) for r in rows[1:])
+            body.append("<table><thead><tr>%s</tr></thead><tbody>%s</tbody></table>" % (head, rest))
+            continue
+        if re.match(r"[*-] ", line):
+            items = []
+            while i < len(lines) and (re.match(r"[*-] ", lines[i]) or (lines[i].startswith("  ") and items)):
+                if re.match(r"[*-] ", lines[i]):
+                    items.append(lines[i][2:].strip())
+                else:
+                    items[-1] += " " + lines[i].strip()
+                i += 1
+            body.append("<ul>%s</ul>" % "".join("<li>%s</li>" % _inline(item) for item in items))
+            continue
+        if not line.strip():
+            i += 1
+            continue
+        paragraph = []
+        while i < len(lines) and lines[i].strip() and not re.match(r"(#{1,6} |[*-] |\||```)", lines[i]):
+            paragraph.append(lines[i].strip())
+            i += 1
+        body.append("<p>%s</p>" % _inline(" ".join(paragraph)))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body>\n%s\n"
+            "</body></html>\n" % (html.escape(title), "\n".join(body)))
+
+
+def _table_cells(line: str) -> List[str]:
+    inner = line.strip()[1:-1] if line.strip().endswith("|") else line.strip()[1:]
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def _inline(text: str) -> str:
+    """`code`, **bold**, *emphasis* and [links](url) inside escaped text."""
+    parts = re.split(r"(`[^`]*`)", text)
+    out = []
+    for part in parts:
+        if part.startswith("`") and part.endswith("`") and len(part) >= 2:
+            out.append("<code>%s</code>" % html.escape(part[1:-1]))
+            continue
+        part = html.escape(part, quote=False)
+        part = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", part)
+        part = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", part)
+        part = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', part)
+        out.append(part)
+    return "".join(out)
+
+
+def page_file_map(pages: List[Tuple[str, str, str]]) -> Dict[str, str]:
+    """{file name: text} of the pages."""
+    return {name: text for _, name, text in pages}

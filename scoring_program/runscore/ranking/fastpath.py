@@ -1,0 +1,317 @@
+"""When and how a big run takes the columnar fast path (ranking/columnar.py, measures/vectorised.py).
+
+Why a module of its own: the front ends (`runscore trec_eval`, the ntcir1-adhoc task) keep their exact
+line-by-line code, which words every diagnostic; this module only decides whether a file is big enough to be
+worth the fast path, reads it, and reproduces what the exact path would print for a clean file (the same
+warnings, the same values). A file the fast reader declines goes to the exact path unchanged.
+
+`RUNSCORE_FAST_PATH=0` turns the fast path off, `=1` uses it for every file (tests, benchmarks); by default
+it serves files of FAST_PATH_MIN_BYTES or more. See docs/performance.md.
+"""
+import os
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from .columnar import (LONG_ID_BYTES, NACSIS, QRELS, TREC, ColumnarRun, long_id_words, pack_fields, padded_buffer,
+                       read_columns,
+                       unpack_words, widen)
+from .columnar_qrels import ColumnarQrels
+from .qrels import MAX_GRADE
+from ..errors import Diagnostics, RunError
+from ..measures.trec import TrecOptions
+from ..textfile import MAX_FILE_BYTES
+from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
+from .rankeval import TopicRun, evaluate_rankings
+
+FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
+# A task's qrels file of this size or more (about 60k judgements, 0.2 s as Python dicts) is read as columns.
+FAST_QRELS_MIN_BYTES = 1024 * 1024
+# The fast path holds about 40 bytes per line whatever the file's size, so it may read files above
+# textfile.MAX_FILE_BYTES (which bounds the exact path's memory, a few times the file size).
+COLUMNAR_MAX_FILE_BYTES = 1024 * 1024 * 1024
+ENVIRONMENT = "RUNSCORE_FAST_PATH"
+
+
+def switched_off() -> bool:
+    """RUNSCORE_FAST_PATH=0: every run and reference takes the exact path (tests, comparisons)."""
+    return os.environ.get(ENVIRONMENT, "") == "0"
+
+
+def wanted(path: str, min_bytes: Optional[int] = None, max_bytes: Optional[int] = None) -> bool:
+    """Should this file try the fast path? (a regular file, big enough, not switched off; the bounds default to
+    FAST_PATH_MIN_BYTES and COLUMNAR_MAX_FILE_BYTES)"""
+    if switched_off() or not os.path.isfile(path):
+        return False
+    size = os.path.getsize(path)
+    if size > (COLUMNAR_MAX_FILE_BYTES if max_bytes is None else max_bytes):
+        return False
+    return os.environ.get(ENVIRONMENT) == "1" or size >= (FAST_PATH_MIN_BYTES if min_bytes is None else min_bytes)
+
+
+def _keep_freed_memory() -> None:
+    """Ask glibc malloc to keep freed memory for reuse instead of handing it back to the system and taking it
+    again for the next chunk's arrays (page faults cost as much as the parsing). No-op without glibc."""
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-1, 256 * 1024 * 1024)    # M_TRIM_THRESHOLD: keep up to 256 MiB free at the heap top
+        libc.mallopt(-3, 64 * 1024 * 1024)     # M_MMAP_THRESHOLD: per-chunk arrays come from the heap
+    except (OSError, AttributeError):
+        pass
+
+
+def read(path: str, layout: str, comments: bool = False, why: Optional[List[str]] = None,
+         grade_map: Optional[Dict[str, int]] = None, c_space: bool = False) -> Optional[ColumnarRun]:
+    """The run (or qrels) as columns, or None when the exact path must read it (it would say something about
+    it; `why` receives where the columnar reader stopped)."""
+    _keep_freed_memory()
+    try:
+        with open(path, "rb") as handle:
+            return read_columns(handle, layout, comments, why=why, grade_map=grade_map, c_space=c_space)
+    except OSError:
+        return None                 # the exact path words the error
+
+
+def too_big_for_the_exact_reader(path: str, display: str, why: List[str]) -> None:
+    """A run over textfile.MAX_FILE_BYTES that the columnar reader declined cannot be read line by line either:
+    say so, and where the columnar reader stopped, instead of only "file too big" (a clean run of that size
+    is scored)."""
+    size = os.path.getsize(path)
+    if size <= MAX_FILE_BYTES:
+        return
+    where = why[0] if why else "somewhere"
+    raise RunError("file is %d bytes: a run over %d MiB is read only by the fast reader, which takes runs with "
+                   "nothing to report; it stopped at %s (an error, or a warning such as a blank line, CRLF line "
+                   "ends or an unpadded Topic-ID): correct that, or split the run into files of at most %d MiB "
+                   "to get every message" % (size, MAX_FILE_BYTES // (1024 * 1024), where,
+                                              MAX_FILE_BYTES // (1024 * 1024)), display)
+
+
+def read_reference_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarQrels]:
+    """A task's big clean qrels file as columns (a dict view, see columnar_qrels), or None: then the task's
+    exact loader (qrels.read_qrels) reads it and words any defect. Reference files keep the exact path's
+    size limit (textfile.MAX_FILE_BYTES)."""
+    if not wanted(path, FAST_QRELS_MIN_BYTES, MAX_FILE_BYTES):
+        return None
+    table = read(path, QRELS, grade_map=grade_map)
+    return None if table is None else ColumnarQrels(QrelsColumns.from_table(table))
+
+
+# ------------------------------------------------------------------------------ shared evaluation ---
+
+class _Cache:
+    """The last qrels converted, ranking made and labels joined: a task scores two levels of one run, often
+    with the same graded qrels, so the second level reuses all three."""
+
+    qrels_source = None
+    qrels_columns: Optional[QrelsColumns] = None
+    ranking_key = None
+    ranking = None
+    grades_key = None
+    grades = None
+
+
+def qrels_columns(qrels: Dict[str, Dict[str, int]]) -> QrelsColumns:
+    if isinstance(qrels, ColumnarQrels):
+        return qrels.columns
+    if _Cache.qrels_source is not qrels:
+        _Cache.qrels_columns = None
+        _Cache.qrels_columns = QrelsColumns(qrels)
+        _Cache.qrels_source = qrels
+    return _Cache.qrels_columns
+
+
+def evaluate(run: ColumnarRun, qrels: Dict[str, Dict[str, int]], topics: Sequence[str], measures: Sequence[str],
+             level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
+             max_docs: Optional[int] = None, params: Dict[str, Sequence] = None,
+             score_dtype=np.float64) -> Dict[str, Dict[str, float]]:
+    """rankeval.evaluate_rankings' per-topic values for a columnar run."""
+    columns = qrels_columns(qrels)
+    if not columns.usable:          # a qrels document id the word packing cannot hold (a NUL byte)
+        return evaluate_rankings(topic_runs(run), qrels, topics, measures, level, options, tie_order, max_docs,
+                                 params, score_dtype)[0]
+    return evaluate_with_columns(run, columns, topics, measures, level, options, tie_order, max_docs, params,
+                                 score_dtype)
+
+
+def evaluate_with_columns(run: ColumnarRun, columns: QrelsColumns, topics: Sequence[str], measures: Sequence[str],
+                          level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
+                          max_docs: Optional[int] = None, params: Dict[str, Sequence] = None,
+                          score_dtype=np.float64) -> Dict[str, Dict[str, float]]:
+    # The cache keeps the objects it was made from, so an `is` test cannot be fooled by a reused id().
+    key = (tuple(topics), tie_order, max_docs, np.dtype(score_dtype).str)
+    if _Cache.ranking_key is None or _Cache.ranking_key[0] is not run or _Cache.ranking_key[1] != key:
+        _Cache.ranking = _Cache.grades = _Cache.grades_key = None    # free them before making the next
+        _Cache.ranking = rank_lines(run, topics, tie_order, max_docs, score_dtype)
+        _Cache.ranking_key = (run, key)
+    if _Cache.grades_key is not columns:
+        _Cache.grades = None
+        _Cache.grades = label_lines(run, _Cache.ranking[0], _Cache.ranking[1], topics, columns)
+        _Cache.grades_key = columns
+    return evaluate_columnar(run, columns, topics, measures, level, options, tie_order, max_docs, params,
+                             score_dtype, ranking=_Cache.ranking, grades=_Cache.grades)
+
+
+def topic_runs(run: ColumnarRun) -> Dict:
+    """The run as the exact path's TopicRun records (document ids decoded from their words)."""
+    out = {}
+    for code, topic in enumerate(run.topics):
+        lines = run.topic_lines(code)
+        docnos = unpack_words(run.docno[lines])
+        out[topic] = TopicRun(docnos, run.score[lines].tolist(), [0] * len(docnos))
+    return out
+
+
+# ------------------------------------------------------------------------------ runscore trec_eval ---
+
+def _trec_eval_packer(run: ColumnarRun):
+    """How the qrels ids become words comparable with this run's: their Latin-1 bytes, and (when the run has
+    ids longer than columnar.LONG_ID_BYTES) the run's layout for long ids (ColumnarRun.long_ids)."""
+    def pack(docnos: List[str]):
+        raw = [d.encode("latin-1") for d in docnos]
+        long = [i for i, text in enumerate(raw) if len(text) > LONG_ID_BYTES]
+        if run.long_ids is None:
+            return pack_fields_of(raw)
+        width = run.docno.shape[1] - 1
+        keep = set(long)
+        words = widen(pack_fields_of([b"" if i in keep else text for i, text in enumerate(raw)]), width + 1)
+        if long:
+            rows = long_id_words(pack_fields_of([raw[i] for i in long]), width, run.long_ids)
+            words[long] = widen(rows, words.shape[1])
+        return words
+    return pack
+
+
+def pack_fields_of(texts: List[bytes]) -> np.ndarray:
+    """pack_strings for bytes (no NUL, no LF: a qrels id read by trec_eval's rules has neither)."""
+    blob = b"\n".join(texts) + b"\n"
+    buf = padded_buffer(blob)
+    ends = np.flatnonzero(buf == 10)
+    starts = np.empty_like(ends)
+    starts[0:1] = 0
+    starts[1:] = ends[:-1] + 1
+    return pack_fields(buf, starts, ends)
+
+
+def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
+              problem=Exception):
+    """commands.trec_eval's main loop for a big clean run, read as columns: (Evaluation, run id), or None (then
+    the exact path reads both files and says what trec_eval would say). The files must be ones trec_eval reads
+    without a word from us (no note, no duplicate) in a case the columns reproduce (not -J, -M 0, -l below 1,
+    keep-first-duplicate, nor a 10.0 qrels topic missing from the run)."""
+    from ..commands.trec_eval import Evaluation      # here: the command imports this module
+    if run_path == "-" or settings.judged_only or not wanted(run_path) or settings.max_docs == 0 \
+            or settings.level < 1 or settings.keep_first_duplicate:
+        return None
+    if not os.path.isfile(qrels_path) or os.path.getsize(qrels_path) > MAX_FILE_BYTES:
+        return None
+    found = _trec_eval_qrels(qrels_path, settings.v10)
+    if found is None:
+        return None
+    qrels_topics, maxima, positive, columns = found
+    if any(not 0 <= grade <= MAX_GRADE for grade in maxima):
+        return None                 # trec_eval's rel_levels array: the exact path words what it does
+    run = read(run_path, TREC, comments=settings.v10, c_space=True)
+    if run is None:
+        return None
+    in_run = set(run.topics)
+    in_qrels = set(qrels_topics)
+    if settings.v10:
+        if any(qid not in in_run for qid in qrels_topics):
+            return None             # an error, or trec_eval 10.0's placeholder ranking: the exact path
+        topics = sorted(qrels_topics)
+    else:
+        topics = sorted(qid for qid in in_run if qid in in_qrels)
+    if not topics:
+        return None
+    # Columns read from the qrels file hold no long id (else None), so they compare with the run's words as they
+    # are: a run row in the long-id layout has a code word that no id of LONG_ID_BYTES or less can hold.
+    if columns is None:
+        qrels = _parsed_qrels(qrels_path, settings.v10)
+        if qrels is None:
+            return None
+        columns = QrelsColumns(qrels, _trec_eval_packer(run))
+    options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
+    computed = [m for m in measures if m not in ("runid", "num_q")]
+    per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
+                                      settings.max_docs, params, np.float64 if settings.v10 else np.float32)
+    result = Evaluation()
+    for qid in topics:
+        result.values[qid] = per_topic[qid]
+        result.printed.append(qid)
+    result.denominator = len(topics)
+    if settings.complete:
+        result.denominator = len(qrels_topics)
+        result.missing = result.denominator - len(topics)
+        result.complete_num_rel = positive
+    return result, run.run_id
+
+
+def _trec_eval_qrels(path: str, v10: bool):
+    """(topics, each topic's highest grade, judgements with grade > 0, QrelsColumns or None) of a qrels file
+    trec_eval reads without a word from us, or None. Read as columns when the columnar reader takes it (ids as
+    raw bytes, as the run's words), else by the exact reader (QrelsColumns made later, packed as the run)."""
+    table = read(path, QRELS, comments=v10, c_space=True)
+    if table is not None and table.docno.shape[1] * 8 <= LONG_ID_BYTES:      # no id over LONG_ID_BYTES
+        raw = table.score if table.grouped_order is None else table.score[table.grouped_order]
+        maxima = np.maximum.reduceat(raw, table.starts[:-1]).tolist() if raw.shape[0] else []
+        return list(table.topics), maxima, int(np.count_nonzero(raw > 0)), QrelsColumns.from_table(table)
+    qrels = _parsed_qrels(path, v10)
+    if qrels is None:
+        return None
+    return (list(qrels), [max(grades.values()) for grades in qrels.values()],
+            sum(1 for grades in qrels.values() for rel in grades.values() if rel > 0), None)
+
+
+def _parsed_qrels(path: str, v10: bool) -> Optional[Dict[str, Dict[str, int]]]:
+    """The qrels by the exact reader (commands.trec_eval_files), or None if it notes or refuses anything."""
+    from ..commands.trec_eval_files import TrecEvalFailure, read_qrels
+    try:
+        with open(path, "rb") as handle:
+            parsed = read_qrels(handle.read(), path, v10)
+    except (OSError, TrecEvalFailure):
+        return None
+    if parsed.notes or any(parsed.duplicate(qid) for qid in parsed.topics):
+        return None
+    return {qid: parsed.grades(qid) for qid in parsed.topics}
+
+
+# ------------------------------------------------------------------------------ ntcir1-adhoc ---
+
+def ntcir1_parse(path: str, display: str, diags: Diagnostics, reference, options) -> Optional[ColumnarRun]:
+    """A clean NACSIS run as columns, with the warnings and errors the task's exact parser gives a clean file
+    (more documents than max_docs, topics that are not official, no official topic, file name); or None."""
+    if options.get("duplicates") not in ("error", "keep_first") or not wanted(path):
+        return None
+    why: List[str] = []
+    run = read(path, NACSIS, why=why)
+    if run is None:
+        too_big_for_the_exact_reader(path, display, why)
+        return None
+    if run.space_separated:         # tasks/ntcir1_adhoc.py's warning for such lines, with their count
+        diags.warning_once("notab", 1, "line has no TAB; fields split on spaces (the format asks for TABs)",
+                           repeats=len(run) - 1)
+    max_docs = options["max_docs"]
+    for code, topic in enumerate(run.topics):
+        count = run.count(code)
+        if count > max_docs:
+            diags.warning(run.first_line[code], "topic %s has %d documents; only the first %d after sorting by "
+                          "Similarity are scored" % (topic, count, max_docs))
+    if reference is not None:
+        official = set(reference.topics)
+        unknown = [t for t in run.topics if t not in official]
+        if unknown:
+            diags.warning(run.first_line[run.topics.index(unknown[0])], "%d Topic-ID(s) are not official topics and "
+                          "are ignored: %s" % (len(unknown), ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10
+                                                                                         else "")))
+        if not official & set(run.topics):
+            topics = reference.topics
+            diags.error(0, "no line answers any official topic (%s)" % ("%s ... %s" % (topics[0], topics[-1])
+                                                                        if len(topics) > 1 else topics[0]))
+    basename = os.path.basename(display)
+    if run.run_id and basename.split(".")[0] != run.run_id:
+        diags.warning(0, "the file should be named by its Run-ID %r" % run.run_id)
+    return run

@@ -1,0 +1,56 @@
+"""Reference loader for TREC-format qrels: `topic iter docno grade`, whitespace-separated.
+
+Why strict: trec_eval reads a grade `abc` as 0 and lets duplicate lines abort mid-run; a reference file is the
+organiser's responsibility, so every defect is a ConfigError (exit 2) naming the line.
+"""
+from collections import OrderedDict
+from typing import Dict
+
+from ..errors import ConfigError
+from ..textfile import numbered_lines, read_text
+
+Qrels = Dict[str, Dict[str, int]]   # topic -> docno -> grade, in file order
+
+
+def parse_qrels_text(text: str, path: str, allow_comments: bool = False,
+                     grade_map: Dict[str, int] = None) -> Qrels:
+    """Parse qrels text. `grade_map` lets a grade column hold letters (e.g. NTCIR's A/B/C)."""
+    qrels: Qrels = OrderedDict()
+    for line_no, line in numbered_lines(text):
+        if not line.strip() or (allow_comments and line.lstrip().startswith("#")):
+            continue
+        fields = line.split()
+        if len(fields) < 4:
+            raise ConfigError("qrels line has %d fields, expected 4: topic iter docno grade" % len(fields),
+                              path, line_no)
+        topic, docno, grade_text = fields[0], fields[2], fields[3]
+        grade = _parse_grade(grade_text, grade_map, path, line_no)
+        docs = qrels.setdefault(topic, OrderedDict())
+        if docno in docs:
+            raise ConfigError("duplicate judgement of document %s for topic %s" % (docno, topic), path, line_no)
+        docs[docno] = grade
+    return qrels
+
+
+# Measures keep one counter per grade 0..max (as trec_eval does), so an absurd grade would exhaust memory.
+MAX_GRADE = 1000000
+
+
+def _parse_grade(text: str, grade_map, path: str, line_no: int) -> int:
+    if grade_map is not None and text in grade_map:
+        return grade_map[text]
+    expected = "an integer" if grade_map is None else "an integer or one of %s" % ", ".join(grade_map)
+    if len(text) > 20:
+        raise ConfigError("grade %r... is not %s" % (text[:20], expected), path, line_no)
+    try:
+        grade = int(text)
+    except ValueError:
+        raise ConfigError("grade %r is not %s" % (text, expected), path, line_no)
+    if abs(grade) > MAX_GRADE:
+        raise ConfigError("grade %d is outside -%d..%d; grades are small integers (levels of relevance)"
+                          % (grade, MAX_GRADE, MAX_GRADE), path, line_no)
+    return grade
+
+
+def read_qrels(path: str, allow_comments: bool = False, grade_map: Dict[str, int] = None) -> Qrels:
+    return parse_qrels_text(read_text(path, error_class=ConfigError), path, allow_comments, grade_map)

@@ -1,0 +1,327 @@
+"""Task r2c2-ac: NTCIR-19 R2C2 answers with confidence; HMR, Accuracy, MNP, R_O, R_U, avconf, OB from labels.
+
+Seed: shared/seeds/000_13a97d0348fb03bd.txt; spec: shared/specs/r2c2.md sections 1.2, 2, 3, 5, 6 and 8. This
+module only wires the stages: the block parser (runscore.tasks.r2c2.ac_format), PassageKey resolution against the
+PR-run pool of the reference and the PR runs sent with the run (runscore.tasks.r2c2.passages), the judgement
+labels (runscore.tasks.r2c2.labels), the non-official automatic judge (runscore.tasks.r2c2.autojudge) and the measures
+(runscore.measures.confidence).
+"""
+import os
+import re
+from typing import Any, Dict, List, Optional
+
+from ...errors import ConfigError, Diagnostics
+from ...measures import confidence as cm
+from .pr_format import RUN_NAME_PATTERN as PR_RUN_NAME_PATTERN
+from .ac_format import AC_RUN_NAME_PATTERN, CONFIDENCE_RULES, ACRun, parse_ac_run
+from .passages import PassagePool, load_pool, missing_rank_message, submission_pr_runs, unknown_run_message
+from .autojudge import MATCH_RULES, matches, read_gold_answers
+from .pr_format import normalise_qid
+from .labels import Labels, read_labels, unused_labels
+from ...textfile import numbered_lines, read_text
+from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
+
+AUTO_NOTE = "auto_* measures: NON-OFFICIAL automatic judge (normalised match against the gold answers)"
+
+
+class ACReference:
+    """Official topics, the PR-run pool, labels (None if the reference has none), gold answers (may be {})."""
+
+    def __init__(self, topics: List[str], pool: PassagePool, labels: Optional[Labels], golds: Dict[str, List[str]]):
+        self.topics = topics
+        self.pool = pool
+        self.labels = labels
+        self.golds = golds
+
+
+class JudgedTopic:
+    """One official question of one run, joined with everything known about it."""
+
+    def __init__(self, qid: str, answered: bool, confidence: float, answer: str):
+        self.qid = qid
+        self.answered = answered
+        self.confidence = confidence       # 0-100 scale
+        self.answer = answer
+        self.correct: Optional[int] = None  # from labels
+        self.auto_correct: Optional[int] = None
+        self.n_nuggets = 0
+        self.n_unresolved = 0
+        self.n_entailed = 0
+        self.n_relevant = 0
+
+
+class JudgedRun:
+    def __init__(self, run: ACRun, topics: Dict[str, JudgedTopic], labelled: bool):
+        self.run = run
+        self.topics = topics
+        self.labelled = labelled
+
+
+class R2C2AC(Task):
+    id = "r2c2-ac"
+    title = "NTCIR-19 R2C2 answers with confidence (AC)"
+    tag = "R2C2-AC"
+    description = "NTCIR-19 R2C2 AC runs [Team]-AC-[1-4]: HMR, Accuracy, MNP, R_O, R_U, avconf, OB from labels"
+    run_file_help = ("a file named [TeamName]-AC-[RunNumber] (RunNumber 1-4, optional .txt), UTF-8 <D0001> ... "
+                     "</D0001> blocks of 'Answer;Confidence' and 'NuggetNum;PRrunname;PassageRank;Nugget' lines")
+    name_pattern = AC_RUN_NAME_PATTERN + r"(\.txt)?"
+    companion_pattern = PR_RUN_NAME_PATTERN + r"(\.txt)?"   # the submission's own PR runs, cited by nuggets
+    max_runs_per_submission = 4
+    options = (
+        Option("confidence_out_of_range", "error", "A Confidence outside [0-100]: an error (the seed) or clamped "
+               "into the range with a warning. Proposed.", CONFIDENCE_RULES),
+        Option("empty_block", "absent", "An empty element <D0005></D0005>: the question counts as absent from "
+               "the run (not in n_s; Proposed, spec open question 4) or as answered wrongly at confidence 0.",
+               ("absent", "wrong")),
+        Option("submission_pr_runs", True, "Resolve PassageKeys also against the PR runs lying next to the AC "
+               "run in the submission (files named [Team]-{PG|PO}-[1-4]); the reference pool wins on a name "
+               "clash."),
+        Option("unresolved_nuggets", "not_entailed", "A nugget whose PassageKey names no passage: not entailed "
+               "whatever its label says (as the official Stage A treats it), or its label is used as given.",
+               ("not_entailed", "labels")),
+        Option("unlabelled_runs", "error", "A run without judgement labels in the reference: an error (replay "
+               "of the official labels: only assessed runs can be scored), or auto_only: the label-based "
+               "measures are 0 with labelled = 0, and only the non-official auto_* measures judge the run.",
+               ("error", "auto_only")),
+        Option("auto_match", "contains", "Rule of the NON-OFFICIAL automatic judge: contains = a normalised gold "
+               "answer occurs as whole words in the normalised answer; exact = equal after normalisation.",
+               MATCH_RULES),
+        Option("ece_bins", 10, "Equal-width confidence bins of the non-official ECE diagnostic."),
+    )
+    columns = (
+        Column("hmr", "HMR"),
+        Column("accuracy", "Accuracy (answered)"),
+        Column("mnp", "MNP (mean nugget precision)"),
+        Column("r_o", "R_O (overconfidence reward)"),
+        Column("r_u", "R_U (underconfidence reward)"),
+        Column("avconf", "avconf (average confidence)"),
+        Column("ob", "OB (avconf - accuracy)"),
+        Column("n_answered", "n (questions answered)", precision=0),
+        Column("auto_hmr", "HMR (auto judge, unofficial)"),
+        Column("auto_accuracy", "Accuracy (auto, unofficial)"),
+    )
+    per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
+                          "n_entailed", "n_relevant", "auto_correct")
+
+    def sniff(self, head: str) -> bool:
+        line = first_line(head)
+        return line is not None and re.match(r"\s*<[Dd]\d{3,4}>", line) is not None
+
+    # ------------------------------------------------------------------------------ reference ---
+    def load_reference(self, ref_path: str, options: Dict[str, Any]) -> ACReference:
+        if not os.path.isdir(ref_path):
+            raise ConfigError("the r2c2-ac reference is a folder with task.yaml (topics, pr_runs, labels, "
+                              "gold answers), not a single file", ref_path)
+        config = read_task_yaml(ref_path)
+        where = os.path.join(ref_path, "task.yaml")
+        aliases = config.get("pr_run_aliases") or {}
+        if not isinstance(aliases, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                    for k, v in aliases.items()):
+            raise ConfigError("pr_run_aliases must map display names to PR run names", where)
+        if "pr_runs" in config:
+            pool = load_pool(os.path.join(ref_path, str(config["pr_runs"])), aliases)
+        else:
+            pool = PassagePool({}, aliases)
+        labels = None
+        if "answer_labels" in config:
+            nugget_path = None
+            if "nugget_labels" in config:
+                nugget_path = reference_file(ref_path, str(config["nugget_labels"]), "nugget labels")
+            labels = read_labels(reference_file(ref_path, str(config["answer_labels"]), "answer labels"),
+                                 nugget_path, aliases)
+        elif "nugget_labels" in config:
+            raise ConfigError("nugget_labels needs answer_labels too (relevance requires a correct answer)", where)
+        if labels is None and options["unlabelled_runs"] == "error":
+            raise ConfigError("the reference has no judgement labels (answer_labels); add them, or set the option "
+                              "unlabelled_runs: auto_only to judge runs only by the non-official auto judge", where)
+        golds: Dict[str, List[str]] = {}
+        if "gold_answers" in config:
+            golds = read_gold_answers(reference_file(ref_path, str(config["gold_answers"]), "gold answers"))
+        topics = self._topics(ref_path, config, where, golds)
+        return ACReference(topics, pool, labels, golds)
+
+    @staticmethod
+    def _topics(ref_path: str, config: Dict[str, Any], where: str, golds: Dict[str, List[str]]) -> List[str]:
+        listed = config.get("topics")
+        if listed is None:
+            if not golds:
+                raise ConfigError("task.yaml must give the official topic list (topics: a file or a list)", where)
+            return sorted(golds)
+        if isinstance(listed, list):
+            raw = [(0, str(t)) for t in listed]
+            source = where
+        else:
+            source = reference_file(ref_path, str(listed), "topics")
+            raw = [(n, line) for n, line in numbered_lines(read_text(source, error_class=ConfigError))
+                   if line.strip()]
+        topics = []
+        for line_no, text in raw:
+            qid = normalise_qid(text)
+            if qid is None:
+                raise ConfigError("%r is not a question id" % text.strip(), source, line_no)
+            if qid in topics:
+                raise ConfigError("question %s is listed twice" % qid, source, line_no)
+            topics.append(qid)
+        if not topics:
+            raise ConfigError("the official topic list is empty", source)
+        return topics
+
+    # ------------------------------------------------------------------------------ parsing ---
+    def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[ACReference],
+              options: Dict[str, Any]) -> List[ParsedRun]:
+        run = parse_ac_run(path, display, diags, confidence_rule=options["confidence_out_of_range"])
+        pool = reference.pool if reference is not None else PassagePool({})
+        if options["submission_pr_runs"]:
+            pool = pool.merged(submission_pr_runs(path, display, diags, pool if reference is not None else None))
+        if reference is None:
+            self._resolve_all(run, run.blocks, pool, diags, warn_unknown=False)
+            return [ParsedRun(run.name, display, JudgedRun(run, {}, False))]
+        official = set(reference.topics)
+        unknown = [q for q in run.blocks if q not in official]
+        if unknown:
+            diags.warning(run.blocks[unknown[0]].line, "%d block(s) for questions that are not official are "
+                          "ignored: %s" % (len(unknown), ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10
+                                                                                    else "")))
+        if run.blocks and not official & set(run.blocks):
+            diags.error(0, "no block answers an official question (%s ... %s)"
+                        % (reference.topics[0], reference.topics[-1]))
+        blocks = {q: b for q, b in run.blocks.items() if q in official}
+        resolved = self._resolve_all(run, blocks, pool, diags, warn_unknown=True)
+        labels = reference.labels
+        labelled = labels is not None and labels.has_run(run.name)
+        if not labelled and options["unlabelled_runs"] == "error":
+            diags.error(0, "the reference has no judgement labels for run %s; this leaderboard replays the "
+                        "official labels, so only assessed runs can be scored" % run.name)
+        topics: Dict[str, JudgedTopic] = {}
+        used_answers, used_nuggets = set(), set()
+        for qid, block in blocks.items():
+            if not block.answered and options["empty_block"] == "absent":
+                continue
+            # here the block is answered, or empty and counted as a wrong answer at confidence 0
+            topic = JudgedTopic(qid, True, block.confidence or 0.0, block.answer or "")
+            topics[qid] = topic
+            if reference.golds:
+                topic.auto_correct = int(block.answered and matches(block.answer, reference.golds.get(qid, []),
+                                                                    options["auto_match"]))
+            topic.n_nuggets = len(block.nuggets)
+            topic.n_unresolved = sum(1 for n in block.nuggets if not resolved[n.line])
+            if labelled:
+                self._join_labels(topic, block, run.name, labels, pool, resolved, options, diags,
+                                  used_answers, used_nuggets)
+        if labelled:
+            for message in unused_labels(labels, run.name, used_answers, used_nuggets):
+                diags.warning(0, message)
+        return [ParsedRun(run.name, display, JudgedRun(run, topics, labelled))]
+
+    @staticmethod
+    def _join_labels(topic: JudgedTopic, block, run_name: str, labels: Labels, pool: PassagePool,
+                     resolved: Dict[int, bool], options: Dict[str, Any], diags: Diagnostics,
+                     used_answers: set, used_nuggets: set) -> None:
+        """Fill the label-based fields of one topic: correctness, entailed and relevant nugget lines."""
+        answer = labels.answers.get((run_name, topic.qid))
+        if answer is None:
+            if block.answered:
+                diags.warning(block.answer_line, "no answer label for question %s of run %s; counted as "
+                              "incorrect" % (topic.qid, run_name))
+            topic.correct = 0
+        else:
+            used_answers.add((run_name, topic.qid))
+            topic.correct = answer.correct
+        for nugget in block.nuggets:
+            key = labels.nugget_key(run_name, topic.qid, nugget.number, pool.name_of(nugget.pr_run), nugget.rank)
+            label = labels.nuggets.get(key)
+            if label is None:
+                diags.warning(nugget.line, "no label for nugget %d of question %s; counted as not entailed "
+                              "and not relevant" % (nugget.number, topic.qid))
+                continue
+            used_nuggets.add(key)
+            usable = resolved[nugget.line] or options["unresolved_nuggets"] == "labels"
+            topic.n_entailed += int(usable and label.entailed)
+            topic.n_relevant += int(usable and label.relevant and topic.correct == 1)
+
+    @staticmethod
+    def _resolve_all(run: ACRun, blocks, pool: PassagePool, diags: Diagnostics, warn_unknown: bool) -> Dict[int, bool]:
+        """line -> does the nugget on that line cite an existing passage; warnings for those that do not (one
+        per unknown run name, one per missing rank)."""
+        resolved: Dict[int, bool] = {}
+        unknown_runs: Dict[str, List[int]] = {}
+        for qid, block in blocks.items():
+            for nugget in block.nuggets:
+                found = pool.resolve(qid, nugget.pr_run, nugget.rank)
+                resolved[nugget.line] = found.ok
+                if found.ok:
+                    continue
+                if found.reason == "unknown_run":
+                    unknown_runs.setdefault(nugget.pr_run, []).append(nugget.line)
+                else:
+                    diags.warning(nugget.line, missing_rank_message(qid, found.run_name, nugget.rank))
+        if warn_unknown:
+            for written, lines in unknown_runs.items():
+                diags.warning(lines[0], unknown_run_message(written, pool.name_of(written), list(pool.runs),
+                                                            len(lines)))
+        return resolved
+
+    # ------------------------------------------------------------------------------ scoring ---
+    def score(self, run: ParsedRun, reference: ACReference, options: Dict[str, Any]) -> RunScores:
+        judged: JudgedRun = run.data
+        answered = [judged.topics[t] for t in reference.topics if t in judged.topics and judged.topics[t].answered]
+        notes: List[str] = []
+        measures: Dict[str, float] = {}
+        if judged.labelled:
+            measures.update(cm.confidence_measures([t.correct for t in answered], [t.confidence for t in answered],
+                                                   options["ece_bins"]))
+        else:
+            zero = cm.confidence_measures([], [], options["ece_bins"])
+            measures.update({k: 0.0 for k in zero})
+            measures["n_answered"] = float(len(answered))
+            notes.append("%s: no judgement labels; the label-based measures (HMR, Accuracy, MNP, ...) are 0 and "
+                         "NOT a judgement of the run" % run.name)
+        nugprec = {t.qid: cm.nugget_precision(t.n_relevant, t.n_nuggets)
+                   for t in answered} if judged.labelled else {}
+        measures["mnp"] = cm.mean_nugget_precision(nugprec, reference.topics)
+        measures["labelled"] = 1.0 if judged.labelled else 0.0
+        measures["n_topics"] = float(len(reference.topics))
+        measures["n_nuggets"] = float(sum(t.n_nuggets for t in answered))
+        measures["n_nuggets_unresolved"] = float(sum(t.n_unresolved for t in answered))
+        if not answered:
+            notes.append("%s answers no official question: Accuracy = avconf = 0 and R_O = R_U = HMR = 1 by "
+                         "convention; read HMR together with Accuracy" % run.name)
+        auto = cm.confidence_measures([t.auto_correct or 0 for t in answered], [t.confidence for t in answered])
+        for key in ("hmr", "accuracy", "r_o", "r_u", "ob"):
+            measures["auto_" + key] = auto[key] if reference.golds else 0.0
+        if reference.golds:
+            notes.append("%s: %s (%s match)" % (run.name, AUTO_NOTE, options["auto_match"]))
+            no_gold = [t for t in reference.topics if t not in reference.golds]
+            if no_gold:
+                notes.append("%d official question(s) have no gold answer; the auto judge counts their answers "
+                             "wrong: %s" % (len(no_gold), ", ".join(no_gold[:10])))
+        else:
+            notes.append("no gold answers in the reference: the auto_* measures are 0")
+        per_topic = {}
+        for qid in reference.topics:
+            topic = judged.topics.get(qid)
+            row = {"answered": 0.0, "nugprec": 0.0}
+            if topic is not None and topic.answered:
+                row.update({"answered": 1.0, "confidence": topic.confidence / 100.0,
+                            "n_nuggets": float(topic.n_nuggets), "n_unresolved": float(topic.n_unresolved),
+                            "nugprec": nugprec.get(qid, 0.0)})
+                if judged.labelled:
+                    row.update({"correct": float(topic.correct), "n_entailed": float(topic.n_entailed),
+                                "n_relevant": float(topic.n_relevant)})
+                if topic.auto_correct is not None:
+                    row["auto_correct"] = float(topic.auto_correct)
+            per_topic[qid] = row
+        table_rows = [[t.qid, _short(t.answer), "%g" % t.confidence,
+                       "" if t.correct is None else str(t.correct),
+                       "" if t.auto_correct is None else str(t.auto_correct)] for t in answered]
+        tables = [{"caption": "Answers: %s" % run.name,
+                   "header": ["question", "answer", "Confidence", "correct (labels)", "correct (auto, non-official)"],
+                   "rows": table_rows}]
+        return RunScores(measures, per_topic, notes, tables)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+TASK = R2C2AC()

@@ -1,0 +1,198 @@
+"""Task r2c2-pr: NTCIR-19 R2C2 passage retrieval, MSnDCG@20 per question over the official topic list.
+
+Seed: shared/seeds/000_13a97d0348fb03bd.txt; spec: shared/specs/r2c2.md sections 1.1, 4 and 8. The run format
+is read by runscore.tasks.r2c2.pr_format (shared with r2c2-ac). The PR qrels are an input file, `qID<TAB>passage
+key<TAB>Lk`, so official qrels can be dropped in; `runscore r2c2-qrels` derives them from AC labels.
+"""
+import os
+import re
+from typing import Any, Dict, List, Optional
+
+from ...ranking import fastpath
+from ...errors import ConfigError, Diagnostics
+from ...measures.names import compute_all
+from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains, parse_gains
+from ...measures.vectorised_ntcir import evaluate_records
+from ...ranking.ntcir_qrels import parse_level
+from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid, parse_pr_run,
+                        qid_tsv_rows)
+from ...textfile import numbered_lines, read_text
+from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
+
+# canonical measure name -> output key (spec 4.3: msndcg20 primary; the others for diagnosis)
+MEASURES = {"MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig", "P@20": "p20", "Hit@1": "hit1"}
+
+
+class PRReference:
+    """qID -> passage key text -> level; the official topics (scored); the gains; topics left out (no rel)."""
+
+    def __init__(self, qrels: Dict[str, Dict[str, int]], topics: List[str], gains, excluded: List[str]):
+        self.qrels = qrels
+        self.topics = topics
+        self.gains = gains
+        self.excluded = excluded
+
+
+def read_pr_qrels(path: str) -> Dict[str, Dict[str, int]]:
+    """`qID<TAB>passage_key<TAB>Lk` lines (a header line starting with `qID` is skipped); ConfigError on defects."""
+    qrels: Dict[str, Dict[str, int]] = {}
+    for line_no, qid, fields in qid_tsv_rows(path, "PR qrels", ("qID", "passage_key", "Lk")):
+        key = fields[1].strip()
+        if not key:
+            raise ConfigError("empty passage key", path, line_no)
+        docs = qrels.setdefault(qid, {})
+        if key in docs:
+            raise ConfigError("duplicate passage key %s for question %s" % (key, qid), path, line_no)
+        docs[key] = parse_level(fields[2].strip(), path, line_no)
+    return qrels
+
+
+def read_topic_list(path: str) -> List[str]:
+    """One qID a line (the official list: R2C2 scores 64 of its 65 questions)."""
+    topics = []
+    for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
+        if not line.strip():
+            continue
+        qid = normalise_qid(line)
+        if qid is None:
+            raise ConfigError("%r is not a question id" % line.strip(), path, line_no)
+        topics.append(qid)
+    return topics
+
+
+class R2C2PR(Task):
+    id = "r2c2-pr"
+    title = "NTCIR-19 R2C2 passage retrieval (PR)"
+    tag = "R2C2-PR"
+    description = "NTCIR-19 R2C2 passage retrieval runs [Team]-{PG|PO}-[1-4], MSnDCG@20 (NTCIREVAL)"
+    run_file_help = ("a file named [TeamName]-{PG|PO}-[RunNumber] (RunNumber 1-4, optional .txt), UTF-8 lines "
+                     "'qID;PassageRank;docID;PassageText', at most 20 passages per question, ranks 1-20")
+    name_pattern = RUN_NAME_PATTERN + r"(\.txt)?"
+    max_runs_per_submission = 4
+    options = (
+        Option("passage_key_mode", "content", "How a run's passage is found in the qrels: content = docID + "
+               "SHA-1 of the whitespace-normalised text (organiser passages recur across PO runs), run_rank = "
+               "(run name, PassageRank), the seed's PassageKey. Proposed (spec 4.3).", KEY_MODES),
+        Option("gains", "linear", "NTCIREVAL -g gains of L1..Lk: 'linear' (Lk -> k, up to the highest level "
+               "in the qrels, NTCIR practice) or explicit, e.g. '1:2:3'."),
+    )
+    columns = (Column("msndcg20", "MSnDCG@20"),)
+    per_topic_measures = tuple(MEASURES.values())
+
+    def sniff(self, head: str) -> bool:
+        line = first_line(head)
+        return line is not None and re.match(r"[Dd]?\d{3,4}[;:]\d+;", line) is not None
+
+    # ------------------------------------------------------------------------------ reference ---
+    def load_reference(self, ref_path: str, options: Dict[str, Any]) -> PRReference:
+        topics: Optional[List[str]] = None
+        if os.path.isfile(ref_path):
+            qrels = read_pr_qrels(ref_path)
+        else:
+            config = read_task_yaml(ref_path)
+            where = os.path.join(ref_path, "task.yaml")
+            if "qrels" not in config:
+                raise ConfigError("task.yaml must name the PR qrels file (qrels: pr_qrels.tsv)", where)
+            qrels = read_pr_qrels(reference_file(ref_path, str(config["qrels"]), "PR qrels"))
+            if "topics" in config:
+                listed = config["topics"]
+                if isinstance(listed, list):
+                    topics = [normalise_qid(str(t)) or str(t) for t in listed]
+                else:
+                    topics = read_topic_list(reference_file(ref_path, str(listed), "topics"))
+                if not topics:
+                    raise ConfigError("the official topic list is empty", where)
+        top = max((lvl for docs in qrels.values() for lvl in docs.values()), default=0)
+        if options["gains"] == "linear":
+            gains = linear_gains(max(top, 1))
+        else:
+            try:
+                gains = parse_gains(options["gains"])
+            except ValueError as exc:
+                raise ConfigError("option gains: %s" % exc)
+            if top > len(gains):
+                raise ConfigError("the PR qrels use level L%d but gains %r declare %d levels"
+                                  % (top, options["gains"], len(gains)))
+        if topics is None:
+            topics = sorted(qrels)
+        excluded = [t for t in topics if not any(level > 0 for level in qrels.get(t, {}).values())]
+        return PRReference(qrels, [t for t in topics if t not in excluded], gains, excluded)
+
+    # ------------------------------------------------------------------------------ parsing ---
+    def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[PRReference],
+              options: Dict[str, Any]) -> List[ParsedRun]:
+        run = parse_pr_run(path, display, diags)
+        if reference is not None and run.topics:
+            official = set(reference.topics) | set(reference.excluded)
+            unknown = [t for t in run.topics if t not in official]
+            if unknown:
+                first_line = next(iter(run.topics[unknown[0]].values())).line
+                diags.warning(first_line, "%d qID(s) are not official questions and are ignored: %s"
+                              % (len(unknown), ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else "")))
+            if not official & set(run.topics):
+                diags.error(0, "no line answers any official question (%s ... %s)"
+                            % (min(official), max(official)) if official else "the reference has no questions")
+        return [ParsedRun(run.name, display, run)]
+
+    # ------------------------------------------------------------------------------ scoring ---
+    def score(self, run: ParsedRun, reference: PRReference, options: Dict[str, Any]) -> RunScores:
+        pr_run: PRRun = run.data
+        mode = options["passage_key_mode"]
+        per_topic = None
+        if not fastpath.switched_off():
+            per_topic = pipeline_values(pr_run, reference, mode)
+        if per_topic is None:
+            per_topic = per_topic_values(pr_run, reference, mode)
+        n = len(reference.topics)
+        measures = {key: (sum(row[key] for row in per_topic.values()) / n if n else 0.0)
+                    for key in MEASURES.values()}
+        missing = [t for t in reference.topics if t not in pr_run.topics]
+        measures["num_topics"] = float(n)
+        measures["num_topics_missing"] = float(len(missing))
+        notes = []
+        if reference.excluded:
+            notes.append("%d official question(s) without any relevant passage left out of the means "
+                         "(NTCIREVAL cannot score them): %s" % (len(reference.excluded), ", ".join(reference.excluded)))
+        if missing:
+            notes.append("%d official question(s) absent from the run score 0: %s"
+                         % (len(missing), ", ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")))
+        return RunScores(measures, per_topic, notes)
+
+
+def pipeline_values(pr_run: PRRun, reference: PRReference, mode: str) -> Optional[Dict[str, Dict[str, float]]]:
+    """Per-question values through the shared columnar pipeline: passages by PassageRank ascending (score =
+    -PassageRank), the passage key text of `mode` as the document id; None when a key does not fit it (see
+    vectorised_ntcir.evaluate_records). Questions without relevant passages are left out, as per_topic_values."""
+    scored = set(reference.topics)
+    topic_ids: List[str] = []
+    doc_ids: List[str] = []
+    scores: List[float] = []
+    for topic in pr_run.topics:
+        if topic in scored:
+            for rank, _ in pr_run.passages(topic):
+                topic_ids.append(topic)
+                doc_ids.append(key_text(pr_run.key(topic, rank, mode)))
+                scores.append(-float(rank))
+    found = evaluate_records(topic_ids, doc_ids, scores, reference.qrels, reference.topics, reference.gains,
+                             list(MEASURES), tie_order="file", max_docs=MAX_PASSAGES)
+    return None if found is None else found.per_topic(reference.topics, MEASURES, scorable_only=True)
+
+
+def per_topic_values(pr_run: PRRun, reference: PRReference, mode: str) -> Dict[str, Dict[str, float]]:
+    """Per-question values, one GradedRanking per question (measures.ntcireval): the reference the pipeline is
+    tested against, and the path for passage keys the pipeline's words cannot hold."""
+    per_topic: Dict[str, Dict[str, float]] = {}
+    for topic in reference.topics:
+        topic_qrels = reference.qrels[topic]
+        levels = [topic_qrels.get(key_text(pr_run.key(topic, rank, mode)), 0)
+                  for rank, _ in pr_run.passages(topic)][:MAX_PASSAGES]
+        try:
+            graded = GradedRanking(levels, list(topic_qrels.values()), reference.gains)
+        except NoRelevantDocuments:     # excluded at load time; kept here as a guard
+            continue
+        values = compute_all(list(MEASURES), graded)
+        per_topic[topic] = {MEASURES[name]: value for name, value in values.items()}
+    return per_topic
+
+
+TASK = R2C2PR()

@@ -1,0 +1,92 @@
+"""The run-file conventions shared by both Temporalia subtasks (seed 001: TQIC and TIR).
+
+Why one module: both formats are TAB-separated lines with an optional header, end in `group_id run_id`,
+may hold several runs told apart by run_id ("You can append multiple runs in a single file"), and allow at most
+three runs per group. The line-level rules and the run bookkeeping are the same, so they are written once;
+each task keeps only what is its own (its fields, their meaning, its measures).
+"""
+import os
+from typing import Callable, Dict, Iterator, List, Sequence, Tuple
+
+from ...errors import Diagnostics
+from ...textfile import numbered_lines
+from ...validate import RecordSchema
+
+MAX_RUNS_PER_GROUP = 3     # the seed: "Each group can submit up to three runs (i.e., Run IDs)"
+
+
+def records(text: str, diags: Diagnostics, fields: Sequence[str], min_fields: int, schema: RecordSchema,
+            is_header: Callable[[str], bool], header_text: str) -> Iterator[Tuple[int, Dict[str, str]]]:
+    """(line number, record) for each well-formed line; every other line becomes a diagnostic.
+
+    Lines may lack the trailing group_id and run_id (down to `min_fields` fields): they form one run named
+    after the file. A header is skipped; one after the first result line is skipped with a warning.
+    """
+    once = diags.warning_once
+    content_seen = False
+    for line_no, line in numbered_lines(text):
+        if not line.strip():
+            once("blank", line_no, "blank line ignored")
+            continue
+        if is_header(line):
+            if content_seen:
+                once("header", line_no, "header line '%s' in the middle of the file skipped" % header_text)
+            continue
+        content_seen = True
+        values = line.split("\t")
+        if len(values) == 1:
+            values = line.split()
+            once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
+        values = [v.strip() for v in values]
+        if not min_fields <= len(values) <= len(fields):
+            diags.error(line_no, "expected %d TAB-separated fields '%s', found %d"
+                        % (len(fields), " ".join(fields), len(values)))
+            continue
+        if len(values) < len(fields):
+            once("short", line_no, "group_id and run_id missing; the lines without them form one run named %r"
+                 % default_run_name(diags.path))
+        record = dict(zip(fields, values))
+        problems = schema.errors(record)
+        if problems:
+            diags.error(line_no, "; ".join(problems))
+            continue
+        yield line_no, record
+
+
+def default_run_name(display: str) -> str:
+    return os.path.basename(display)
+
+
+class RunBook:
+    """The runs of one file by run_id, created on first sight, at most MAX_RUNS_PER_GROUP per group_id."""
+
+    def __init__(self, diags: Diagnostics, make_run: Callable[[str, str], object]):
+        self.diags = diags
+        self.make_run = make_run
+        self.runs: Dict[str, object] = {}
+        self.runs_of_group: Dict[str, List[str]] = {}
+
+    def run_for(self, line_no: int, record: Dict[str, str]):
+        group_id = record.get("group_id", "")
+        run_id = record.get("run_id", default_run_name(self.diags.path))
+        run = self.runs.get(run_id)
+        if run is None:
+            group_runs = self.runs_of_group.setdefault(group_id, [])
+            if len(group_runs) == MAX_RUNS_PER_GROUP:
+                self.diags.error(line_no, "run_id %r is run %d of group %r in this file; a group may submit at "
+                                 "most %d runs (%s)" % (run_id, len(group_runs) + 1, group_id, MAX_RUNS_PER_GROUP,
+                                                        ", ".join(group_runs)))
+            group_runs.append(run_id)
+            run = self.runs[run_id] = self.make_run(run_id, group_id)
+        elif group_id != run.group_id:
+            self.diags.warning_once("group", line_no, "run_id %r appears with group_id %r and %r"
+                                    % (run_id, run.group_id, group_id))
+        return run
+
+    def finish(self) -> None:
+        """File-level checks once every line is read."""
+        if not self.runs and not self.diags.has_errors:
+            self.diags.error(0, "the file holds no result lines")
+        if len(self.runs_of_group) > 1:
+            self.diags.warning_once("groups", 0, "the file holds runs of %d groups (%s); the format asks for one "
+                                    "file per group" % (len(self.runs_of_group), ", ".join(sorted(self.runs_of_group))))
