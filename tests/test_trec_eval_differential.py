@@ -12,7 +12,7 @@ import pytest
 
 import trec_eval_peer as peer
 
-PAIRS = int(os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_PAIRS", "6"))
+PAIRS = int(os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_PAIRS", "4"))
 VERSIONS = ("9.0.8", "10.0")
 
 
