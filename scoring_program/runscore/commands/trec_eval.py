@@ -16,8 +16,8 @@ import numpy as np
 
 from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
-from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, REGISTRY, V10_ONLY,
-                             TrecOptions, evaluate_topic)
+from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, PAIR_PARAMS, REGISTRY,
+                             V10_ONLY, Params, TrecOptions, c_atof, evaluate_topic)
 from ..ranking.label import judge_ranking
 from ..ranking.qrels import MAX_GRADE
 from ..ranking.rankeval import TopicRun, ranked_docnos
@@ -209,8 +209,33 @@ def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
     return s, positional
 
 
-def select_measures(measure_args: Sequence[str], v10: bool) -> Tuple[List[str], Dict[str, object]]:
-    """Measures to print in trec_eval's order, and parameters given on the command line (the first wins)."""
+class _InitError(ConfigError):
+    """trec_eval's "Cannot initialize measure" (bad parameters of a known measure): exit 2."""
+
+    def __init__(self, message: str, name: str):
+        super().__init__(message)
+        self.text = message         # two lines (ConfigError's message is clipped to one)
+        self.name = name
+
+
+def _version_pairs(name: str, params: Params, v10: bool) -> Params:
+    """level=gain pairs as each version reads them: 9.0.8 keeps every pair (level by atol) with the gain as a C
+    float; 10.0 skips a pair whose level is not an integer (gain_init.c's valid_int), gains stay doubles."""
+    pairs = []
+    for key, value in params:
+        if name == "rbp" and key == "p":
+            pairs.append((key, value))
+        elif not v10:
+            pairs.append((key, float(np.float32(value))))
+        elif re.fullmatch(r"[+-]?\d+", key):
+            pairs.append((key, value))
+    return Params.of(pairs, params.text)
+
+
+def select_measures(measure_args: Sequence[str], v10: bool,
+                    notes: Optional[List[str]] = None) -> Tuple[List[str], Dict[str, object]]:
+    """Measures to print in trec_eval's order, and parameters given on the command line (the first wins).
+    `notes` receives what trec_eval accepts silently (parameters of a measure that has none)."""
     marked = set()
     params: Dict[str, object] = {}
     all_trec = ("runid", "num_q") + (ALL_TREC_V10 if v10 else ALL_TREC_V9)
@@ -236,11 +261,21 @@ def select_measures(measure_args: Sequence[str], v10: bool) -> Tuple[List[str], 
                 hint = "; did you mean %s?" % " or ".join(close)
             raise _Usage("illegal measure '%s'%s" % (arg, hint), "trec_eval: illegal measure '%s'" % arg)
         marked.add(name)
+        measure = REGISTRY[name]
+        if dot and measure.param_kind is None:
+            if notes is not None:
+                notes.append("measure %s takes no parameters; trec_eval ignores %r" % (name, param_text))
+            continue
         if dot and name not in params:
             try:
-                params[name] = REGISTRY[name].parse_params(param_text)
+                params[name] = measure.parse_params(param_text)
             except ValueError as exc:
-                raise _Usage("illegal measure %r: %s" % (arg, exc))
+                if name == "utility":           # trec_eval fails when it computes it (exit 4), not here
+                    params[name] = Params.of([c_atof(p) for p in param_text.split(",")], param_text)
+                    continue
+                raise _InitError("trec_eval: %s\ntrec_eval: Cannot initialize measure '%s'" % (exc, name), name)
+            if measure.param_kind == PAIR_PARAMS:
+                params[name] = _version_pairs(name, params[name], v10)
     order = ["runid", "num_q"] + list(REGISTRY)
     return [m for m in order if m in marked], params
 
@@ -327,6 +362,11 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
                                       "stops here; -c scores it as an empty ranking)" % (run_path, qid))
             topic_run = TopicRun([BOGUS_DOCNO], [1.0], [0])
         grades = qrels.grades(qid)
+        if "utility" in computed and len(params.get("utility", REGISTRY["utility"].params)) != 4:
+            raise TrecEvalFailure("trec_eval.calc_utility: improper number of coefficients\n"
+                                  "trec_eval: Can't calculate measure 'utility'\n", 4,
+                                  "%s: error: utility takes 4 coefficients, got %d" % (
+                                      run_path, len(params["utility"])))
         if computed:
             docnos = ranked_docnos(topic_run, "desc", settings.max_docs, dtype)
             repeated = _first_duplicate(docnos)
@@ -434,6 +474,9 @@ def run(argv: Sequence[str]) -> int:
         print("runscore trec_eval: error: %s" % exc.args[0], file=sys.stderr)
         print("usage: runscore trec_eval [options] QRELS RUN  (runscore trec_eval -h for help)", file=sys.stderr)
         return EXIT_USAGE
+    except _InitError as exc:
+        print(exc.text, file=sys.stderr)
+        return EXIT_CONFIG
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_CONFIG
@@ -539,7 +582,12 @@ def _run(argv: Sequence[str]) -> int:
     if settings.max_docs is not None and settings.max_docs < 0:
         raise _Usage("-M needs a number >= 0, got %d (trec_eval would print num_ret %d)"
                      % (settings.max_docs, settings.max_docs))
-    measures, params = select_measures(settings.measure_args, settings.v10)
+    notes: List[str] = []
+    measures, params = select_measures(settings.measure_args, settings.v10, notes)
+    for note in notes:
+        print("runscore trec_eval: %s: %s" % ("error" if settings.strict else "warning", note), file=sys.stderr)
+    if notes and settings.strict:
+        return EXIT_USAGE
     out: List[str] = []
     try:
         fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params, TrecEvalFailure)

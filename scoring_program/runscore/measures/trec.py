@@ -193,8 +193,8 @@ def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: st
     """Max precision at or after the rank of the c_p-th retrieved relevant document, for each recall point p."""
     if topic.num_ret == 0 and not empty_is_nan:
         return [0.0] * len(points)
-    if topic.num_ret == 0 or topic.level <= 0:
-        return _c_interpolated_precision(topic, points, rule)
+    if topic.num_ret == 0 or topic.level <= 0 or list(points) != sorted(points):
+        return _c_interpolated_precision(topic, points, rule)    # (11pt_avg keeps its parameters' order)
     relevant = topic.relevant
     num_rel_ret = int(np.count_nonzero(relevant))
     if num_rel_ret == 0:

@@ -206,6 +206,10 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
     if run_path == "-" or settings.judged_only or not wanted(run_path) or settings.max_docs == 0 \
             or settings.level < 1 or settings.keep_first_duplicate:
         return None
+    if "utility" in measures and len(params.get("utility", (0,) * 4)) != 4:
+        return None                 # trec_eval fails on the first topic: the exact path says so
+    if "11pt_avg" in params and list(params["11pt_avg"]) != sorted(params["11pt_avg"]):
+        return None                 # trec_eval's loop on unsorted recall points: the exact path runs it
     if not os.path.isfile(qrels_path) or os.path.getsize(qrels_path) > MAX_FILE_BYTES:
         return None
     found = _trec_eval_qrels(qrels_path, settings.v10)
