@@ -17,18 +17,23 @@ LATEST_PYTHON ?= python3
 
 .PHONY: setup demo test lint bench clean bundle bundle-files test-latest fuzz fuzz-ci
 
+# pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
-	$(BASE_PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	@if $(PY) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 9) else 1)'; then \
-		$(PY) -m pip install -q $(PINS_39); fi
-	$(PY) -m pip install -q -e '.[test]'
-	touch $@
+	@echo "setting up $(VENV) (pip log: $(VENV)/setup.log)"
+	@$(BASE_PYTHON) -m venv $(VENV)
+	@( $(PY) -m pip install -q --upgrade pip && \
+	   if $(PY) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 9) else 1)'; then \
+		$(PY) -m pip install -q $(PINS_39); fi && \
+	   $(PY) -m pip install -q -e '.[test]' ) > $(VENV)/setup.log 2>&1 || { cat $(VENV)/setup.log; exit 1; }
+	@touch $@
 
 setup: $(VENV)/.done
 
+# Every task's competition built (dist/<task-id>.zip), then each one's sample submission scored exactly as
+# Codabench would score it in that competition (starting_kit/run/<task-id>/output/ keeps each detailed page).
 demo: setup
-	$(PY) starting_kit/dry_run.py
+	@$(PY) -m runscore bundle --per-task dist
+	@$(PY) starting_kit/dry_run.py $$(for z in dist/*.zip; do echo --bundle $$z; done)
 
 test: setup
 	$(PY) -m pytest
@@ -55,10 +60,11 @@ fuzz-ci: setup
 		$(PY) -m pytest $(FUZZ_TESTS)
 
 # Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file, 20,000 for the
-# trec_eval command); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
+# trec_eval command; 5,000 random pairs against pytrec_eval); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
 fuzz: setup
 	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 \
 		RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest $(FUZZ_TESTS) tests/test_trec_eval_differential.py
+	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest tests/test_pytrec_eval_compat.py
 
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
@@ -69,9 +75,10 @@ lint: setup
 bundle-files: setup
 	$(PY) -m runscore bundle --write-root
 
-# The Codabench upload zip (add TASKS=a,b REFERENCE=dir for a subset or the real reference data).
+# The Codabench upload zips, one competition per task: dist/<task-id>.zip (TASKS=a,b for some tasks,
+# REFERENCE=dir for the organiser's real reference data, a folder per task id, in the formal phase).
 bundle: setup
-	$(PY) -m runscore bundle -o dist/runscore-bundle.zip $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE))
+	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE))
 
 bench: setup
 	$(PY) benchmarks/bench.py

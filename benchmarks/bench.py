@@ -16,9 +16,11 @@ same files. Speed is never a unit test; see docs/performance.md for the figures 
     python benchmarks/bench.py                      # 1M, 5M, 10M lines, 3 repeats
     python benchmarks/bench.py --sizes 100k,1M --repeats 2 --trec-eval /path/to/trec_eval
     python benchmarks/bench.py --sizes 1M,5M --variants clean,long --repeats 2
+    python benchmarks/bench.py --only memory        # runscore.pytrec_eval vs pytrec_eval on in-memory dicts
 """
 import argparse
 import importlib.util
+import json
 import os
 import shutil
 import statistics
@@ -245,6 +247,80 @@ def bench_size(folder: str, qrels: str, lines: int, repeats: int, trec_evals: Se
     return result
 
 
+# ------------------------------------------------------------------------------- in-memory dicts ---
+# The case pytrec_eval users have: qrels and run already held as dicts. Each tool runs in its own process, which
+# builds the same seeded dicts, then evaluates them once; the time and memory of the evaluation alone are measured
+# in the child (the dicts themselves cost the same to every tool).
+
+MEMORY_SCRIPT = """
+import json, resource, sys, time
+import numpy as np
+tool, pairs = sys.argv[1], int(sys.argv[2])
+if tool == "runscore":
+    import runscore.pytrec_eval as pytrec_eval
+else:
+    import pytrec_eval
+topics = max(1, pairs // 1000)
+rng = np.random.default_rng(5)
+qrels, run = {}, {}
+for t in range(topics):
+    qid = "%05d" % t
+    docs = rng.choice(2000, size=1000, replace=False)
+    scores = np.round(rng.random(1000) * 10, 3)
+    run[qid] = {"d%05d" % d: s for d, s in zip(docs.tolist(), scores.tolist())}
+    judged = rng.choice(2000, size=1000, replace=False)
+    grades = rng.choice(4, size=1000, p=(0.5, 0.25, 0.15, 0.10))
+    qrels[qid] = {"d%05d" % d: g for d, g in zip(judged.tolist(), grades.tolist())}
+def kib():
+    with open("/proc/self/status") as f:
+        return int([l for l in f if l.startswith("VmRSS")][0].split()[1])
+before = kib()
+usage = resource.getrusage(resource.RUSAGE_SELF)
+start = time.perf_counter()
+result = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P", "ndcg_cut"}).evaluate(run)
+wall = time.perf_counter() - start
+after = resource.getrusage(resource.RUSAGE_SELF)
+means = {m: repr(sum(v[m] for v in result.values()) / len(result)) for m in ("map", "P_10", "ndcg_cut_10")}
+print(json.dumps({"wall": wall, "cpu": after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime,
+                  "peak_mib": after.ru_maxrss / 1024.0, "extra_mib": (after.ru_maxrss - before) / 1024.0,
+                  "means": means}))
+"""
+
+
+def bench_memory(pairs: int, repeats: int, env: Dict[str, str]) -> None:
+    """runscore.pytrec_eval against pytrec_eval on the same in-memory dicts: `pairs` run pairs (1,000 per topic)
+    and as many judged pairs."""
+    print("\n== in-memory dicts: %s run pairs, %s judged pairs (%d topics), map + P + ndcg_cut"
+          % (size_name(pairs), size_name(pairs), max(1, pairs // 1000)), flush=True)
+    found = ["runscore"] + (["pytrec_eval"] if importlib.util.find_spec("pytrec_eval") is not None else [])
+    runs: Dict[str, List[dict]] = {name: [] for name in found}
+    for repeat in range(repeats):
+        shift = repeat % len(found)
+        for name in found[shift:] + found[:shift]:
+            out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, name, str(pairs)], env=env,
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                raise SystemExit("in-memory benchmark of %s failed:\n%s" % (name, out.stderr[-2000:]))
+            runs[name].append(json.loads(out.stdout))
+    label = {"runscore": "runscore.pytrec_eval", "pytrec_eval": "pytrec_eval"}
+    print("%-22s %10s %10s %12s %12s" % ("evaluator", "median s", "cpu s", "extra MiB", "peak MiB"))
+    medians = {}
+    for name in found:
+        wall = statistics.median(r["wall"] for r in runs[name])
+        cpu = statistics.median(r["cpu"] for r in runs[name])
+        extra = max(r["extra_mib"] for r in runs[name])
+        peak = max(r["peak_mib"] for r in runs[name])
+        medians[name] = (wall, cpu, extra, peak)
+        print("%-22s %10.2f %10.2f %12.0f %12.0f   (%s)" % (label[name], wall, cpu, extra, peak,
+                                                          " ".join("%.2f" % r["wall"] for r in runs[name])))
+    if "pytrec_eval" in medians:
+        ours, theirs = medians["runscore"], medians["pytrec_eval"]
+        print("runscore.pytrec_eval / pytrec_eval: wall time %.2f x, cpu time %.2f x, extra memory %.2f x"
+              % (ours[0] / theirs[0], ours[1] / theirs[1], ours[2] / max(theirs[2], 1.0)))
+        same = runs["runscore"][0]["means"] == runs["pytrec_eval"][0]["means"]
+        print("mean map, P_10, ndcg_cut_10 %s: %s" % ("IDENTICAL" if same else "DIFFER", runs["runscore"][0]["means"]))
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1M,5M,10M", help="run sizes in lines, e.g. 100k,1M (default 1M,5M,10M)")
@@ -256,11 +332,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--keep", help="write the generated files to this folder and keep them")
     parser.add_argument("--exact-up-to", default="1M", help="also compare every per-topic value of the fast path "
                         "with the exact path for sizes up to this (default 1M; 0 = never)")
+    parser.add_argument("--memory-sizes", default="1M,5M", help="in-memory dict sizes (run pairs) for "
+                        "runscore.pytrec_eval vs pytrec_eval (default 1M,5M)")
+    parser.add_argument("--only", choices=("files", "memory"), help="run only the file or the in-memory benchmark")
     args = parser.parse_args(argv)
     sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(ROOT, "scoring_program") + os.pathsep + env.get("PYTHONPATH", "")
     print("python %s, numpy %s, %d CPU(s)" % (sys.version.split()[0], np.__version__, os.cpu_count() or 0))
+    if args.only != "files":
+        for pairs in [parse_size(s) for s in args.memory_sizes.split(",") if s.strip()]:
+            bench_memory(pairs, args.repeats, env)
+        if args.only == "memory":
+            return 0
     if args.trec_eval:
         trec_evals = [("trec_eval", args.trec_eval)]
     else:

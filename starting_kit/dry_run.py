@@ -1,18 +1,25 @@
 """Local dry run, laid out exactly as Codabench does: program/, input/ref, input/res (+ the worker's metadata), output/.
 
-Usage: python3 starting_kit/dry_run.py [SUBMISSION_DIR_OR_ZIP] [--ref REFERENCE_DIR] [--bundle BUNDLE.zip]
-                                       [--workdir DIR] [--docker [IMAGE]]
+Usage: python3 starting_kit/dry_run.py [SUBMISSION_DIR_OR_ZIP] [--ref REFERENCE_DIR] [--bundle BUNDLE.zip ...]
+                                       [--phase dry|formal] [--workdir DIR] [--docker [IMAGE]]
 Without a submission it scores every sample submission of sample_submission/ against the shipped sample
-reference data (reference_data/) and prints the leaderboard row of each. scoring_program/ and reference_data/
-are taken next to this script (the kit downloaded from the platform) or one level up (the repository). With --bundle, the scoring
-program, reference data and competition.yaml come from an upload zip built by `runscore bundle`, so what is
-tested is exactly what would be uploaded. Needs Python 3.9+ with numpy, scipy, PyYAML and jsonschema.
+reference data (reference_data/<task-id>/, each task as its own competition) and prints the leaderboard row of
+each. scoring_program/ and reference_data/ are taken next to this script (the kit downloaded from the platform)
+or one level up (the repository). With --bundle (repeatable: one competition per task), the scoring program,
+the reference data of the phase told by --phase and the leaderboard columns come from an upload zip built by
+`runscore bundle` (Codabench v2 or CodaLab v1.5), so what is tested is exactly what would be uploaded; without a
+submission, each bundle's own sample submission is scored. Each submission's output (scores, detailed_results.html)
+is kept in its own folder under --workdir. Needs Python 3.9+ with numpy, scipy, PyYAML and jsonschema.
 
 What it mimics (shared/specs/codabench.md 1.2): the program is unzipped into program/ (the working directory),
 the command of program/metadata is run with $program, $input and $output replaced and split on spaces (no
 shell), input/res holds the submission's files plus the `metadata` file the worker writes, and the scores
 are read as the site reads them (scores.json first, else scores.txt as YAML), then matched to the leaderboard
-columns of competition.yaml: a key with no column would be dropped by Codabench, a column with no key shows n/a.
+columns of competition.yaml: a key with no column would be dropped by Codabench, a column with no key shows n/a,
+and each value is shown as the leaderboard shows it (str(round(value, precision)), src/apps/api/views/
+competitions.py). For a CodaLab v1.5 bundle, input/res is laid out as the legacy worker does: every top-level
+X.zip of the submission is also unzipped into X/ (competitions-v1-compute-worker, worker.py get_bundle), and no
+metadata file is added.
 """
 import argparse
 import json
@@ -24,7 +31,9 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-WORKER_METADATA = "exitCode: 0\nelapsedTime: 1.0\ningestionExitCode: 0\n"   # what the Codabench worker writes
+# What the Codabench worker writes into a results submission's prediction output (compute_worker.py push_output:
+# yaml.dump of the four program statuses, all None when no program ran), which the scoring step finds in input/res.
+WORKER_METADATA = "elapsedTime: null\nexitCode: null\ningestionElapsedTime: null\ningestionExitCode: null\n"
 
 
 def _yaml():
@@ -33,8 +42,9 @@ def _yaml():
     return yaml
 
 
-def lay_out(workdir: str, program: str, reference: str, submission: str) -> None:
-    """program/ = the scoring program, input/ref = the reference data, input/res = the submission + metadata."""
+def lay_out(workdir: str, program: str, reference: str, submission: str, legacy: bool = False) -> None:
+    """program/ = the scoring program, input/ref = the reference data, input/res = the submission + metadata
+    (legacy CodaLab: the submission with every top-level X.zip also unzipped into X/, no metadata)."""
     if os.path.exists(workdir):
         shutil.rmtree(workdir)
     program_dir, ref, res, out = (os.path.join(workdir, *p) for p in
@@ -48,6 +58,12 @@ def lay_out(workdir: str, program: str, reference: str, submission: str) -> None
         os.makedirs(res)
         with zipfile.ZipFile(submission) as archive:
             archive.extractall(res)
+    if legacy:
+        for name in sorted(os.listdir(res)):
+            if name.endswith(".zip") and zipfile.is_zipfile(os.path.join(res, name)):
+                with zipfile.ZipFile(os.path.join(res, name)) as archive:
+                    archive.extractall(os.path.join(res, name[:-4]))
+        return
     with open(os.path.join(res, "metadata"), "w") as handle:
         handle.write(WORKER_METADATA)
 
@@ -93,9 +109,21 @@ def read_scores(output: str):
 
 
 def leaderboard_columns(competition_yaml: str):
+    """The columns of the leaderboard attached to the phases, as Codabench reads them: a v2 file's first
+    leaderboard, or a v1.5 file's columns sorted by rank (label -> title, numeric_format -> precision)."""
     with open(competition_yaml, encoding="utf-8") as handle:
         data = _yaml().safe_load(handle)
-    return data["leaderboards"][0]["columns"]
+    if "leaderboards" in data:
+        return data["leaderboards"][0]["columns"]
+    columns = sorted(data["leaderboard"]["columns"].items(), key=lambda kv: kv[1].get("rank", 1))
+    return [{"key": key, "title": c.get("label", key), "index": i, "sorting": c.get("sort") or "desc",
+             "precision": int(c.get("numeric_format", 2))} for i, (key, c) in enumerate(columns)]
+
+
+def shown(value, precision) -> str:
+    """A score as the leaderboard shows it: stored with 10 decimals (DecimalField), then
+    str(round(float(score), precision)) (src/apps/api/views/competitions.py get_leaderboard)."""
+    return str(round(float("%.10f" % value), precision))
 
 
 def leaderboard_row(scores, columns):
@@ -107,14 +135,14 @@ def leaderboard_row(scores, columns):
             if not isinstance(value, (int, float)):
                 cells.append("%s: not a number (%r)" % (column["title"], value))
             else:
-                cells.append("%s: %.*f" % (column["title"], column.get("precision", 2), value))
+                cells.append("%s: %s" % (column["title"], shown(value, column.get("precision", 2))))
     known = {c["key"] for c in columns}
     return cells, [k for k in scores if k not in known]
 
 
 def score_submission(workdir: str, program: str, reference: str, submission: str, columns,
-                     image: str = "") -> int:
-    lay_out(workdir, program, reference, submission)
+                     image: str = "", legacy: bool = False) -> int:
+    lay_out(workdir, program, reference, submission, legacy)
     output = os.path.join(workdir, "output")
     argv = docker_command(workdir, image) if image else command(workdir)
     rc = subprocess.call(argv, cwd=os.path.join(workdir, "program"))
@@ -138,19 +166,89 @@ def score_submission(workdir: str, program: str, reference: str, submission: str
     if unknown:
         print("warning: keys with no leaderboard column in competition.yaml (Codabench would drop them; "
               "regenerate it with `make bundle-files`): %s" % ", ".join(unknown))
-    if not os.path.exists(os.path.join(output, "detailed_results.html")):
+    page = os.path.join(output, "detailed_results.html")
+    if not os.path.exists(page):
         print("warning: no output/detailed_results.html")
+    else:
+        print("detailed results: %s" % _shown_path(page))
     return 0
 
 
-def _from_bundle(bundle: str, workdir: str):
-    """Unzip an upload zip; its scoring_program/, reference_data/ and competition.yaml are then used."""
-    target = os.path.join(workdir + "-bundle")
+def _shown_path(path: str) -> str:
+    here = os.path.relpath(os.path.abspath(path))
+    return here if not here.startswith("..") else os.path.abspath(path)
+
+
+def _from_bundle(bundle: str, target: str):
+    """Unzip an upload zip into target; its competition.yaml then says where the program and data are."""
     if os.path.exists(target):
         shutil.rmtree(target)
     with zipfile.ZipFile(bundle) as archive:
         archive.extractall(target)
     return target
+
+
+class Competition:
+    """What one phase of a competition runs: the scoring program, the reference data, the columns, and
+    whether the platform is legacy CodaLab (v1.5 layout)."""
+
+    def __init__(self, program, reference, columns, legacy=False, task=None, kit=None):
+        self.program, self.reference, self.columns = program, reference, columns
+        self.legacy, self.task, self.kit = legacy, task, kit
+        self.about = ""
+        self.root = None
+
+
+def _path_in(root: str, value: str, where: str) -> str:
+    """A bundle path (folder, or a zip unzipped beside itself as the platform does) as a folder on disk."""
+    path = os.path.join(root, value.rstrip("/"))
+    if path.endswith(".zip") and os.path.isfile(path):
+        folder = path[:-4] + ".unzipped"
+        if not os.path.isdir(folder):
+            with zipfile.ZipFile(path) as archive:
+                archive.extractall(folder)
+        return folder
+    if not os.path.isdir(path):
+        raise SystemExit("error: %s of the bundle (%s) is not in it" % (where, value))
+    return path
+
+
+def competition_of(bundle_dir: str, phase: str) -> Competition:
+    """The phase `dry` (the first) or `formal` (the last) of an unzipped bundle, v2 or v1.5."""
+    with open(os.path.join(bundle_dir, "competition.yaml"), encoding="utf-8") as handle:
+        data = _yaml().safe_load(handle)
+    columns = leaderboard_columns(os.path.join(bundle_dir, "competition.yaml"))
+    if "leaderboards" in data:           # Codabench v2: phase -> its task -> program + reference data
+        phases = sorted(data["phases"], key=lambda p: p.get("index", 0))
+        chosen = phases[0] if phase == "dry" else phases[-1]
+        task = [t for t in data["tasks"] if t["index"] == chosen["tasks"][0]][0]
+        program = _path_in(bundle_dir, task["scoring_program"], "scoring_program")
+        reference = _path_in(bundle_dir, task["reference_data"], "reference_data")
+        kit = _path_in(bundle_dir, chosen["starting_kit"], "starting_kit") if chosen.get("starting_kit") else None
+        legacy = False
+    else:                                # CodaLab v1.5: phases mapping, nested zips
+        phases = sorted(data["phases"].values(), key=lambda p: p.get("phasenumber", 0))
+        chosen = phases[0] if phase == "dry" else phases[-1]
+        program = _path_in(bundle_dir, chosen["scoring_program"], "scoring_program")
+        reference = _path_in(bundle_dir, chosen["reference_data"], "reference_data")
+        kit = _path_in(bundle_dir, chosen["starting_kit"], "starting_kit") if chosen.get("starting_kit") else None
+        legacy = True
+    competition = Competition(program, reference, columns, legacy, _task_of(reference), kit)
+    competition.root = bundle_dir
+    competition.about = "%s, phase %r, reference data %s" % (
+        data.get("title", bundle_dir), chosen.get("name") or chosen.get("label"),
+        os.path.relpath(reference, bundle_dir))
+    return competition
+
+
+def _task_of(reference: str):
+    """The task id of a reference folder: its task.yaml's `task`, or its only task folder."""
+    own = os.path.join(reference, "task.yaml")
+    if os.path.exists(own):
+        with open(own, encoding="utf-8") as handle:
+            return (_yaml().safe_load(handle) or {}).get("task")
+    folders = [d for d in sorted(os.listdir(reference)) if os.path.isdir(os.path.join(reference, d))]
+    return folders[0] if len(folders) == 1 else None
 
 
 def _source() -> str:
@@ -159,33 +257,61 @@ def _source() -> str:
     return HERE if os.path.isdir(os.path.join(HERE, "scoring_program")) else ROOT
 
 
+def _samples(kit: str, task):
+    folder = os.path.join(kit, "sample_submission", task) if task else None
+    return [folder] if folder and os.path.isdir(folder) else []
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("submission", nargs="?", help="a submission folder or zip (default: every sample)")
-    parser.add_argument("--ref", help="reference data folder (default: reference_data/ of the repository or "
-                        "of --bundle)")
-    parser.add_argument("--bundle", help="take the program, reference data and columns from this upload zip")
-    parser.add_argument("--workdir", default=os.path.join(HERE, "run"), help="where program/, input/, output/ go")
+    parser.add_argument("--ref", help="reference data folder (default: reference_data/<task-id>/ of the "
+                        "repository, or the phase's data of --bundle)")
+    parser.add_argument("--bundle", action="append", default=[], metavar="BUNDLE.zip",
+                        help="take the program, reference data and columns from this upload zip (repeatable)")
+    parser.add_argument("--phase", choices=("dry", "formal"), default="dry",
+                        help="with --bundle: the phase whose reference data is used (default: dry, the sample data)")
+    parser.add_argument("--workdir", default=os.path.join(HERE, "run"), help="where each submission's program/, "
+                        "input/, output/ go (one folder per submission)")
     parser.add_argument("--docker", nargs="?", const="codalab/codalab-legacy:py39", metavar="IMAGE",
                         help="run the scoring step in the platform's Docker image (default image "
                         "codalab/codalab-legacy:py39), network off, /app paths as on Codabench")
     args = parser.parse_args(argv)
-    source = _from_bundle(args.bundle, args.workdir) if args.bundle else _source()
-    program = os.path.join(source, "scoring_program")
-    reference = args.ref or os.path.join(source, "reference_data")
-    competition = os.path.join(source, "competition.yaml")
-    columns = leaderboard_columns(competition) if os.path.exists(competition) else None
-    samples = os.path.join(HERE, "sample_submission")
-    if args.submission:
-        submissions = [args.submission]
+    jobs = []      # (label, competition, submission)
+    if args.bundle:
+        for bundle in args.bundle:
+            name = os.path.splitext(os.path.basename(bundle))[0]
+            competition = competition_of(_from_bundle(bundle, os.path.join(args.workdir, "bundle-" + name)),
+                                         args.phase)
+            competition.about = "%s: %s" % (_shown_path(bundle), competition.about)
+            if args.ref:
+                competition.reference = args.ref
+            subs = [args.submission] if args.submission else _samples(competition.kit or HERE, competition.task)
+            jobs += [(name, competition, s) for s in subs]
     else:
-        tasks = sorted(os.listdir(reference))
-        submissions = [os.path.join(samples, d) for d in sorted(os.listdir(samples)) if d in tasks]
+        source = _source()
+        program = os.path.join(source, "scoring_program")
+        samples = os.path.join(HERE, "sample_submission")
+        if args.submission:     # every task's folder: the runs of any task are scored (no columns to show)
+            reference = args.ref or os.path.join(source, "reference_data")
+            jobs.append(("submission", Competition(program, reference, None), args.submission))
+        else:
+            tasks = sorted(os.listdir(args.ref or os.path.join(source, "reference_data")))
+            for task in [d for d in sorted(os.listdir(samples)) if d in tasks]:
+                reference = os.path.join(args.ref or os.path.join(source, "reference_data"), task)
+                jobs.append((task, Competition(program, reference, None, task=task), os.path.join(samples, task)))
     status = 0
-    for submission in submissions:
-        print("== %s" % os.path.relpath(os.path.abspath(submission), ROOT))
+    for label, competition, submission in jobs:
+        if competition.about:
+            inside = competition.root and os.path.abspath(submission).startswith(os.path.abspath(competition.root))
+            print("== %s\n   submission: %s" % (competition.about, os.path.relpath(submission, competition.root) +
+                                              " (the zip's sample)" if inside else _shown_path(submission)))
+        else:
+            print("== %s" % _shown_path(submission))
         sys.stdout.flush()
-        status = score_submission(args.workdir, program, reference, submission, columns, args.docker or "") or status
+        workdir = os.path.join(args.workdir, label)
+        status = score_submission(workdir, competition.program, competition.reference, submission,
+                                  competition.columns, args.docker or "", competition.legacy) or status
         sys.stdout.flush()
     return status
 

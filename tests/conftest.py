@@ -10,11 +10,33 @@ SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 
 
+# What each part of ../shared holds and where it comes from, for the skip message of a fresh clone (which has no
+# ../shared at all, so the message must not send the reader there).
+SHARED_SOURCES = {
+    "data/trec_eval": "trec_eval's own test inputs and expected outputs (the test/ folder of "
+                      "https://github.com/usnistgov/trec_eval, 9.0.8 and 10.0)",
+    "data/ntcireval": "NTCIREVAL-format fixtures (the tests of https://github.com/mpkato/pyNTCIREVAL)",
+    "data/qqa23": "the Qur'an QA 2023 Task B data, dev runs and expected scores "
+                  "(https://gitlab.com/bigirqu/quran-qa-2023)",
+    "peers/trec_eval": "the NIST trec_eval sources (https://github.com/usnistgov/trec_eval)",
+    "specs": "the project's task specifications",
+}
+
+
+def shared_missing_reason(parts) -> str:
+    """Why a test needing ../shared/PARTS skips: what is missing and how to get it."""
+    relative = "/".join(parts)
+    what = next((text for key, text in SHARED_SOURCES.items() if relative == key or relative.startswith(key + "/")),
+                "peer test data")
+    return ("needs %s at ../shared/%s beside the repository, which is absent; get them and put them there to run "
+            "this test" % (what, relative))
+
+
 def shared_path(*parts: str) -> str:
-    """Path under ../shared, or skip the test with the reason when it is not there."""
+    """Path under ../shared, or skip the test saying what is missing and how to get it."""
     path = os.path.join(SHARED, *parts)
     if not os.path.exists(path):
-        pytest.skip("../shared/%s is absent (peer test data; see shared/README.md)" % "/".join(parts))
+        pytest.skip(shared_missing_reason(parts))
     return path
 
 

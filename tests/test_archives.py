@@ -195,3 +195,65 @@ def test_a_file_name_with_a_line_break_is_refused_without_breaking_the_message(t
     with pytest.raises(RunError) as caught:
         list_candidates(str(res), str(tmp_path))
     assert str(caught.value) == "runs: error: file name 'ntc1\\n.txt' has a control character; rename it"
+
+
+# ------------------------------------------------------------------------ the legacy CodaLab worker's layout ---
+
+def _mkdir(path):
+    path.mkdir()
+    return str(path)
+
+
+def _legacy_worker_res(res, submission_zip):
+    """input/res exactly as competitions-v1-compute-worker's get_bundle leaves it: the submission unzipped, then
+    every top-level *.zip unzipped into a folder of its name without .zip, the zip kept beside it."""
+    import glob
+
+    with zipfile.ZipFile(str(submission_zip)) as archive:
+        archive.extractall(str(res))
+    for zip_file in glob.glob(os.path.join(str(res), "*.zip")):
+        with zipfile.ZipFile(zip_file) as archive:
+            archive.extractall(os.path.splitext(zip_file)[0])
+
+
+def test_legacy_worker_copy_of_a_zip_is_read_once(tmp_path):
+    """A TQIC submission of 2 runs in runs.zip: the legacy worker leaves runs.zip and runs/ side by side. Read
+    twice it would be 4 runs ("at most 3 are allowed") and rejected; read once it scores."""
+    from conftest import ROOT, run_score_py
+
+    with open(os.path.join(ROOT, "starting_kit", "sample_submission", "temporalia-tqic", "tqic_sample"), "rb") as h:
+        sample = h.read()
+    inner = tmp_path / "runs.zip"
+    _zip(inner, [("tqic_sample", sample)])
+    submission = tmp_path / "submission.zip"
+    with zipfile.ZipFile(str(submission), "w") as archive:
+        archive.write(str(inner), "runs.zip")
+    input_dir = tmp_path / "input"
+    res = input_dir / "res"
+    _legacy_worker_res(res, submission)
+    assert sorted(os.listdir(res)) == ["runs", "runs.zip"] and os.listdir(res / "runs") == ["tqic_sample"]
+    assert [c.display for c in list_candidates(str(res), _mkdir(tmp_path / "w"))] == ["runs.zip/tqic_sample"]
+    os.symlink(os.path.join(ROOT, "reference_data", "temporalia-tqic"), str(input_dir / "ref"))
+    code, out, err = run_score_py(input_dir, tmp_path / "output")
+    assert code == 0, err
+    assert "temporalia_tqic_accuracy" in out and "at most 3" not in err
+
+
+@pytest.mark.parametrize("change", ["another file", "different size", "missing file"])
+def test_a_folder_beside_a_zip_that_is_not_its_copy_is_read(tmp_path, change):
+    """Only the worker's exact copy is skipped; a participant's own folder named like a zip is read too."""
+    res = tmp_path / "res"
+    res.mkdir()
+    _zip(res / "runs.zip", [("a", RUN), ("b/c", RUN)])
+    (res / "runs" / "b").mkdir(parents=True)
+    (res / "runs" / "a").write_bytes(RUN)
+    (res / "runs" / "b" / "c").write_bytes(RUN)
+    assert [c.display for c in list_candidates(str(res), _mkdir(tmp_path / "w0"))] == ["runs.zip/a", "runs.zip/b/c"]
+    if change == "another file":
+        (res / "runs" / "d").write_bytes(RUN)
+    elif change == "different size":
+        (res / "runs" / "a").write_bytes(RUN + RUN)
+    else:
+        (res / "runs" / "b" / "c").unlink()
+    shown = [c.display for c in list_candidates(str(res), _mkdir(tmp_path / "w1"))]
+    assert "runs.zip/a" in shown and any(s.startswith("runs/") for s in shown)

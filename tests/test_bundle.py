@@ -1,14 +1,10 @@
-"""`runscore bundle`: the upload zip is what the spec asks for, lints clean, and scores the samples when unzipped.
-
-The columns are checked against what score.py really writes (the zip is unzipped, laid out as Codabench lays
-it out and run), not against the builder's own idea of the keys.
+"""`runscore bundle`: the upload zip of one task's competition is what the spec asks for and lints clean; a
+rejected bundle leaves no file. (Scoring the unzipped competitions and ranking their rows: test_competitions.py.)
 """
 import io
-import json
 import os
 import shutil
 import struct
-import sys
 import zipfile
 import zlib
 
@@ -16,20 +12,22 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_cli
-from runscore.codabench.bundle import (BundlePlan, FORMAL_REFERENCE, MAX_KEY, MAX_TITLE, competition_v2,
-                                       generated_files, logo_png, schema_files, select_tasks)
+from runscore.codabench.bundle import (BundlePlan, FORMAL_REFERENCE, MAX_KEY, MAX_TITLE, competition_v2, logo_png,
+                                       root_files, schema_files, select_tasks)
 from runscore.tasks import all_tasks
 
 TASKS = select_tasks(ROOT)
-DRY_RUN = os.path.join(ROOT, "starting_kit", "dry_run.py")
+
+
+FIRST = TASKS[0]
 
 
 @pytest.fixture(scope="module")
 def bundle_zip(tmp_path_factory):
     out = tmp_path_factory.mktemp("bundle") / "bundle.zip"
-    code, stdout, stderr = run_cli("bundle", "-o", out)
+    code, stdout, stderr = run_cli("bundle", "--tasks", FIRST.id, "-o", out)
     assert code == 0, stdout + stderr
-    assert "bundle ok: 0 error(s)" in stdout          # the builder lints what it built
+    assert "linted" in stdout and "error" not in stdout    # the builder lints what it built
     return out
 
 
@@ -45,12 +43,12 @@ def test_zip_layout(bundle_zip):
                             "starting_kit"}, name
         assert not any(p.startswith(".") or p in ("__pycache__", "tests", "run") for p in parts), name
         assert not name.endswith((".pyc", ".egg-info")), name
-    assert {n.split("/")[1] for n in names if n.startswith("reference_data/")} == {t.id for t in TASKS}
+    assert {n.split("/")[1] for n in names if n.startswith("reference_data/")} == {FIRST.id}
 
 
 def test_zip_is_reproducible(bundle_zip, tmp_path):
     again = tmp_path / "again.zip"
-    assert run_cli("bundle", "--no-lint", "-o", again)[0] == 0
+    assert run_cli("bundle", "--no-lint", "--tasks", FIRST.id, "-o", again)[0] == 0
     assert again.read_bytes() == bundle_zip.read_bytes()
 
 
@@ -58,41 +56,20 @@ def test_leaderboard_columns_follow_the_registry(bundle_zip):
     with zipfile.ZipFile(bundle_zip) as archive:
         competition = yaml.safe_load(archive.read("competition.yaml"))
     columns = competition["leaderboards"][0]["columns"]
-    expected = [task.leaderboard_key(c) for task in TASKS for c in task.columns]
+    expected = [FIRST.leaderboard_key(c) for c in FIRST.columns]
     assert [c["key"] for c in columns] == expected
+    assert [c["title"] for c in columns] == [c.title for c in FIRST.columns]
     assert [c["index"] for c in columns] == list(range(len(expected)))
     assert all(len(c["key"]) <= MAX_KEY and len(c["title"]) <= MAX_TITLE for c in columns)
-    assert len({c["title"] for c in columns}) == len(columns)
     assert competition["version"] == 2 and competition["docker_image"] == "codalab/codalab-legacy:py39"
     assert competition["enable_detailed_results"] is True
+    assert competition["leaderboards"][0]["submission_rule"] == "Force_Latest_Multiple"
     assert len(competition["tasks"]) == 1 and [p["tasks"] for p in competition["phases"]] == [[0], [0]]
+    assert competition["tasks"][0]["reference_data"] == "reference_data/%s/" % FIRST.id
 
 
-@pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
-def test_unzipped_bundle_scores_the_sample_into_exactly_its_columns(bundle_zip, tmp_path, capsys, task):
-    """starting_kit/dry_run.py --bundle: the zip's program is run as the Codabench worker runs it (program/,
-    input/ref, input/res with the worker's metadata, output/) on the task's sample; the keys score.py writes
-    are exactly the task's columns in the zip's competition.yaml."""
-    sys.path.insert(0, os.path.dirname(DRY_RUN))
-    import dry_run
-
-    sample = os.path.join(ROOT, "starting_kit", "sample_submission", task.id)
-    workdir = tmp_path / "w"
-    assert dry_run.main(["--bundle", str(bundle_zip), "--workdir", str(workdir), sample]) == 0
-    printed = capsys.readouterr().out
-    assert "leaderboard row: " in printed and "warning" not in printed
-    written = json.loads((workdir / "output" / "scores.json").read_text())
-    with zipfile.ZipFile(bundle_zip) as archive:
-        competition = yaml.safe_load(archive.read("competition.yaml"))
-    keys = [c["key"] for c in competition["leaderboards"][0]["columns"]]
-    own = [task.leaderboard_key(c) for c in task.columns]
-    assert set(written) <= set(keys)              # a sample may hold runs of other tasks too (r2c2-ac needs PR)
-    assert sorted(k for k in written if k in own) == sorted(k for k in keys if k in own) == sorted(own)
-    assert not (workdir / "output" / "metadata").exists()
-
-
-def test_subset_bundle(tmp_path):
-    task = TASKS[0]
+def test_one_task_bundle_holds_that_task_only(tmp_path):
+    task = TASKS[1]
     out = tmp_path / "one.zip"
     code, stdout, stderr = run_cli("bundle", "--tasks", task.id, "-o", out)
     assert code == 0, stdout + stderr
@@ -101,14 +78,13 @@ def test_subset_bundle(tmp_path):
         competition = yaml.safe_load(archive.read("competition.yaml"))
     assert [c["key"] for c in competition["leaderboards"][0]["columns"]] == \
         [task.leaderboard_key(c) for c in task.columns]
-    assert [c["title"] for c in competition["leaderboards"][0]["columns"]] == [c.title for c in task.columns]
     assert {n.split("/")[1] for n in names if n.startswith("reference_data/")} == {task.id}
     assert {n.split("/")[2] for n in names if n.startswith("starting_kit/sample_submission/")} == {task.id}
     assert [n for n in names if n.startswith("pages/task-")] == ["pages/task-%s.md" % task.id]
 
 
 def test_formal_reference_gets_its_own_task(tmp_path):
-    task = TASKS[0]
+    task = FIRST
     formal = tmp_path / "formal"
     shutil.copytree(os.path.join(ROOT, "reference_data", task.id), formal / task.id)
     out = tmp_path / "formal.zip"
@@ -118,7 +94,8 @@ def test_formal_reference_gets_its_own_task(tmp_path):
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
         competition = yaml.safe_load(archive.read("competition.yaml"))
-    assert [t["reference_data"] for t in competition["tasks"]] == ["reference_data/", FORMAL_REFERENCE + "/"]
+    assert [t["reference_data"] for t in competition["tasks"]] == \
+        ["reference_data/%s/" % task.id, "%s/%s/" % (FORMAL_REFERENCE, task.id)]
     assert [p["tasks"] for p in competition["phases"]] == [[0], [1]]
     assert [p["start"] for p in competition["phases"]] == ["2026-02-01 00:00:00", "2026-03-01 00:00:00"]
     assert any(n.startswith(FORMAL_REFERENCE + "/%s/" % task.id) for n in names)
@@ -126,10 +103,13 @@ def test_formal_reference_gets_its_own_task(tmp_path):
 
 BAD_USAGE = [
     (("bundle", "--tasks", "no-such-task", "-o", "{tmp}/x.zip"), "unknown task 'no-such-task'"),
-    (("bundle", "--reference", "{tmp}/nothing", "-o", "{tmp}/x.zip"), "does not exist"),
-    (("bundle", "--dates", "2026-01-01", "-o", "{tmp}/x.zip"), "--dates expects"),
-    (("bundle",), "give -o FILE.zip"),
-    (("bundle", "--reference", "{tmp}", "-o", "{tmp}/x.zip"), "has no folder for"),
+    (("bundle", "--tasks", "ntcir1-adhoc", "--reference", "{tmp}/nothing", "-o", "{tmp}/x.zip"), "does not exist"),
+    (("bundle", "--tasks", "ntcir1-adhoc", "--dates", "2026-01-01", "-o", "{tmp}/x.zip"), "--dates expects"),
+    (("bundle",), "give either --tasks T -o FILE.zip"),
+    (("bundle", "--tasks", "ntcir1-adhoc", "--reference", "{tmp}", "-o", "{tmp}/x.zip"), "has no folder for"),
+    (("bundle", "--tasks", "ntcir1-adhoc,temporalia-tqic", "-o", "{tmp}/x.zip"), "builds one task's competition"),
+    (("bundle", "-o", "{tmp}/x.zip"), "builds one task's competition"),
+    (("bundle", "--per-task", "{tmp}", "-o", "{tmp}/x.zip"), "give either"),
 ]
 
 
@@ -140,8 +120,15 @@ def test_bad_usage_exits_2(tmp_path, argv, message):
     assert not (tmp_path / "x.zip").exists()
 
 
+def test_several_tasks_never_share_a_competition():
+    from runscore.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="one competition per task|build one bundle per task"):
+        BundlePlan(ROOT, TASKS[:2])
+
+
 def test_reference_with_a_metadata_file_is_refused(tmp_path):
-    task = TASKS[0]
+    task = FIRST
     formal = tmp_path / "formal"
     shutil.copytree(os.path.join(ROOT, "reference_data", task.id), formal / task.id)
     (formal / task.id / "metadata").write_text("x: y\n")
@@ -149,36 +136,56 @@ def test_reference_with_a_metadata_file_is_refused(tmp_path):
     assert code == 2 and "holds a file named 'metadata'" in stderr
 
 
+def test_a_rejected_bundle_leaves_no_file(tmp_path):
+    """The linter rejects the formal data (an unknown option): exit 2 and nothing on disk, not even the
+    temporary zip, so a rejected bundle cannot be uploaded by mistake."""
+    task = FIRST
+    formal = tmp_path / "formal"
+    shutil.copytree(os.path.join(ROOT, "reference_data", task.id), formal / task.id)
+    with open(formal / task.id / "task.yaml", "a") as handle:
+        handle.write("  no_such_option: 1\n")
+    out = tmp_path / "dist" / "x.zip"
+    code, stdout, stderr = run_cli("bundle", "--tasks", task.id, "--reference", formal, "-o", out)
+    assert code == 2, stdout + stderr
+    assert "reference-load" in stdout and "not written" in stderr and "wrote" not in stdout
+    assert os.listdir(tmp_path / "dist") == []
+    code, stdout, stderr = run_cli("bundle", "--per-task", tmp_path / "dist", "--tasks", task.id,
+                                   "--reference", formal)
+    assert code == 2 and os.listdir(tmp_path / "dist") == []
+
+
 def test_v1_bundle_nests_zips_with_contents_at_their_root(tmp_path):
     out = tmp_path / "v1.zip"
-    code, stdout, stderr = run_cli("bundle", "--v1", "-o", out)
+    code, stdout, stderr = run_cli("bundle", "--v1", "--tasks", FIRST.id, "-o", out)
     assert code == 0, stdout + stderr
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
         competition = yaml.safe_load(archive.read("competition.yaml"))
         program = zipfile.ZipFile(io.BytesIO(archive.read("scoring_program.zip"))).namelist()
         reference = zipfile.ZipFile(io.BytesIO(archive.read("reference_data.zip"))).namelist()
+        overview = archive.read("overview.html").decode("utf-8")
     assert names[0] == "competition.yaml" and not any("/" in n for n in names)
     assert [n for n in names if ".yaml" in n] == ["competition.yaml"]
     assert program[0] == "metadata" and "score.py" in program
-    assert {n.split("/")[0] for n in reference} == {t.id for t in TASKS}
+    assert {n.split("/")[0] for n in reference} == {FIRST.id}
     assert "version" not in competition and set(competition["html"]) >= {"overview", "evaluation", "terms", "data"}
     assert all(p["scoring_program"].endswith(".zip") and p["reference_data"].endswith(".zip")
                for p in competition["phases"].values())
-    assert list(competition["leaderboard"]["columns"]) == [t.leaderboard_key(c) for t in TASKS for c in t.columns]
+    assert list(competition["leaderboard"]["columns"]) == [FIRST.leaderboard_key(c) for c in FIRST.columns]
+    assert "each participant has one row" in overview          # the legacy leaderboard behaviour is stated
 
 
 # ------------------------------------------------------------------------ committed files are current ---
 
 def test_committed_bundle_files_are_current():
-    plan = BundlePlan(ROOT, TASKS)
+    files = root_files(ROOT)
     stale = []
-    for name, content in generated_files(plan).items():
+    for name, content in files.items():
         path = os.path.join(ROOT, *name.split("/"))
         if not os.path.exists(path) or open(path, "rb").read() != content:
             stale.append(name)
     pages = {"pages/" + n for n in os.listdir(os.path.join(ROOT, "pages"))}
-    stale += sorted(pages - set(generated_files(plan)))
+    stale += sorted(pages - set(files))
     assert stale == [], "stale bundle files %s: run `make bundle-files`" % stale
 
 
@@ -221,8 +228,9 @@ def test_logo_is_a_valid_png():
 def test_every_registered_task_with_samples_is_in_the_bundle():
     with_samples = [t.id for t in all_tasks() if os.path.isdir(os.path.join(ROOT, "reference_data", t.id))]
     assert [t.id for t in TASKS] == with_samples
-    pages = {p["file"] for p in competition_v2(BundlePlan(ROOT, TASKS))["pages"]}
-    assert {"pages/task-%s.md" % t for t in with_samples} <= pages
+    for task in TASKS:
+        pages = {p["file"] for p in competition_v2(BundlePlan(ROOT, [task]))["pages"]}
+        assert "pages/task-%s.md" % task.id in pages
 
 
 # ------------------------------------------------------------------------ pages ---
@@ -233,8 +241,8 @@ MARKDOWN_CASES = [
     ("one\ntwo", "<p>one two</p>"),
     ("* a **b**\n  continued\n* c", "<ul><li>a <strong>b</strong> continued</li><li>c</li></ul>"),
     ("| h1 | h2 |\n|---|---|\n| x \\| y | `z` |",
-     "<table><thead><tr><th>h1</th><th>h2</th></tr></thead><tbody><tr><td>x | y</td><td><code>z</code></td></tr>"
-     "</tbody></table>"),
+     '<div class="scroll"><table><thead><tr><th>h1</th><th>h2</th></tr></thead><tbody><tr><td>x | y</td><td><code>z'
+     '</code></td></tr></tbody></table></div>'),
     ("```\n# not a heading <x>\n```", "<pre><code># not a heading &lt;x&gt;</code></pre>"),
     ("see [the spec](https://example.org/a?b=1&c=2)", '<p>see <a href="https://example.org/a?b=1&amp;c=2">the spec</a></p>'),
     ("*emphasis* and 2 * 3 * 4", "<p><em>emphasis</em> and 2 * 3 * 4</p>"),
@@ -266,3 +274,14 @@ def test_task_pages_state_the_registry_facts():
             assert "`%s`" % task.leaderboard_key(column) in page and "`%s`" % column.measure in page
         for option in task.options:
             assert "| `%s` |" % option.name in page
+
+
+@pytest.mark.parametrize("title, expected", [
+    ("DS2-QA Exact match (SQuAD normalised)", "DS2-QA Exact match (SQuAD\u2026"),     # not "... (SQuAD normali..."
+    ("DS2-QA SQuAD v1.1 F1 (bag of words)", "DS2-QA SQuAD v1.1 F1 (bag of words)"),   # 35 characters: kept
+    ("Averyveryverylongsinglewordthatcannotbreak", "Averyveryverylongsinglewordthatcann\u2026"),
+])
+def test_titles_are_shortened_at_a_word_boundary(title, expected):
+    from runscore.codabench.bundle import MAX_TITLE, shorten_title
+
+    assert shorten_title(title, MAX_TITLE) == expected and len(expected) <= MAX_TITLE

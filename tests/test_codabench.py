@@ -50,8 +50,8 @@ def test_valid_submission_writes_both_scores_files(tmp_path):
     assert code == 0, stderr
     as_json, text = read_scores(out)
     keys = ["ntcir1_adhoc_map_rel1", "ntcir1_adhoc_map_rel2", "ntcir1_adhoc_rprec_rel1", "ntcir1_adhoc_rprec_rel2",
-            "ntcir1_adhoc_p_10_rel1", "ntcir1_adhoc_p_10_rel2", "ntcir1_adhoc_avg11pt_rel1",
-            "ntcir1_adhoc_avg11pt_rel2"]
+            "ntcir1_adhoc_p_10_rel1", "ntcir1_adhoc_p_10_rel2", "ntcir1_adhoc_11pt_avg_rel1",
+            "ntcir1_adhoc_11pt_avg_rel2"]
     assert list(as_json) == keys
     # scores.txt is read as YAML by Codabench and with split(':') + float() by CodaLab v1: both must give numbers.
     assert yaml.load(text, Loader=yaml.Loader) == as_json
@@ -74,7 +74,7 @@ def test_scores_match_the_cli(tmp_path):
     cli = json.loads(stdout)["ntc1"]
     as_json, _ = read_scores(out)
     assert as_json["ntcir1_adhoc_map_rel1"] == pytest.approx(cli["map_rel1"], abs=5e-11)
-    assert as_json["ntcir1_adhoc_avg11pt_rel2"] == pytest.approx(cli["11pt_avg_rel2"], abs=5e-11)
+    assert as_json["ntcir1_adhoc_11pt_avg_rel2"] == pytest.approx(cli["11pt_avg_rel2"], abs=5e-11)
 
 
 def test_invalid_run_exits_1_lists_every_error_and_writes_no_scores(tmp_path):

@@ -113,7 +113,7 @@ def test_the_same_run_twice_is_named_apart_and_shows_no_difference():
 BAD_USAGE = [
     # (extra arguments, expected exit code, expected text on stderr)
     (["ONE", "TWO", "--measure", "map_rel"], 2, "(did you mean map_rel2, map_rel1"),
-    (["ONE", "TWO", "--measure", "nDCG"], 2, "per-topic measures: "),
+    (["ONE", "TWO", "--measure", "nDCG"], 2, "per-topic measures (`runscore score --json` names them all)"),
     (["ONE"], 2, "comparing needs at least 2 runs"),
     ([], 2, "no run files"),
     (["ONE", "missing-run-file"], 2, "run file 'missing-run-file' does not exist"),
@@ -193,3 +193,60 @@ def test_topic_set_follows_the_task_options(runs):
     assert len(data["topics"]) == scored["ntc1"]["num_q_rel1"] < 6
     for run in ("ntc1", "ntc2"):
         assert data["means"][run]["mean"] == pytest.approx(scored[run]["map_rel1"], abs=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ the figure ---
+
+def _synthetic_comparison(runs=3, topics=40):
+    import numpy as np
+
+    from runscore import compare as analysis
+
+    rng = np.random.default_rng(7)
+    values = rng.random((topics, runs)) * np.linspace(0.6, 1.0, runs)
+    matrix = analysis.ScoreMatrix("map_rel1", ["%04d" % (31 + t) for t in range(topics)],
+                                  ["run%d" % r for r in range(runs)], values)
+    return analysis.compare(matrix, trials=100, bootstrap=100)
+
+
+def _bars(svg_text):
+    svg = xml.dom.minidom.parseString(svg_text).documentElement
+    bars = [r for r in svg.getElementsByTagName("rect") if r.getElementsByTagName("title")]
+    return svg, bars
+
+
+@pytest.mark.parametrize("runs, topics", [(3, 6), (3, 40), (4, 300)])
+def test_figure_draws_every_pair_with_bars_across_the_plot_and_named_topics(runs, topics):
+    from runscore.compare import figure_svg
+
+    comparison = _synthetic_comparison(runs, topics)
+    svg, bars = _bars(figure_svg(comparison))
+    panels = [t.firstChild.data for t in svg.getElementsByTagName("text") if " per topic: mean " in t.firstChild.data]
+    assert len(panels) == runs * (runs - 1) // 2                      # every pair, not only best-vs-others
+    pairs = {(p.run_a, p.run_b) for p in comparison.pairs}
+    assert {tuple(t.split(" per topic")[0].split(" minus ")) for t in panels} == pairs
+    assert len(bars) == topics * len(panels)
+    xs = [float(b.getAttribute("x")) + float(b.getAttribute("width")) for b in bars]
+    left, right = 170, 820 - 60
+    assert min(float(b.getAttribute("x")) for b in bars) < left + 0.1 * (right - left)
+    assert max(xs) > left + 0.9 * (right - left)                       # bars spread across the plot
+    labels = [t.firstChild.data for t in svg.getElementsByTagName("text") if t.getAttribute("transform")]
+    assert labels[:1] == ["0031"] and len(labels) >= len(panels) * min(topics, 40)
+    assert len(labels) <= len(panels) * (topics if topics <= 45 else 60)   # thinned when too many to name
+
+
+def test_figure_renders_in_chromium(tmp_path):
+    from test_detailed_html import BAR_BLUE, _colours, _render
+    from runscore.compare import figure_svg
+
+    page = tmp_path / "figure.html"
+    page.write_text("<!DOCTYPE html><html><body style=\"margin:0\">%s</body></html>"
+                    % figure_svg(_synthetic_comparison(3, 40)), encoding="utf-8")
+    rows, console = _render(page, tmp_path, width=820, height=1000, scale=0.5)
+    assert console == []
+    blue_columns = [x for x in range(len(rows[0])) if any(row[x] == BAR_BLUE for row in rows)]
+    width = len(rows[0])
+    assert blue_columns and blue_columns[0] < 0.3 * width and blue_columns[-1] > 0.85 * width
+    blue_rows = [y for y, row in enumerate(rows) if BAR_BLUE in row]
+    assert blue_rows[-1] - blue_rows[0] > 0.5 * len(rows) * (700 / 1000.0)   # three panels stacked
+    assert len(_colours(rows)) > 20

@@ -56,7 +56,11 @@ def test_choose_measure_defaults_to_the_primary_and_suggests_close_names():
     scored = [_scored("a", {"1": {"AP": 0.5, "P_10": 0.1}}), _scored("b", {"1": {"AP": 0.5}})]
     assert choose_measure(_Task(), scored, None) == "AP"
     assert choose_measure(_Task(), scored, "P_10") == "P_10"
-    with pytest.raises(ConfigError, match=r"measure 'P10' .*did you mean P_10\?\); per-topic measures: AP, P_10"):
-        choose_measure(_Task(), scored, "P10")
+    assert choose_measure(_Task(), scored, "P10") == "P_10"           # spellings of one name (squashed equal)
+    assert choose_measure(_Task(), scored, "toy_ap") == "AP"            # the leaderboard key
+    with pytest.raises(ConfigError, match=r"measure 'P_1O' for task toy \(did you mean P_10\?\)$"):
+        choose_measure(_Task(), scored, "P_1O")
+    with pytest.raises(ConfigError, match=r"measure 'xyz' for task toy; per-topic measures: AP, P_10$"):
+        choose_measure(_Task(), scored, "xyz")
     with pytest.raises(ConfigError, match="primary measure 'AP' has no per-topic values"):
         choose_measure(_Task(), [_scored("a", {"1": {"P_10": 0.1}})], None)

@@ -136,7 +136,7 @@ def test_rejected_page_lists_the_errors(rejected_page):
 
 def test_bar_chart_scales_and_escapes():
     svg = _bar_chart([0.5, 2.0, -1.0], ["a<b", "c", "d"], mean=0.5)
-    assert "a&lt;b: 0.5000" in svg and "<title>c: 2</title>" in svg
+    assert "a&lt;b: 0.5000" in svg and "<title>c: 2.0000</title>" in svg    # one format per chart: measures
     assert 'fill="#d0664a"' in svg                      # negative values drawn below the zero line
     assert ">2</text>" in svg and ">-1</text>" in svg   # the axis widened from [0, 1] to the data
     assert _bar_chart([], []) == ""
@@ -239,3 +239,71 @@ def test_console_detector_sees_errors(tmp_path):
     bad.write_text("<!DOCTYPE html><p>x</p><script>console.error('boom'); missing();</script>")
     _, console = _render(bad, tmp_path, height=200)
     assert any("boom" in line for line in console) and any("missing is not defined" in line for line in console)
+
+
+# ------------------------------------------------------------------------------------------ fits the screen ---
+# The page is drawn in an iframe of the wanted width (headless Chromium will not make its window narrower than
+# 500 px); a probe script added to a copy of the page measures the document's scroll width and names any element
+# that reaches past the right edge outside a box that scrolls (.scroll, pre). No overflow: the page body never scrolls
+# sideways; wide tables and figures scroll inside their box.
+
+_PROBE = """<script>
+var W = document.documentElement.clientWidth, wide = [];
+function scrolls(e) {          // inside a box that scrolls sideways (a .scroll div, a pre)
+  for (var a = e.parentElement; a && a !== document.body; a = a.parentElement)
+    if (['auto', 'scroll', 'hidden'].indexOf(getComputedStyle(a).overflowX) >= 0) return true;
+  return false;
+}
+document.querySelectorAll('body *').forEach(function (e) {
+  var r = e.getBoundingClientRect();
+  if (r.right > W + 0.5 && !scrolls(e))
+    wide.push(e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ':' + Math.round(r.right));
+});
+console.log('FIT scroll=' + document.documentElement.scrollWidth + ' width=' + W + ' wide=' + wide.slice(0, 5).join(','));
+</script>"""
+
+
+def _fit(page_text, tmp_path, width, name="page"):
+    """(document scroll width, viewport width, elements past the edge) of a page drawn `width` px wide."""
+    probe = tmp_path / ("%s-%d.html" % (name, width))
+    probe.write_text(page_text.replace("</body>", _PROBE + "</body>"), encoding="utf-8")
+    frame = tmp_path / ("frame-%s-%d.html" % (name, width))
+    frame.write_text('<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="border:0;width:%dpx;'
+                     'height:900px"></iframe></body></html>' % (probe.name, width), encoding="utf-8")
+    shot = tmp_path / ("%s-%d.png" % (name, width))
+    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
+                                                            "--window-size=%d,900" % max(width, 800),
+                                                            "--screenshot=%s" % shot, frame.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    found = re.search(r"FIT scroll=(\d+) width=(\d+) wide=([^\"]*)", proc.stderr)
+    assert found, proc.stderr[-2000:]
+    return int(found.group(1)), int(found.group(2)), found.group(3)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_results_page_fits_a_screen_and_a_phone(scored_page, tmp_path, width):
+    scroll, viewport, wide = _fit(scored_page[0].read_text(encoding="utf-8"), tmp_path, width)
+    assert viewport == width
+    assert scroll <= viewport and wide == "", (scroll, wide)
+
+
+def test_the_rejected_page_with_grouped_errors_fits_a_phone(rejected_page, tmp_path):
+    scroll, viewport, wide = _fit(rejected_page.read_text(encoding="utf-8"), tmp_path, 390)
+    assert scroll <= viewport == 390 and wide == ""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_bundle_pages_fit_a_screen_and_a_phone(tmp_path, width):
+    from runscore.codabench.pages import markdown_pages, markdown_to_html
+
+    pages = markdown_pages(all_tasks(), "runscore", os.path.join(ROOT, "docs"))
+    widest = max(pages, key=lambda p: max(len(line) for line in p[2].splitlines() or [""]))
+    scroll, viewport, wide = _fit(markdown_to_html(widest[2], widest[0]), tmp_path, width, "bundle")
+    assert scroll <= viewport == width and wide == "", (widest[1], scroll, wide)
+
+
+def test_the_fit_probe_sees_an_overflow(tmp_path):
+    """The check above can fail: a 2000 px wide element outside a scroll box is reported."""
+    scroll, viewport, wide = _fit('<!DOCTYPE html><html><body><div style="width:2000px">x</div></body></html>',
+                                  tmp_path, 390, "bad")
+    assert scroll > viewport and wide.startswith("div:")

@@ -6,6 +6,7 @@ import os
 import sys
 
 import pytest
+import yaml
 
 from conftest import ROOT
 
@@ -17,8 +18,8 @@ COLUMNS = [{"key": "t_map", "title": "MAP", "precision": 3}, {"key": "t_p10", "t
 PROGRAMS = [
     # (score.py body, expected status, expected text in stdout)
     ("open(out + '/scores.json', 'w').write('{\"t_map\": 0.12345, \"t_p10\": 0.5}')", 0,
-     "leaderboard row: MAP: 0.123, P@10: 0.50"),
-    ("open(out + '/scores.txt', 'w').write('t_map: 0.25\\n')", 0, "leaderboard row: MAP: 0.250"),
+     "leaderboard row: MAP: 0.123, P@10: 0.5"),                  # str(round(x, precision)), as Codabench
+    ("open(out + '/scores.txt', 'w').write('t_map: 0.25\\n')", 0, "leaderboard row: MAP: 0.25"),
     ("open(out + '/scores.txt', 'w').write('t_map:0.25\\n')", 1, "is not a mapping of keys to numbers but 't_map:0.25'"),
     ("open(out + '/scores.json', 'w').write('{\"x_other\": 0.5}')", 0, "leaderboard row: (no column filled)"),
     ("open(out + '/scores.json', 'w').write('{\"other\": 1.0, \"t_map\": 0.5}')", 0,
@@ -72,7 +73,26 @@ def test_zipped_submission_is_unzipped_into_res(tmp_path):
         archive.writestr("run.txt", "run\n")
     dry_run.lay_out(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"), str(tmp_path / "sub.zip"))
     assert sorted(os.listdir(tmp_path / "w" / "input" / "res")) == ["metadata", "run.txt"]
-    assert (tmp_path / "w" / "input" / "res" / "metadata").read_text() == dry_run.WORKER_METADATA
+    # what the Codabench worker writes for a results submission: yaml.dump of four statuses, all None
+    assert yaml.safe_load((tmp_path / "w" / "input" / "res" / "metadata").read_text()) == {
+        "exitCode": None, "elapsedTime": None, "ingestionExitCode": None, "ingestionElapsedTime": None}
+
+
+def test_legacy_layout_unzips_top_level_zips_beside_themselves(tmp_path):
+    """CodaLab v1's worker: every top-level X.zip of the submission also unzipped into X/, no metadata file."""
+    import zipfile
+
+    (tmp_path / "program").mkdir()
+    (tmp_path / "ref").mkdir()
+    inner = tmp_path / "runs.zip"
+    with zipfile.ZipFile(inner, "w") as archive:
+        archive.writestr("run.txt", "run\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "runs.zip").write_bytes(inner.read_bytes())
+    dry_run.lay_out(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"), str(tmp_path / "sub"),
+                    legacy=True)
+    res = tmp_path / "w" / "input" / "res"
+    assert sorted(os.listdir(res)) == ["runs", "runs.zip"] and os.listdir(res / "runs") == ["run.txt"]
 
 
 def test_docker_command_uses_the_worker_paths(tmp_path):

@@ -17,13 +17,42 @@ from runscore.textfile import decode_utf8, split_lines
 def test_diagnostics_are_capped_with_a_count():
     diags = Diagnostics("run.txt", max_errors=3)
     for line in range(1, 11):
-        diags.error(line, "bad line")
+        diags.error(line, "bad line %d" % line)
     diags.warning(2, "odd")
     lines = diags.lines()
-    assert lines[:4] == ["run.txt:1: error: bad line", "run.txt:2: error: bad line", "run.txt:2: warning: odd",
-                         "run.txt:3: error: bad line"]
-    assert lines[-1] == "run.txt: note: 7 more errors not shown (first 3 listed)"
+    assert lines[:4] == ["run.txt:1: error: bad line 1", "run.txt:2: error: bad line 2", "run.txt:2: warning: odd",
+                         "run.txt:3: error: bad line 3"]
+    assert lines[-1] == "run.txt: note: 7 more errors not shown (the first 3 different ones listed)"
     assert diags.error_count == 10 and diags.has_errors
+
+
+@pytest.mark.parametrize("lines, expected", [
+    (range(2, 43), "run.txt:2: error: lines 2-42: bad"),
+    ([2, 3, 4, 5, 8, 10, 11], "run.txt:2: error: lines 2-5, 8, 10-11: bad"),
+    ([5, 5, 5], "run.txt:5: error: line 5 (3 times): bad"),
+    ([3, 3, 4], "run.txt:3: error: lines 3-4 (3 times): bad"),
+    (range(1, 40, 2), "run.txt:1: error: lines 1, 3, 5, 7, 9, 11 and 14 more places (20 lines): bad"),
+    ([7], "run.txt:7: error: bad"),
+])
+def test_identical_messages_are_grouped_with_their_lines(lines, expected):
+    diags = Diagnostics("run.txt")
+    for line in lines:
+        diags.error(line, "bad")
+    assert diags.lines() == [expected]
+    assert diags.error_count == len(list(lines))
+
+
+def test_a_thousand_identical_errors_are_one_message_and_others_stay_apart():
+    """1,000 bad lines of one kind do not push a different error out of the 50 listed."""
+    diags = Diagnostics("run.txt", max_errors=50)
+    for line in range(2, 1002):
+        diags.error(line, "expected 4 TAB-separated fields, found 1")
+    diags.error(1002, "duplicate query id 7")
+    diags.warning(3, "class 'x' unknown")
+    assert diags.lines() == ["run.txt:2: error: lines 2-1001: expected 4 TAB-separated fields, found 1",
+                             "run.txt:3: warning: class 'x' unknown",
+                             "run.txt:1002: error: duplicate query id 7"]
+    assert diags.error_count == 1001 and diags.warning_count == 1
 
 
 def test_file_level_diagnostic_has_no_line_number():

@@ -58,15 +58,15 @@ def workdir():
 
 def verdict(task, folder: str, score_samples: bool = False):
     """None if the damaged reference loads (and, with score_samples, scores the task's sample runs within the
-    time limit) or is refused with a one-line ConfigError; else what went wrong."""
+    time limit) or is refused with a ConfigError of one line per problem; else what went wrong."""
     try:
         with time_limit(10):
             reference = load_reference(task, folder)
             if score_samples and _fingerprint(reference) not in _CLEAN_FINGERPRINTS:
                 _score_samples(task, reference)
     except ConfigError as exc:
-        message = str(exc)
-        if "\n" in message or "Traceback" in message:
+        message = str(exc)       # one line per problem: a reference file's every fault is told at once
+        if any("\n" in line or "Traceback" in line for line in exc.lines()):
             return "unreadable ConfigError: %r" % message[:300]
         return None
     except Hang as exc:

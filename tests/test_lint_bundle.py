@@ -14,7 +14,8 @@ from runscore.codabench.bundle import (BundlePlan, bundle_members, competition_v
                                        yaml_text)
 from runscore.codabench.lint import BundleView, lint_bundle
 
-PLAN = BundlePlan(ROOT, select_tasks(ROOT))
+PLAN = BundlePlan(ROOT, select_tasks(ROOT)[:1])
+OTHER = BundlePlan(ROOT, select_tasks(ROOT)[1:2])
 
 
 @pytest.fixture(scope="module")
@@ -242,6 +243,63 @@ def test_multi_task_phase_and_long_limit_are_warnings(members):
     found = lint(members, competition)
     assert errors(found) == []
     assert {"v2-multi-task-phase", "v2-time-limit"} <= {d.code for d in found if d.severity == "warning"}
+
+
+def _two_tasks_on_one_leaderboard(v1=False):
+    """The withdrawn layout: one reference folder of two tasks, the columns of both on one leaderboard."""
+    both = dict(bundle_members(OTHER, v1)) if not v1 else {}
+    if v1:
+        with zipfile.ZipFile(io.BytesIO(bundle_members(PLAN, v1=True)["reference_data.zip"])) as a, \
+                zipfile.ZipFile(io.BytesIO(bundle_members(OTHER, v1=True)["reference_data.zip"])) as b:
+            merged = {n: a.read(n) for n in a.namelist()}
+            merged.update({n: b.read(n) for n in b.namelist()})
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            for name, data in merged.items():
+                archive.writestr(name, data)
+        members = dict(bundle_members(PLAN, v1=True), **{"reference_data.zip": buffer.getvalue()})
+        competition = copy.deepcopy(competition_v1(PLAN))
+        competition["leaderboard"]["columns"].update(competition_v1(OTHER)["leaderboard"]["columns"])
+        return members, competition
+    members = dict(bundle_members(PLAN))
+    members.update({n: c for n, c in both.items() if n.startswith("reference_data/")})
+    competition = copy.deepcopy(competition_v2(PLAN))
+    competition["tasks"][0]["reference_data"] = "reference_data/"
+    columns = competition["leaderboards"][0]["columns"]
+    for column in competition_v2(OTHER)["leaderboards"][0]["columns"]:
+        columns.append(dict(column, index=len(columns)))
+    return members, competition
+
+
+@pytest.mark.parametrize("v1", [False, True], ids=["v2", "v1.5"])
+def test_a_leaderboard_a_valid_submission_leaves_empty_is_an_error(v1):
+    """Codabench ranks an empty cell first (NULLs first on DESC), so columns of two tasks on one leaderboard
+    rank one task's rows above the other's: every task of the reference data gets a ranking error."""
+    members, competition = _two_tasks_on_one_leaderboard(v1)
+    found = [d for d in errors(lint(members, competition)) if d.code == "ranking-empty-column"]
+    assert sorted({d.message.split(" runs only")[0].split(" of ")[-1] for d in found}) == \
+        sorted([PLAN.task.id, OTHER.task.id])
+    assert "Codabench ranks an empty cell first" in found[0].message
+
+
+@pytest.mark.parametrize("rule", ["Add", "Add_And_Delete", "Add_And_Delete_Multiple", None])
+def test_manual_submission_rules_are_a_warning_that_says_why(members, rule):
+    competition = copy.deepcopy(competition_v2(PLAN))
+    if rule is None:
+        del competition["leaderboards"][0]["submission_rule"]
+    else:
+        competition["leaderboards"][0]["submission_rule"] = rule
+    found = lint(members, competition)
+    assert errors(found) == []
+    manual = [d for d in found if d.code == "submission-rule-manual"]
+    assert len(manual) == 1 and "ManualModeStrategy" in manual[0].message and "by hand" in manual[0].message
+
+
+@pytest.mark.parametrize("rule", ["Force_Latest_Multiple", "Force_Best", "Force_Last"])
+def test_automatic_submission_rules_give_no_warning(members, rule):
+    competition = copy.deepcopy(competition_v2(PLAN))
+    competition["leaderboards"][0]["submission_rule"] = rule
+    assert lint(members, competition) == []
 
 
 # ---------------------------------------------------------------------------------------------- v1.5 ---

@@ -290,13 +290,82 @@ def test_auto_only_keeps_label_measures_apart(tmp_path):
     write(tmp_path / "T-AC-1", "<D0001>It was Bor Gullet, a creature.;80\n</D0001>\n<D0002>1980;60\n</D0002>\n")
     scores, _ = score(ref, tmp_path / "T-AC-1")
     m = scores.measures
-    assert m["labelled"] == 0.0 and m["hmr"] == 0.0 and m["accuracy"] == 0.0 and m["mnp"] == 0.0
+    assert m["labelled"] == 0.0
+    # the measures that need labels are absent, not 0 (a 0 reads as a judgement)
+    for key in ("hmr", "accuracy", "mnp", "r_o", "r_u", "ob", "n_correct", "brier_unofficial", "ece_unofficial"):
+        assert key not in m, key
     # auto: 0001 right at 0.8, 0002 wrong at 0.6: accuracy 1/2, R_O = 0.4, R_U = 0.8, HMR = 2*0.32/1.2
     assert m["auto_accuracy"] == 0.5 and m["auto_r_o"] == pytest.approx(0.4, abs=1e-15)
     assert m["auto_r_u"] == 0.8 and m["auto_hmr"] == pytest.approx(0.64 / 1.2, abs=1e-15)
     assert m["auto_ob"] == pytest.approx(0.7 - 0.5, abs=1e-15)
-    assert any("NOT a judgement" in n for n in scores.notes)
+    assert any("no judgement labels, so the measures that need them (hmr, accuracy, mnp" in n for n in scores.notes)
     assert any("NON-OFFICIAL" in n for n in scores.notes)
+
+
+BITEM_LIKE = [("0001", 90, 2), ("0002", 75, 0), ("0003", 100, 1), ("0005", 68, 3)]   # (qID, Confidence, nuggets)
+
+
+def unlabelled_run_text():
+    blocks = []
+    for qid, confidence, nuggets in BITEM_LIKE:
+        lines = "".join("%d;ORG-PO-1;1;nugget %d\n" % (n + 1, n) for n in range(nuggets))
+        blocks.append("<D%s>an answer;%d\n%s</D%s>\n" % (qid, confidence, lines, qid))
+    return "".join(blocks) + "<D0004></D0004>\n"
+
+
+def test_unlabelled_run_avconf_is_its_mean_confidence(tmp_path):
+    """Defect of issue 18: avconf (and n_answered, nugget counts, per-topic confidence) need no labels, so a run
+    without labels gets them; BITEM-AC-2 is such a run (official avconf 0.8331)."""
+    topics = ["0001", "0002", "0003", "0004", "0005"]
+    ref = make_reference(tmp_path, topics, {"ORG-PO-1": pool_run(topics)}, options={"unlabelled_runs": "auto_only"})
+    write(tmp_path / "BITEM-AC-2", unlabelled_run_text())
+    scores, _ = score(ref, tmp_path / "BITEM-AC-2")
+    m = scores.measures
+    confidences = [c / 100.0 for _, c, _ in BITEM_LIKE]
+    assert m["avconf"] == pytest.approx(sum(confidences) / len(confidences), abs=1e-15)
+    assert m["avconf"] > 0.0
+    assert m["n_answered"] == len(BITEM_LIKE)                  # 0004 is an empty element: absent
+    assert m["n_nuggets"] == sum(n for _, _, n in BITEM_LIKE)
+    assert scores.per_topic["0001"]["confidence"] == 0.9 and scores.per_topic["0005"]["n_nuggets"] == 3
+    assert "correct" not in scores.per_topic["0001"] and "nugprec" not in scores.per_topic["0001"]
+    assert "hmr" not in m and "auto_hmr" not in m          # no labels, no gold answers
+    assert any("auto_* measures are not computed" in n for n in scores.notes)
+
+
+def test_unlabelled_run_text_output_says_why_instead_of_zero(tmp_path):
+    topics = ["0001", "0002", "0003", "0004", "0005"]
+    ref = make_reference(tmp_path, topics, {"ORG-PO-1": pool_run(topics)}, options={"unlabelled_runs": "auto_only"})
+    write(tmp_path / "BITEM-AC-2", unlabelled_run_text())
+    code, out, err = run_cli("score", "--task", "r2c2-ac", "--ref", ref, tmp_path / "BITEM-AC-2", "--per-topic")
+    assert code == 0, err
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
+    assert rows["hmr"] == ["n/a"] and rows["accuracy"] == ["n/a"] and rows["avconf"] == ["0.8325"]
+    assert "no judgement labels, so the measures that need them" in err
+    code, out, err = run_cli("score", "--task", "r2c2-ac", "--ref", ref, tmp_path / "BITEM-AC-2", "--json")
+    values = json.loads(out)["BITEM-AC-2"]
+    assert "hmr" not in values and values["avconf"] == pytest.approx(0.8325, abs=1e-12)
+
+
+def test_unlabelled_run_on_the_platform_gets_the_documented_placeholder(tmp_path):
+    """A leaderboard needs a value in every column: the label-based ones get the task's placeholder (-2, below
+    every possible score), never 0; avconf is the real one; the page says why."""
+    topics = ["0001", "0002", "0003", "0004", "0005"]
+    ref = make_reference(tmp_path, topics, {"ORG-PO-1": pool_run(topics)}, options={"unlabelled_runs": "auto_only"})
+    (tmp_path / "input" / "res").mkdir(parents=True)
+    os.symlink(str(ref), str(tmp_path / "input" / "ref"))
+    write(tmp_path / "input" / "res" / "BITEM-AC-2", unlabelled_run_text())
+    code, out, err = run_score_py(tmp_path / "input", tmp_path / "output")
+    assert code == 0, err
+    with open(str(tmp_path / "output" / "scores.json")) as handle:
+        board = json.load(handle)
+    placeholder = TASK.leaderboard_placeholder
+    assert placeholder < -1.0                       # outside [0, 1] and OB's [-1, 1]
+    for column in ("hmr", "accuracy", "mnp", "r_o", "r_u", "ob", "auto_hmr", "auto_accuracy"):
+        assert board["r2c2_ac_" + column] == placeholder, column
+    assert board["r2c2_ac_avconf"] == 0.8325 and board["r2c2_ac_n_answered"] == 4
+    with open(str(tmp_path / "output" / "detailed_results.html"), encoding="utf-8") as handle:
+        page = handle.read()
+    assert "no judgement labels, so the measures that need them" in page and "n/a (see the run&#x27;s notes)" in page
 
 
 # ----------------------------------------------------------------------- auto judge ---

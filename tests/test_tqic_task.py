@@ -48,7 +48,8 @@ BAD_INPUTS = [
     ("q01\tpast\tg\tr1\n" + ALL_RIGHT, [], 1, "run.tsv:1: error: id: 'q01' is not a numeric query id (e.g. 001)"),
     ("001\tpast\tg\tr1\textra\n", [], 1,
      "run.tsv:1: error: expected 4 TAB-separated fields 'id class group_id run_id', found 5"),
-    ("001\n", [], 1, "run.tsv:1: error: expected 4 TAB-separated fields 'id class group_id run_id', found 1"),
+    ("001\n", [], 1, "run.tsv:1: error: expected 4 TAB-separated fields 'id class group_id run_id', found no TAB "
+                      "(1 field split on spaces)"),
     ("001\tpast\tg\tr 1\n", [], 1, "run.tsv:1: error: run_id: 'r 1' is not a run id without spaces"),
     (ALL_RIGHT + run_lines([("001", "past")], "r2") + run_lines([("001", "past")], "r3")
      + run_lines([("001", "past")], "r4"), [], 1,

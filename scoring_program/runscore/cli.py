@@ -101,42 +101,83 @@ def cmd_score(args) -> int:
         print(json.dumps(out, indent=2, sort_keys=False, allow_nan=False))
         return EXIT_OK
     names = [r.name for r, _ in results]
-    measure_names = list(results[0][1].measures)
-    rows = [["measure"] + names] + [[m] + ["%.4f" % s.measures[m] for _, s in results] for m in measure_names]
+    # Every measure some run has, in first-seen order; a run without one shows n/a (its notes say why, e.g.
+    # an r2c2-ac run without judgement labels), never a 0 that would read as a score.
+    measure_names = list(dict.fromkeys([m for _, s in results for m in s.measures] +
+                                       [c.measure for c in task.columns]))
+    rows = [["measure"] + names] + [[m] + [_cell(task, m, s.measures.get(m)) for _, s in results]
+                                    for m in measure_names]
     print(summary_table(rows))
     if args.per_topic:
         for run, scores in results:
             shown = list(task.per_topic_measures) or sorted({k for v in scores.per_topic.values() for k in v})
-            rows = [["topic"] + shown] + [[t] + ["%.4f" % v.get(k, 0.0) for k in shown]
+            rows = [["topic"] + shown] + [[t] + [_cell(task, k, v.get(k), "-") for k in shown]
                                           for t, v in scores.per_topic.items()]
             print("\n%s per topic\n%s" % (run.name, summary_table(rows)))
     return EXIT_OK
 
 
+def _cell(task, name: str, value: Optional[float], missing: str = "n/a") -> str:
+    """A value in the task's one number format; `missing` where the run has no value (never a 0)."""
+    return missing if value is None else task.format_value(name, value)
+
+
 BUILTIN_COMMANDS = ("tasks", "options", "validate", "score")
+
+
+# What each built-in command does and an example, for `runscore COMMAND --help`.
+BUILTIN_HELP = {
+    "tasks": ("list the task ids, one a line",
+              "List the task ids this runscore scores, one a line, with a one-line description of each.",
+              "runscore tasks"),
+    "options": ("list a task's options and their defaults",
+                "List the options of a task (set under `options:` in the reference folder's task.yaml, or with "
+                "--option NAME=VALUE): name, default, allowed values and meaning.",
+                "runscore options --task ntcir1-adhoc"),
+    "validate": ("check run files (exit 0 valid, 1 invalid)",
+                 "Check run files of one task with the platform's own checks, without scoring them. Every problem "
+                 "is printed on stderr as FILE:LINE: error: message (or warning:); exit 0 when every file is "
+                 "valid, 1 when one is not, 2 for bad usage or reference data. With --ref the checks that need "
+                 "the reference data (topic and question ids) are made too.",
+                 "runscore validate --task ntcir1-adhoc my_run\n"
+                 "  runscore validate --task ntcir1-adhoc --ref reference_data/ntcir1-adhoc my_run"),
+    "score": ("score run files against reference data",
+              "Check and score run files of one task against reference data (a folder with task.yaml, or a "
+              "single reference file): a table of every measure, --per-topic for the values per topic, --json "
+              "for {run: {measure: value}}. Nothing is scored when a file has an error (exit 1).",
+              "runscore score --task ntcir1-adhoc --ref reference_data/ntcir1-adhoc my_run\n"
+              "  runscore score --task temporalia-tqic --ref reference_data/temporalia-tqic --per-topic --json "
+              "tqic_mygroup"),
+}
+
+
+def _sub_parser(sub, name: str):
+    short, description, example = BUILTIN_HELP[name]
+    return sub.add_parser(name, help=short, description=description, epilog="example:\n  %s" % example,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def build_parser(list_extra_commands: bool = True) -> argparse.ArgumentParser:
     """The parser of the built-in commands; the commands/ modules are listed only when help may be shown
     (listing them imports them all, scipy included, which `runscore score` does not need)."""
-    parser = _Parser(prog="runscore", description="Validate and score runs of IR and QA evaluation campaigns.")
+    parser = _Parser(prog="runscore", description="Validate and score runs of IR and QA evaluation campaigns.",
+                     epilog="`runscore COMMAND --help` describes a command, with an example.")
     parser.add_argument("--version", action="version", version="runscore %s" % __version__)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    sub.add_parser("tasks", help="list the task ids, one a line")
-    p = sub.add_parser("options", help="list a task's options and their defaults")
-    p.add_argument("--task", required=True)
-    for name, helptext in (("validate", "check run files (exit 0 valid, 1 invalid)"),
-                           ("score", "score run files against reference data")):
-        p = sub.add_parser(name, help=helptext)
+    _sub_parser(sub, "tasks")
+    p = _sub_parser(sub, "options")
+    p.add_argument("--task", required=True, help="task id (see `runscore tasks`)")
+    for name in ("validate", "score"):
+        p = _sub_parser(sub, name)
         p.add_argument("--task", required=True, help="task id (see `runscore tasks`)")
         p.add_argument("--ref", required=(name == "score"),
                        help="reference folder (with task.yaml) or a single reference file")
         p.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
-        p.add_argument("--max-errors", type=int, default=50, help="errors listed per file (default 50)")
+        p.add_argument("--max-errors", type=int, default=50, help="different errors listed per file (default 50)")
         if name == "score":
             p.add_argument("--json", action="store_true", help="print {run: {measure: value}} as JSON")
             p.add_argument("--per-topic", action="store_true", help="include per-topic values")
-        p.add_argument("runs", nargs="+", metavar="RUN")
+        p.add_argument("runs", nargs="+", metavar="RUN", help="run files of the task")
     for name, module in sorted(command_modules().items() if list_extra_commands else ()):
         sub.add_parser(name, help=module.HELP, add_help=False)
     return parser
@@ -158,7 +199,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(str(exc), file=sys.stderr)
         return EXIT_INVALID_RUN
     except ConfigError as exc:
-        print("runscore: %s" % exc, file=sys.stderr)
+        for line in exc.lines():          # a reference file's every problem, one line each
+            print("runscore: %s" % line, file=sys.stderr)
         return EXIT_CONFIG
     except BrokenPipeError:
         return EXIT_OK

@@ -6,7 +6,6 @@ deterministic for a fixed seed, so the CLI (`runscore compare`), the detailed re
 see the same numbers. Conventions (which topics, what a missing topic scores, tie rules) are documented in
 docs/compare.md.
 """
-import difflib
 import html
 import math
 from dataclasses import dataclass, field
@@ -45,16 +44,16 @@ def per_topic_measure_names(scored: Sequence[Tuple[Any, Any]]) -> List[str]:
 
 
 def choose_measure(task, scored: Sequence[Tuple[Any, Any]], measure: Optional[str]) -> str:
-    """The measure asked for, or the task's primary measure; a name with no per-topic values is a usage error."""
+    """The measure asked for (any spelling Task.measure_key accepts: `map`, `AP`, `P@10`, the leaderboard key),
+    or the task's primary measure; a name with no per-topic values is a usage error naming the close ones."""
     available = per_topic_measure_names(scored)
     wanted = measure if measure is not None else task.primary.measure
     if wanted in available:
         return wanted
-    close = difflib.get_close_matches(wanted, available, n=3)
-    hint = " (did you mean %s?)" % ", ".join(close) if close else ""
-    what = "measure" if measure is not None else "primary measure"
-    raise ConfigError("%s %r has no per-topic values in task %s%s; per-topic measures: %s"
-                      % (what, wanted, task.id, hint, ", ".join(available) or "none"))
+    if measure is None:
+        raise ConfigError("primary measure %r has no per-topic values in task %s; per-topic measures: %s"
+                          % (wanted, task.id, ", ".join(available) or "none"))
+    return task.measure_key(wanted, available, "per-topic")
 
 
 def run_labels(scored: Sequence[Tuple[Any, Any]]) -> List[str]:
@@ -461,14 +460,14 @@ def _svg_number(value: float) -> str:
     return ("%.2f" % value).rstrip("0").rstrip(".")
 
 
-def figure_svg(comparison: Comparison, max_panels: int = 12) -> str:
-    """An inline SVG: run means with CIs, then per-topic differences of the best run against each other run
-    (bars, topics in matrix order) with the mean difference and its CI as a band. No scripts, no fonts to load."""
+def figure_svg(comparison: Comparison, max_panels: int = 15) -> str:
+    """An inline SVG: run means with CIs, then one panel per pair of runs (every pair, best-ranked run first, up
+    to max_panels) with the per-topic differences as bars spread across the plot, the mean difference (dashed)
+    and its CI (band), and the topics named under the bars (every k-th when they are too many to name all).
+    No scripts, no fonts to load."""
     matrix = comparison.matrix
-    best = comparison.order[0]
-    others = comparison.order[1:1 + max_panels]
-    width, left, row_h = 760, 170, 18
-    plot_w = width - left - 20
+    width, left, right, row_h = 820, 170, 60, 18
+    plot_w = width - left - right
     parts = []
     y = 20
 
@@ -490,49 +489,70 @@ def figure_svg(comparison: Comparison, max_panels: int = 12) -> str:
                      % (sx(lo), y, sx(hi), y))
         parts.append('<circle cx="%.1f" cy="%d" r="4" fill="#1d2430"><title>%s: %.4f [%.4f, %.4f]</title></circle>'
                      % (sx(mean), y, html.escape(matrix.runs[r]), mean, lo, hi))
+        parts.append('<text x="%.1f" y="%d">%.4f</text>' % (left + plot_w + 6, y + 4, mean))
     y += 14
     parts.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#9aa3b2"/>' % (left, y, left + plot_w, y))
-    parts.append('<text x="%d" y="%d">%s</text><text x="%d" y="%d" text-anchor="end">%s</text>'
-                 % (left, y + 12, _svg_number(low), left + plot_w, y + 12, _svg_number(high)))
-    y += 30
+    for i in range(5):
+        tick = low + (high - low) * i / 4.0
+        parts.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#9aa3b2"/><text x="%.1f" y="%d" '
+                     'text-anchor="middle">%s</text>' % (sx(tick), y, sx(tick), y + 4, sx(tick), y + 15,
+                                                          _svg_number(tick)))
+    y += 36
 
-    # Panels 2..: per-topic differences best - other, on a symmetric axis.
+    # Panels 2..: per-topic differences a - b for every pair, on a symmetric axis; bars fill the plot's width.
     n = len(matrix.topics)
-    bar_w = max(1.0, min(14.0, plot_w / max(1, n)))
-    panel_h = 90
-    for b in others:
-        pair = next(p for p in comparison.pairs if p.run_a == matrix.runs[best] and p.run_b == matrix.runs[b])
-        diffs = matrix.values[:, best] - matrix.values[:, b]
+    slot = plot_w / float(max(1, n))
+    bar_w = max(0.6, min(36.0, slot * 0.8))
+    label_every = max(1, int(math.ceil(13.0 / slot)))        # topic labels need about 13 px each
+    longest = max((len(t) for t in matrix.topics), default=1)
+    label_h = int(min(16, longest) * 5.2) + 8
+    panel_h = 110
+    index = {name: r for r, name in enumerate(matrix.runs)}
+    pairs = comparison.pairs[:max_panels]
+    for pair in pairs:
+        a, b = index[pair.run_a], index[pair.run_b]
+        diffs = matrix.values[:, a] - matrix.values[:, b]
         scale = max(1e-9, float(np.abs(diffs).max()), abs(pair.difference_ci[0]), abs(pair.difference_ci[1]))
-        zero = y + 12 + panel_h / 2.0
+        zero = y + 14 + panel_h / 2.0
 
         def sy(v: float) -> float:
             return zero - v / scale * (panel_h / 2.0)
 
         parts.append('<text x="4" y="%d" font-weight="bold">%s minus %s per topic: mean %.4f, CI [%.4f, %.4f], '
-                     'Tukey HSD p = %.4f</text>' % (y, html.escape(matrix.runs[best][:28]),
-                                                   html.escape(matrix.runs[b][:28]), pair.difference,
-                                                   pair.difference_ci[0], pair.difference_ci[1], pair.tukey_p))
+                     'Tukey HSD p = %.4f</text>' % (y, html.escape(pair.run_a[:28]), html.escape(pair.run_b[:28]),
+                                                   pair.difference, pair.difference_ci[0], pair.difference_ci[1],
+                                                   pair.tukey_p))
         parts.append('<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="#f3d9a4" opacity="0.6"/>'
                      % (left, sy(pair.difference_ci[1]), plot_w,
                         max(0.5, sy(pair.difference_ci[0]) - sy(pair.difference_ci[1]))))
         for i, (topic, value) in enumerate(zip(matrix.topics, diffs)):
             top, bottom = sorted((sy(value), zero))
+            x = left + i * slot + (slot - bar_w) / 2.0
             parts.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %.4f</title>'
-                         '</rect>' % (left + i * bar_w, top, max(0.5, bar_w - 1), max(0.5, bottom - top),
+                         '</rect>' % (x, top, bar_w, max(0.5, bottom - top),
                                       "#4a7bd0" if value >= 0 else "#d0664a", html.escape(topic), value))
+            if i % label_every == 0:
+                cx = left + (i + 0.5) * slot
+                ly = zero + panel_h / 2.0 + 10
+                parts.append('<text x="%.1f" y="%.1f" text-anchor="end" font-size="9" transform="rotate(-60 %.1f '
+                             '%.1f)">%s</text>' % (cx + 3, ly, cx + 3, ly, html.escape(topic[:16])))
         parts.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#9aa3b2"/>' % (left, zero, left + plot_w, zero))
         parts.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#8a5a00" stroke-dasharray="4 2"/>'
                      % (left, sy(pair.difference), left + plot_w, sy(pair.difference)))
         parts.append('<text x="%d" y="%.1f" text-anchor="end">+%s</text><text x="%d" y="%.1f" text-anchor="end">'
-                     '-%s</text>' % (left - 4, sy(scale) + 8, _svg_number(scale), left - 4, sy(-scale),
-                                     _svg_number(scale)))
-        y += panel_h + 40
-    if len(comparison.order) - 1 > len(others):
-        parts.append('<text x="4" y="%d">(%d more runs not drawn)</text>' % (y, len(comparison.order) - 1 - len(others)))
+                     '0</text><text x="%d" y="%.1f" text-anchor="end">-%s</text>'
+                     % (left - 4, sy(scale) + 8, _svg_number(scale), left - 4, zero + 4, left - 4, sy(-scale),
+                        _svg_number(scale)))
+        parts.append('<text x="%d" y="%.1f" font-size="9">topics%s</text>'
+                     % (4, zero + panel_h / 2.0 + 12, "" if label_every == 1 else " (every %d%s named)"
+                        % (label_every, "nd" if label_every == 2 else "rd" if label_every == 3 else "th")))
+        y += int(14 + panel_h + label_h + 24)
+    if len(comparison.pairs) > len(pairs):
+        parts.append('<text x="4" y="%d">(%d more pairs not drawn; --json holds every pair)</text>'
+                     % (y, len(comparison.pairs) - len(pairs)))
         y += 20
-    return ('<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" font-family="sans-serif" '
-            'font-size="11">%s</svg>\n' % (width, y, "".join(parts)))
+    return ('<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" viewBox="0 0 %d %d" '
+            'font-family="sans-serif" font-size="11">%s</svg>\n' % (width, y, width, y, "".join(parts)))
 
 
 # ---------------------------------------------------------------------------------------- results page ---

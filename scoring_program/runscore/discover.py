@@ -74,6 +74,8 @@ def _walk(folder: str, prefix: str, workdir: str, depth: int, budget: _Budget, l
                      levels + 1)
     found: List[Candidate] = []
     for entry in entries:
+        if _unzipped_copy(folder, entry, entries):
+            continue
         path = os.path.join(folder, entry)
         display = prefix + entry
         if any(ord(c) < 32 or c == "\x7f" for c in entry):   # would break the one-line FILE:LINE messages
@@ -92,6 +94,30 @@ def _walk(folder: str, prefix: str, workdir: str, depth: int, budget: _Budget, l
             budget.add_file(display)
             found.append(Candidate(display, path))
     return found
+
+
+def _unzipped_copy(folder: str, entry: str, entries: Sequence[str]) -> bool:
+    """Whether folder/entry is the legacy CodaLab worker's copy of the zip beside it: that worker unzips every
+    top-level `X.zip` of a submission into `X/` and keeps the zip (competitions-v1-compute-worker, worker.py
+    get_bundle), so the runs would be read twice. The copy is skipped only when it holds exactly the zip's
+    files (same paths, same sizes); anything else is the participant's own folder and is read."""
+    zip_name = entry + ".zip"
+    path = os.path.join(folder, entry)
+    if zip_name not in entries or not os.path.isdir(path) or os.path.islink(path):
+        return False
+    try:
+        with zipfile.ZipFile(os.path.join(folder, zip_name)) as archive:
+            members = {m.filename.replace("\\", "/"): m.file_size for m in archive.infolist() if not m.is_dir()}
+    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError, zlib.error):
+        return False
+    files = {}
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            if os.path.islink(full):
+                return False
+            files[os.path.relpath(full, path).replace(os.sep, "/")] = os.path.getsize(full)
+    return files == members
 
 
 def _bad_name(name: str) -> Optional[str]:

@@ -78,6 +78,6 @@ def best_run(task: Task, scored: List[Tuple[ParsedRun, RunScores]]) -> Tuple[Par
     sign = 1 if primary.sorting == "desc" else -1
     best = scored[0]
     for candidate in scored[1:]:
-        if sign * candidate[1].measures[primary.measure] > sign * best[1].measures[primary.measure]:
+        if sign * task.leaderboard_value(candidate[1], primary) > sign * task.leaderboard_value(best[1], primary):
             best = candidate
     return best

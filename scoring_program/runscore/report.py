@@ -12,6 +12,7 @@ import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import __version__
+from .errors import findings_in
 
 MAX_ABS_SCORE = 1e10
 
@@ -81,7 +82,7 @@ CSS = """
 --good:#1f7a3a;--goodbg:#eef7ee;--warn:#8a5a00;--warnbg:#fff7e6;--err:#a40000;--errbg:#fdecec}
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:0;
-color:var(--ink);background:#fff;line-height:1.45}
+color:var(--ink);background:#fff;line-height:1.45;overflow-wrap:anywhere}
 main{max-width:1100px;margin:0 auto;padding:1.2em 1.5em 3em}
 header.page{border-bottom:3px solid var(--accent);margin-bottom:1em;padding-bottom:.6em}
 h1{font-size:1.5em;margin:0 0 .2em}h2{font-size:1.2em;margin:1.8em 0 .5em;padding-bottom:.2em;
@@ -91,11 +92,13 @@ color:var(--muted)}
 .badge{display:inline-block;padding:.1em .6em;border-radius:1em;font-size:.8em;font-weight:600;
 vertical-align:middle;margin-left:.5em;background:var(--head);color:var(--muted)}
 .badge.scored{background:var(--goodbg);color:var(--good)}.badge.invalid{background:var(--errbg);color:var(--err)}
-nav.toc{background:var(--head);border-radius:6px;padding:.5em 1em;font-size:.9em;margin:.8em 0}
-nav.toc a{color:var(--accent);text-decoration:none;margin-right:1.2em;white-space:nowrap}
+nav.toc{background:var(--head);border-radius:6px;padding:.5em 1em;font-size:.9em;margin:.8em 0;display:flex;
+flex-wrap:wrap;gap:.2em 1.2em}
+nav.toc a{color:var(--accent);text-decoration:none}
 section.run{border-left:3px solid var(--line);padding-left:1em;margin:1.2em 0}
 section.run.best{border-left-color:var(--good)}
 .scroll{overflow-x:auto;max-width:100%}
+td,th{overflow-wrap:normal}
 table{border-collapse:collapse;margin:.3em 0 1em;font-size:.86em;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;padding:.2em 0;color:var(--muted)}
 th,td{padding:.28em .75em;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
@@ -111,21 +114,35 @@ ul.diag li.note{background:var(--head);color:var(--muted)}
 p.text{max-width:60em}
 figure{margin:.4em 0 1.2em}figcaption{font-size:.9em;color:var(--muted);margin-bottom:.2em}
 svg text{font-size:10px;fill:var(--muted);font-family:inherit}
+svg{max-width:none}
+@media (max-width:640px){main{padding:.8em .7em 2em}section.run{padding-left:.6em}td.text,th.text{min-width:6em}
+h1{font-size:1.3em}}
 @media print{nav.toc{display:none}details{display:block}}
 """
 
 
-def _number(value) -> str:
-    """Table cell text of a value: counts as integers, measures with 4 decimals, text as it is."""
+def _number(value, decimals: bool = False) -> str:
+    """Table cell text of a value: text as it is; an int, or a whole float in a column of whole numbers, as an
+    integer; any other number with 4 decimals (so a column never shows `1` beside `0.8000`)."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return "" if value is None else str(value)
     try:
         number = float(value)
     except (TypeError, ValueError):
         return str(value)
-    if number.is_integer() and abs(number) >= 1:
+    if isinstance(value, int) or (number.is_integer() and not decimals):
         return "%d" % number
     return "%.4f" % number
+
+
+def _decimal_columns(rows) -> set:
+    """Indexes of the columns holding a non-integer number: all their numbers are shown with decimals."""
+    out = set()
+    for row in rows:
+        for i, cell in enumerate(row):
+            if isinstance(cell, float) and not cell.is_integer():
+                out.add(i)
+    return out
 
 
 def _axis_limits(values: List[float]) -> Tuple[float, float]:
@@ -181,7 +198,7 @@ def _bar_chart(values: List[float], labels: List[str], mean: Optional[float] = N
         y_top, y_bottom = sorted((y(value), zero))
         parts.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %s</title></rect>'
                      % (x, y_top, bar_w, max(0.6, y_bottom - y_top), "#4a7bd0" if value >= 0 else "#d0664a",
-                        html.escape(str(label)), _number(value)))
+                        html.escape(str(label)), _number(value, True)))
         if show_labels:
             cx = x + bar_w / 2.0
             parts.append('<text x="%.1f" y="%d" text-anchor="end" transform="rotate(-60 %.1f %d)">%s</text>'
@@ -191,7 +208,7 @@ def _bar_chart(values: List[float], labels: List[str], mean: Optional[float] = N
         parts.append('<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="5 3"/>'
                      % (left, y(mean), plot_end + 4, y(mean)))
         parts.append('<text x="%.1f" y="%.1f" style="fill:#c0392b">mean %s</text>'
-                     % (plot_end + 6, y(mean) + 3, _number(mean)))
+                     % (plot_end + 6, y(mean) + 3, _number(mean, True)))
     if not show_labels:
         parts.append('<text x="%d" y="%d">%d topics, in table order (hover a bar for its topic)</text>'
                      % (left, top + plot_h + 13, count))
@@ -216,10 +233,11 @@ def _table(table: Dict) -> str:
                                                                              html.escape(str(h)))
                                                           for i, h in enumerate(header)))
     out.append("<tbody>")
+    decimals = _decimal_columns(rows)
     for index, row in enumerate(rows):
         cells = []
-        for cell in row:
-            text = _number(cell)
+        for column, cell in enumerate(row):
+            text = _number(cell, column in decimals)
             numeric = not isinstance(cell, str) or _looks_numeric(cell)
             cells.append("<td%s>%s</td>" % ("" if numeric else ' class="text"', html.escape(text)))
         out.append('<tr%s>%s</tr>' % (' class="best"' if index in highlight else "", "".join(cells)))
@@ -256,9 +274,13 @@ def _section(section: Dict, level: int, anchor: str) -> str:
     if section.get("text"):
         out.append('<p class="text">%s</p>' % html.escape(section["text"]))
     if section.get("diagnostics"):
-        errors = sum(1 for d in section["diagnostics"] if ": error:" in d)
-        warnings = sum(1 for d in section["diagnostics"] if ": warning:" in d)
-        out.append("<p class=\"meta\">%d error(s), %d warning(s)</p>" % (errors, warnings))
+        counts = []
+        for kind in ("error", "warning"):
+            shown = [d for d in section["diagnostics"] if ": %s:" % kind in d]
+            found = sum(findings_in(d) for d in shown)
+            counts.append("%d %s%s%s" % (found, kind, "" if found == 1 else "s", " (%d different)" % len(shown)
+                                           if found > len(shown) else ""))
+        out.append("<p class=\"meta\">%s</p>" % ", ".join(counts))
         out.append(_diagnostics(section["diagnostics"]))
     for chart in section.get("charts", []):
         figure = chart.get("svg") or _bar_chart(chart.get("values", []), chart.get("labels", []), chart.get("mean"))

@@ -7,7 +7,7 @@ MAX_FILE_BYTES is refused before it is read (docs/limits.md).
 """
 import codecs
 import os
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from .errors import RunError
 
@@ -25,12 +25,27 @@ def decode_utf8(data: bytes, path: str, error_class=RunError) -> str:
         data = data[len(BOM):]
     elif data.startswith(UTF16_BOMS):
         raise error_class("file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8", path, 1)
+    elif _looks_utf16(data):
+        raise error_class("file looks UTF-16 without a byte order mark (every other byte of its start is 0); "
+                          "save it as UTF-8", path, 1)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise error_class("file is not valid UTF-8 (byte 0x%02x at offset %d); save it as UTF-8"
                           % (data[exc.start], exc.start), path, line)
+
+
+def _looks_utf16(data: bytes) -> bool:
+    """ASCII text saved as UTF-16 (LE or BE) without a BOM: every other byte of the start is 0."""
+    head = data[:400]
+    if len(head) < 8:
+        return False
+    for parity in (0, 1):
+        half = head[parity::2]
+        if half.count(0) >= 0.9 * len(half) and head[1 - parity::2].count(0) <= 0.1 * len(half):
+            return True
+    return False
 
 
 def read_text(path: str, display: str = "", error_class=RunError, max_bytes: int = 0) -> str:
@@ -72,3 +87,76 @@ def split_lines(text: str) -> List[str]:
 def numbered_lines(text: str) -> Iterator[Tuple[int, str]]:
     """(physical line number, line) pairs, counting from 1."""
     return enumerate(split_lines(text), 1)
+
+
+# How many non-blank lines describe_layout looks at, and the share of them that must miss the expected layout.
+LAYOUT_SAMPLE_LINES = 50
+LAYOUT_MISS_SHARE = 0.8
+LAYOUT_HEAD_CHARS = 65536
+LAYOUT_MIN_LINES = 3       # a file of one or two lines gets its per-line messages, which say as much
+_SEPARATOR_NAMES = {"\t": "TAB", ",": "comma", ";": "semicolon", "|": "vertical bar"}
+
+
+# The separator of formats that ask for TABs and read a line without any TAB split on spaces.
+TAB_OR_SPACES = "tab-or-spaces"
+# The "separator" of a JSON format: every line of a file that is not JSON misses it.
+JSON_LAYOUT = "json"
+
+
+def _fields(line: str, separator: Optional[str]) -> int:
+    if separator == TAB_OR_SPACES:
+        count = line.count("\t") + 1
+        return count if count > 1 else len(line.split())
+    return len(line.split(separator)) if separator else len(line.split())
+
+
+def layout_misses(text: str, separator: Optional[str], min_fields: int,
+                  max_fields: int = 0) -> Tuple[List[Tuple[int, str]], List[Tuple[int, str]]]:
+    """(sample, misses): the first 50 non-blank lines, and those of them with too few or too many fields."""
+    head = text[:LAYOUT_HEAD_CHARS]      # never split a whole big file to look at its first lines
+    if len(text) > len(head) and "\n" in head:
+        head = head[:head.rindex("\n")]
+    sample: List[Tuple[int, str]] = []
+    for line_no, line in numbered_lines(head):
+        if line.strip():
+            sample.append((line_no, line))
+            if len(sample) == LAYOUT_SAMPLE_LINES:
+                break
+    if separator == JSON_LAYOUT:
+        return sample, list(sample)
+    misses = [(n, line) for n, line in sample
+              if not min_fields <= _fields(line, separator) <= (max_fields or _fields(line, separator))]
+    return sample, misses
+
+
+def describe_layout(text: str, separator: Optional[str], min_fields: int,
+                    max_fields: int = 0) -> Optional[Tuple[int, str]]:
+    """What a file looks like when most of its lines are not in the expected layout, else None.
+
+    separator: the expected field separator (None: any whitespace; TAB_OR_SPACES: TABs, or spaces in a line
+    without a TAB); a line has min_fields to max_fields (0: no
+    upper bound) fields. When at least 80% of the first 50 non-blank lines do not, the answer is (line of the
+    first such line, a description such as "comma-separated (41 of 41 lines split on ',' into 4 fields)" or
+    "JSON"), so a parser can say once what the file is instead of one field-count error per line.
+    """
+    sample, misses = layout_misses(text, separator, min_fields, max_fields)
+    if not sample:
+        return None
+    start = sample[0][1].lstrip()
+    if start[:1] in ("{", "[") and separator != JSON_LAYOUT:   # JSON splits into any number of fields
+        return sample[0][0], "like JSON (it starts with %r), not lines of fields" % start[:1]
+    if len(misses) < max(LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE * len(sample)):
+        return None
+    first = misses[0][0]
+    if start[:1] == "<" and all(line.lstrip().startswith("<") for _, line in sample[:3]):
+        return first, "like XML or HTML (its lines start with '<')"
+    for other in ("\t", ",", ";", "|"):
+        if other == separator or other == "\t" and separator in (None, TAB_OR_SPACES) or other == "|" and \
+                separator == JSON_LAYOUT:
+            continue
+        counts = [line.count(other) for _, line in sample]
+        common = max(set(counts), key=counts.count)
+        if common >= 1 and counts.count(common) >= LAYOUT_MISS_SHARE * len(sample):
+            return first, "%s-separated (%d of %d lines split on %r into %d fields)" % (
+                _SEPARATOR_NAMES[other], counts.count(common), len(sample), other, common + 1)
+    return None

@@ -9,15 +9,17 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Dict, List
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
-from ..discover import assign_tasks, list_candidates
-from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
-from ..pipeline import LoadedReference, best_run, check_file, check_run_limit, load_reference, score_run
-from ..report import atomic_write, detailed_html, format_score, summary_table, write_scores
+from ..discover import Candidate, assign_tasks, list_candidates
+from ..errors import ERROR, EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostic, RunError, findings_in
+from ..pipeline import (CheckedFile, LoadedReference, best_run, check_file, check_run_limit, load_reference,
+                        score_run)
+from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..tasks import all_tasks, get_task
-from ..tasks.base import read_task_yaml
+from ..tasks.base import Task, read_task_yaml
 
 DETAILED = "detailed_results.html"
 
@@ -56,31 +58,74 @@ def run(input_dir: str, output_dir: str) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
-    tasks = [references[t].task for t in references]
+@dataclass
+class Examination:
+    """What the platform makes of a submission before scoring it: which file is a run of which task, every
+    file's diagnostics, and the verdict. score.py and `runscore check` both build it here, so they cannot
+    disagree."""
+
+    candidates: List[Candidate]
+    companions: List[Candidate]
+    pairs: List[Tuple[Candidate, Task]]
+    problems: List[Diagnostic]
+    checked: Dict[str, CheckedFile]                  # by the file's display name
+    checked_by_task: Dict[str, List[CheckedFile]]
+    messages: List[str]
+    failed: bool
+
+
+def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
+            references: Optional[Dict[str, LoadedReference]] = None) -> Examination:
+    """Discover the runs of `res_dir` among `tasks` and check each file (against its task's reference data
+    when `references` has it; else with the task's default options, as `runscore check` does offline).
+    Raises RunError when the submission holds no file at all, or no run of any of the tasks."""
     candidates = list_candidates(res_dir, workdir)
     if not candidates:
-        expected = "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
-        raise RunError("no run file found in the submission; expected %s" % expected)
+        raise RunError("no run file found in the submission; expected %s" % _expected(tasks))
     candidates, companions = _set_companions_aside(candidates, tasks)
     pairs, problems = assign_tasks(candidates, tasks)
-    for companion in companions:
-        print("%s: note: read beside the runs that cite it, not scored as a run" % companion.display)
+    if not pairs and not problems:   # only companion files: nothing to score
+        raise RunError("the submission holds no run of %s, only files read beside such runs (%s); expected %s"
+                       % (" or ".join(t.id for t in tasks), ", ".join(c.display for c in companions),
+                          _expected(tasks)))
+    if not pairs:      # say once what was expected, unless every file's message already says it
+        said = all("(expected " in p.message for p in problems)
+        problems.append(Diagnostic("submission", 0, ERROR, "no run of %s in the submission%s"
+                                   % (" or ".join(t.id for t in tasks), "" if said else "; expected %s"
+                                      % _expected(tasks))))
     messages: List[str] = [str(p) for p in problems]
-    checked_by_task: Dict[str, list] = {}
+    checked: Dict[str, CheckedFile] = {}
+    checked_by_task: Dict[str, List[CheckedFile]] = {}
     for candidate, task in pairs:
-        reference = references[task.id]
-        checked = check_file(task, candidate.path, candidate.display, reference, reference.options)
-        checked_by_task.setdefault(task.id, []).append(checked)
-        messages.extend(checked.diags.lines())
-    for task_id, checked in checked_by_task.items():
-        messages.extend(check_run_limit(references[task_id].task, checked))
-    failed = bool(problems) or any(c.diags.has_errors for cs in checked_by_task.values() for c in cs) \
+        reference = (references or {}).get(task.id)
+        options = reference.options if reference else task.resolve_options({}, "defaults")
+        one = check_file(task, candidate.path, candidate.display, reference, options)
+        checked[candidate.display] = one
+        checked_by_task.setdefault(task.id, []).append(one)
+        messages.extend(one.diags.lines())
+    for task_id, files in checked_by_task.items():
+        messages.extend(check_run_limit([t for t in tasks if t.id == task_id][0], files))
+    failed = bool(problems) or any(c.diags.has_errors for c in checked.values()) \
         or any(": error:" in m for m in messages)
+    return Examination(candidates, companions, pairs, problems, checked, checked_by_task, messages, failed)
+
+
+def _expected(tasks: Sequence[Task]) -> str:
+    return "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
+
+
+def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
+    tasks = [references[t].task for t in references]
+    found = examine(res_dir, workdir, tasks, references)
+    for companion in found.companions:
+        owners = [t.id for t in tasks if t.claims_companion(os.path.basename(companion.display))]
+        print("%s: note: read beside the %s runs that cite it, not scored as a run"
+              % (companion.display, " or ".join(owners)))
+    messages, checked_by_task, failed = found.messages, found.checked_by_task, found.failed
     for message in messages:
         print(message, file=sys.stderr)
     if failed:
-        errors = sum(1 for m in messages if ": error:" in m)
+        errors = sum(findings_in(m) for m in messages if ": error:" in m)
         print("submission rejected: %d error(s); nothing was scored" % errors, file=sys.stderr)
         atomic_write(page, detailed_html("Submission rejected", [{"title": "Errors", "diagnostics": messages}],
                                          "invalid"))
@@ -96,8 +141,8 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         best, best_scores = best_run(task, scored)
         for column in task.columns:
             key = task.leaderboard_key(column)
-            leaderboard[key] = best_scores.measures[column.measure]
-            summary_rows.append((task_id, best.name, key, format_score(leaderboard[key])))
+            leaderboard[key] = task.leaderboard_value(best_scores, column)
+            summary_rows.append((task_id, best.name, key, task.format_value(column.measure, leaderboard[key])))
         sections.append(_task_section(task, scored, best, [m for c in checked for m in c.diags.lines()]))
     write_scores(output_dir, leaderboard)
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
@@ -122,7 +167,8 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
     (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
     comparison of the runs when there are several."""
     columns = list(task.columns)
-    rows = [[run.name, run.path] + [_fmt(scores.measures.get(c.measure)) for c in columns] for run, scores in scored]
+    rows = [[run.name, run.path] + [task.format_value(c.measure, scores.measures.get(c.measure)) or
+                                    "n/a (see the run's notes)" for c in columns] for run, scores in scored]
     highlight = [i for i, (run, _) in enumerate(scored) if run is best]
     best_scores = scored[highlight[0]][1] if highlight else scored[0][1]
     first_run_of_file: Dict[str, object] = {}
@@ -136,7 +182,8 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
         subsections.append(_run_section(task, run, scores, run is best, own))
     subsections.extend(_comparison(task, scored))
     leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
-                                                _fmt(best_scores.measures.get(c.measure))) for c in columns]}
+                                                task.format_value(c.measure, task.leaderboard_value(best_scores, c)))
+                                               for c in columns]}
     text = task.description
     if len(scored) > 1:
         text += ". %d runs; the leaderboard shows %s, the best by %s." % (len(scored), best.name, task.primary.title)
@@ -161,13 +208,13 @@ def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
         charts.append({"caption": "%s per topic (%d topics; dashed line: their mean)" % (title, len(topics)),
                        "labels": topics, "values": values, "mean": sum(values) / len(values)})
     if topics:
-        formats = {k: _column_format([scores.per_topic[t].get(k) for t in topics]) for k in present}
         tables.append({"caption": "Per-topic values", "header": ["topic"] + present,
-                       "rows": [[t] + [_fmt(scores.per_topic[t].get(k), formats[k]) for k in present]
+                       "rows": [[t] + [task.format_value(k, scores.per_topic[t].get(k)) for k in present]
                                 for t in topics],
                        "collapsed": len(topics) > 30})
     tables.append({"caption": "Every measure", "header": ["measure", "value"],
-                   "rows": [[name, _fmt(value)] for name, value in scores.measures.items()], "collapsed": True})
+                   "rows": [[name, task.format_value(name, value)] for name, value in scores.measures.items()],
+                   "collapsed": True})
     tables.extend(getattr(scores, "tables", None) or [])
     text = "File %s." % run.path
     if scores.notes:
@@ -190,20 +237,6 @@ def _comparison(task, scored) -> List[Dict]:
         print("warning: comparison of the %s runs not drawn: %s" % (task.id, exc), file=sys.stderr)
         return [{"title": "Comparison of the runs", "text": "Not available: %s" % exc}]
     return [section] if section else []
-
-
-def _column_format(values) -> str:
-    """Counts (every value a whole number) are shown as integers, measures with 4 decimals, per column."""
-    numbers = [float(v) for v in values if v is not None]
-    return "%d" if numbers and all(v.is_integer() for v in numbers) and any(v != 0 for v in numbers) else "%.4f"
-
-
-def _fmt(value, form: str = "") -> str:
-    if value is None:
-        return ""
-    if form:
-        return form % value
-    return "%d" % value if float(value).is_integer() and abs(value) >= 1 else "%.4f" % value
 
 
 def main(argv: List[str]) -> int:

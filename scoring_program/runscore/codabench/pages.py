@@ -13,17 +13,20 @@ from .. import __version__
 from ..tasks.base import Task
 
 SUBMISSION_RULES = """\
-* A submission is **one zip file of run files** (the files themselves, not a folder holding them; a single
-  top-level folder is tolerated). It may hold runs of any of this competition's tasks: each file is recognised
-  by its name or, failing that, by its content, and scored against that task's reference data.
+* A submission is **one zip file of run files** of this competition's task (the files themselves, not a folder
+  holding them; a single top-level folder is tolerated). Each file is recognised as a run by its name or,
+  failing that, by its content. A submission holding no run of this task is rejected, with a message naming
+  the expected file names; runs of other tasks belong to those tasks' own competitions.
 * Files named `metadata` or `metadata.yaml`, `__MACOSX/`, `.DS_Store` and other dotfiles are ignored (a file
   called `metadata` would turn the upload into a code submission on Codabench: do not include one).
 * **Strict validation:** if any run file breaks a rule of its format, the whole submission fails and nothing is
   scored. The scoring log (stderr) lists every error of every file as `FILE:LINE: error: message`. Warnings
   do not fail a submission; they are shown in the log and in the detailed results.
-* When a submission holds several runs of one task, all of them are scored and shown in the detailed results;
-  the leaderboard shows the best run by the task's primary measure (the first column of the task).
-* Check your runs before you submit, with the same code: see the *Data and starting kit* page.
+* When a submission holds several runs, all of them are scored and shown in the detailed results; the
+  leaderboard row shows the best run by the primary measure (the first column), and the detailed results say
+  which run it is.
+* Check your submission before you upload it, with the same code: `runscore check submission.zip` (see the
+  *Data and starting kit* page).
 """
 
 TERMS = """\
@@ -44,9 +47,28 @@ TERMS = """\
 """ % __version__
 
 
-def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str]) -> List[Tuple[str, str, str]]:
+LEADERBOARD_V2 = """\
+Every submission that is scored (the scoring program exits 0) is **posted to the leaderboard at once**, one row
+per submission: you do not add it by hand, and you cannot remove it (the leaderboard's submission rule is
+`Force_Latest_Multiple`). So a team that wants each of its runs ranked submits each run on its own; a submission
+of several runs takes one row, showing its best run. Every row fills every column. Rows are ordered by the
+primary column, then by the other columns from left to right, then by submission time. A submission that fails
+(exit 1) is never posted: its scoring error log lists every error.
+"""
+
+LEADERBOARD_V1 = """\
+This competition runs on legacy CodaLab (v1.5 format). There **each participant has one row**: every scored
+submission is posted at once and replaces your earlier row (`force_submission_to_leaderboard`), so the
+leaderboard shows your latest scored submission, not your best. To rank another run, submit it; to go back to
+an earlier run, submit it again. A submission of several runs shows its best run. Rows are ordered by the
+primary column. A submission that fails is never posted.
+"""
+
+
+def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str],
+                   v1: bool = False) -> List[Tuple[str, str, str]]:
     """(page title, file name under pages/, Markdown text) for every page, overview first."""
-    pages = [("Overview", "overview.md", overview_page(tasks, title)),
+    pages = [("Overview", "overview.md", overview_page(tasks, title, v1)),
              ("Evaluation", "evaluation.md", evaluation_page(tasks)),
              ("Data and starting kit", "data.md", data_page(tasks))]
     for task in tasks:
@@ -54,25 +76,24 @@ def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str]) -
     return pages
 
 
-def overview_page(tasks: Sequence[Task], title: str) -> str:
+def overview_page(tasks: Sequence[Task], title: str, v1: bool = False) -> str:
     lines = ["# %s" % title, "",
-             "This competition validates and scores runs of information-retrieval and question-answering "
-             "evaluation campaigns exactly as the campaigns' official tools do, with the open-source scoring "
-             "program `runscore` %s." % __version__, "",
-             "## Tasks", "", "| task id | task | what it scores |", "|---|---|---|"]
+             "This competition validates and scores runs of one task of an information-retrieval or "
+             "question-answering evaluation campaign exactly as the campaign's official tools do, with the "
+             "open-source scoring program `runscore` %s. Each task of the campaign has its own competition." %
+             __version__, "",
+             "## Task", "", "| task id | task | what it scores |", "|---|---|---|"]
     for task in tasks:
         lines.append("| `%s` | %s | %s |" % (task.id, _cell(task.title), _cell(task.description)))
-    lines += ["", "Each task has its own page with its run format, options and measures.", "",
+    lines += ["", "The task's page gives its run format, options and measures.", "",
               "## Phases", "",
               "* **Dry run**: scored against the small synthetic sample reference data shipped in the starting "
               "kit. Use it to check that your files are accepted and read the detailed results.",
               "* **Formal run**: scored against the campaign's hidden reference data.", "",
               "## How to submit", "", SUBMISSION_RULES,
-              "## Leaderboard", "",
-              "One leaderboard with a column set per task (see *Evaluation*). A submission fills the columns of "
-              "the tasks it holds; the other columns show `n/a`. Each submission also gets a detailed results "
-              "page: per task and per run, every measure, a per-topic table and chart, and the validation "
-              "warnings.", ""]
+              "## Leaderboard", "", LEADERBOARD_V1 if v1 else LEADERBOARD_V2,
+              "The columns are listed on the *Evaluation* page. Each submission also gets a detailed results "
+              "page: per run, every measure, a per-topic table and chart, and the validation warnings.", ""]
     return "\n".join(lines)
 
 
@@ -112,13 +133,17 @@ def data_page(tasks: Sequence[Task]) -> str:
              "* `baselines/`: simple baseline runs on the sample data and the scripts that make them.", "",
              "The sample reference data of the dry-run phase are synthetic. The formal phase uses the "
              "campaigns' reference data, which the organisers obtained under the campaigns' agreements.", "",
-             "## Check a run before submitting", "", "```",
+             "## Check a submission before uploading it", "",
+             "`runscore check` runs exactly the platform's discovery and checks on the zip you will upload "
+             "(which file is a run of the task, every error and warning), offline; `validate` and `score` work "
+             "on one run file.", "", "```",
              "pip install numpy scipy PyYAML jsonschema      # Python 3.9 or newer",
              "cd scoring_program",
              "python3 -m runscore tasks                       # the task ids"]
     if tasks:
         task = tasks[0]
-        lines += ["python3 -m runscore validate --task %s RUN_FILE" % task.id,
+        lines += ["python3 -m runscore check --task %s ../submission.zip   # the zip you will upload" % task.id,
+                  "python3 -m runscore validate --task %s RUN_FILE" % task.id,
                   "python3 -m runscore score --task %s --ref ../reference_data/%s RUN_FILE" % (task.id, task.id)]
     lines += ["```", "", "Run files expected, per task:", ""]
     for task in tasks:
@@ -215,7 +240,8 @@ def markdown_to_html(markdown: str, title: str) -> str:
                 i += 1
             head = "".join("<th>%s</th>" % _inline(c) for c in rows[0])
             rest = "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % _inline(c) for c in r) for r in rows[1:])
-            body.append("<table><thead><tr>%s</tr></thead><tbody>%s</tbody></table>" % (head, rest))
+            body.append("<div class=\"scroll\"><table><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>"
+                        % (head, rest))
             continue
         if re.match(r"[*-] ", line):
             items = []
@@ -235,8 +261,16 @@ def markdown_to_html(markdown: str, title: str) -> str:
             paragraph.append(lines[i].strip())
             i += 1
         body.append("<p>%s</p>" % _inline(" ".join(paragraph)))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body>\n%s\n"
-            "</body></html>\n" % (html.escape(title), "\n".join(body)))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+            "content=\"width=device-width, initial-scale=1\"><title>%s</title><style>%s</style></head>\n<body>\n%s\n"
+            "</body></html>\n" % (html.escape(title), PAGE_CSS, "\n".join(body)))
+
+
+# Wide tables and code scroll inside their box, long words wrap: the page fits a 1280 px screen and a phone.
+PAGE_CSS = ("body{max-width:60em;margin:0 auto;padding:0 .8em;overflow-wrap:anywhere;line-height:1.45}"
+            ".scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse}"
+            "th,td{border-bottom:1px solid #e3e7ee;padding:.25em .6em;text-align:left;overflow-wrap:normal}"
+            "pre{overflow-x:auto;max-width:100%}")
 
 
 def _table_cells(line: str) -> List[str]:

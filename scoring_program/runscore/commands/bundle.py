@@ -1,18 +1,24 @@
-"""`runscore bundle`: build the competition upload zip, or regenerate the bundle files committed at the root.
+"""`runscore bundle`: build the Codabench upload zip of one task's competition (or of every task's), or
+regenerate the bundle files committed at the root.
+
+One competition per task: Codabench ranks a leaderboard by its primary column with empty cells first, so a
+leaderboard of several tasks' columns would rank one task's rows by another task's column (docs/codabench.md).
 
 Exit codes: 0 built (and the linter found no error in it), 2 bad usage, missing data, or a bundle the linter
-rejects (the organiser's side, as every other set-up problem).
+rejects (the organiser's side, as every other set-up problem). A rejected bundle leaves no file behind.
 """
 import argparse
 import os
 import sys
-from typing import List
+from typing import List, Optional
 
-from ..codabench.bundle import BundlePlan, PhaseDates, build_zip, select_tasks, tasks_without_samples, write_root
+from ..codabench.bundle import (BundlePlan, PhaseDates, build_zip, select_tasks, tasks_without_samples,
+                                write_root)
 from ..errors import EXIT_CONFIG, EXIT_OK, ConfigError
 
 NAME = "bundle"
-HELP = "build the Codabench upload zip (or --write-root: regenerate competition.yaml, pages/, logo.png)"
+HELP = ("build the Codabench upload zip of one task's competition (--tasks T -o FILE.zip) or of every task's "
+        "(--per-task DIR); --write-root regenerates competition.yaml, pages/, logo.png")
 
 DEFAULT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -24,18 +30,24 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="runscore bundle", description=HELP)
-    p.add_argument("-o", "--output", metavar="FILE.zip", help="the zip to write")
-    p.add_argument("--tasks", metavar="A,B", help="only these task ids (default: every task with sample data)")
+    p = _Parser(prog="runscore bundle", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="examples:\n  runscore bundle --per-task dist/   (dist/<task-id>.zip for every task)\n"
+                       "  runscore bundle -o dist/ntcir1-adhoc.zip --tasks ntcir1-adhoc --reference /secret/ref\n"
+                       "  runscore bundle --write-root")
+    p.add_argument("-o", "--output", metavar="FILE.zip", help="the zip to write (with --tasks T, one task)")
+    p.add_argument("--per-task", metavar="DIR", help="write DIR/<task-id>.zip, one competition per task (every "
+                   "task with sample data, or those of --tasks)")
+    p.add_argument("--tasks", metavar="T[,U]", help="the task of the competition (with -o, exactly one); with "
+                   "--per-task, which tasks (default: every task with sample data)")
     p.add_argument("--reference", metavar="DIR", help="the organiser's real reference data (a folder per task "
-                   "id) for the formal phase; default: the formal phase uses the sample data")
+                   "id, or one task's folder) for the formal phase; default: the formal phase uses the sample data")
     p.add_argument("--v1", action="store_true", help="CodaLab v1.5 format (nested zips, html pages, v1 keys)")
     p.add_argument("--dates", metavar="DRY_START,DRY_END,FORMAL_START[,FORMAL_END]",
                    help="phase dates, ISO 'YYYY-MM-DD HH:MM:SS' (default: placeholders of 2026/2027)")
     p.add_argument("--root", default=DEFAULT_ROOT, help="the repository root (default: this checkout)")
     p.add_argument("--write-root", action="store_true",
                    help="regenerate competition.yaml, pages/, logo.png and starting_kit/schemas/ at --root")
-    p.add_argument("--no-lint", action="store_true", help="do not lint the zip after building it")
+    p.add_argument("--no-lint", action="store_true", help="do not lint the zip before keeping it")
     return p
 
 
@@ -46,6 +58,37 @@ def _dates(text: str) -> PhaseDates:
     return PhaseDates(*parts)
 
 
+def _formal_reference(reference: Optional[str]) -> Optional[str]:
+    """--reference as an absolute folder: DIR/<task-id>/ per task, or one task's folder (its task.yaml names it;
+    codabench.bundle.reference_files tells the two apart)."""
+    if not reference:
+        return None
+    folder = os.path.abspath(reference)
+    if not os.path.isdir(folder):
+        raise ConfigError("formal reference data folder %s does not exist" % folder)
+    return folder
+
+
+def _lint(path: str) -> bool:
+    from ..codabench.lint import lint_path, print_report
+
+    problems = lint_path(path)
+    if problems:
+        print_report(problems)
+    return not any(p.severity == "error" for p in problems)
+
+
+def _build(plan: BundlePlan, out: str, v1: bool, lint: bool) -> bool:
+    names = build_zip(plan, out, v1=v1, accept=_lint if lint else None)
+    if names is None:
+        print("%s not written: the bundle of %s is rejected (see above)" % (out, plan.task.id), file=sys.stderr)
+        return False
+    print("wrote %s: %d files, the %s competition%s%s" % (out, len(names), plan.task.id,
+                                                         " (CodaLab v1.5 format)" if v1 else "",
+                                                         "" if not lint else ", linted"))
+    return True
+
+
 def run(argv: List[str]) -> int:
     args = parser().parse_args(argv)
     root = os.path.abspath(args.root)
@@ -53,22 +96,26 @@ def run(argv: List[str]) -> int:
         for name in write_root(root):
             print("wrote %s" % name)
         for task_id in tasks_without_samples(root):
-            print("note: task %s has no reference_data/%s/ and is left out of the bundle" % (task_id, task_id),
+            print("note: task %s has no reference_data/%s/ and has no competition" % (task_id, task_id),
                   file=sys.stderr)
-        if not args.output:
+        if not args.output and not args.per_task:
             return EXIT_OK
-    if not args.output:
-        raise ConfigError("give -o FILE.zip (or --write-root)")
-    tasks = select_tasks(root, args.tasks.split(",") if args.tasks else None)
-    plan = BundlePlan(root, tasks, os.path.abspath(args.reference) if args.reference else None,
-                      _dates(args.dates) if args.dates else PhaseDates())
-    names = build_zip(plan, args.output, v1=args.v1)
-    print("wrote %s: %d files, tasks %s%s" % (args.output, len(names), ", ".join(t.id for t in tasks),
-                                              " (CodaLab v1.5 format)" if args.v1 else ""))
-    if args.no_lint:
-        return EXIT_OK
-    from ..codabench.lint import lint_path, print_report
-
-    problems = lint_path(args.output)
-    print_report(problems)
-    return EXIT_CONFIG if any(p.severity == "error" for p in problems) else EXIT_OK
+    if bool(args.output) == bool(args.per_task):
+        raise ConfigError("give either --tasks T -o FILE.zip (one task's competition) or --per-task DIR (one "
+                          "zip per task)")
+    dates = _dates(args.dates) if args.dates else PhaseDates()
+    wanted = [t for t in args.tasks.split(",") if t.strip()] if args.tasks else None
+    if args.output:
+        if not wanted or len(wanted) != 1:
+            raise ConfigError("-o FILE.zip builds one task's competition: give --tasks T with one task id (one "
+                              "competition per task; --per-task DIR builds them all)")
+        task = select_tasks(root, wanted)[0]
+        plan = BundlePlan(root, [task], _formal_reference(args.reference), dates)
+        return EXIT_OK if _build(plan, args.output, args.v1, not args.no_lint) else EXIT_CONFIG
+    status = EXIT_OK
+    for task in select_tasks(root, wanted):
+        plan = BundlePlan(root, [task], _formal_reference(args.reference), dates)
+        out = os.path.join(args.per_task, "%s.zip" % task.id)
+        if not _build(plan, out, args.v1, not args.no_lint):
+            status = EXIT_CONFIG
+    return status

@@ -22,7 +22,11 @@ HELP = "compare runs of one task: per-topic scores, paired t, Wilcoxon, randomis
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="runscore compare", description=HELP + ". See docs/compare.md.")
+    parser = _Parser(prog="runscore compare", description=HELP + ". See docs/compare.md.",
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     epilog="example:\n  runscore compare --task ntcir1-adhoc --ref reference_data/ntcir1-adhoc "
+                            "--measure AP --figure cmp.svg run1 run2 run3\n"
+                            "  runscore compare --task r2c2-pr --ref REF --runs-dir campaign_runs/ --json > cmp.json")
     parser.add_argument("--task", required=True, help="task id (see `runscore tasks`)")
     parser.add_argument("--ref", required=True, help="reference folder (with task.yaml) or a single reference file")
     parser.add_argument("--measure", help="per-topic measure to compare (default: the task's primary measure)")
@@ -41,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
     parser.add_argument("--figure", metavar="OUT.svg", help="write an SVG figure (means, per-topic differences)")
     parser.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
-    parser.add_argument("--max-errors", type=int, default=50, help="errors listed per file (default 50)")
+    parser.add_argument("--max-errors", type=int, default=50, help="different errors listed per file (default 50)")
     parser.add_argument("runs", nargs="*", metavar="RUN")
     return parser
 

@@ -20,7 +20,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def run(argv: List[str]) -> int:
-    parser = _Parser(prog="runscore lint-bundle", description=HELP)
+    parser = _Parser(prog="runscore lint-bundle", description=HELP,
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     epilog="example:\n  runscore lint-bundle dist/runscore-bundle.zip\n  runscore lint-bundle .")
     parser.add_argument("path", metavar="PATH", help="the bundle folder (e.g. the repository root) or zip")
     parser.add_argument("--quiet", action="store_true", help="print errors only")
     args = parser.parse_args(argv)

@@ -79,7 +79,10 @@ def derive_qrels(pr_runs: Dict[str, PRRun], ac_runs: List[ACRun], labels: Dict[t
 
 
 def run(argv: List[str]) -> int:
-    parser = argparse.ArgumentParser(prog="runscore r2c2-qrels", description=HELP)
+    parser = argparse.ArgumentParser(prog="runscore r2c2-qrels", description=HELP,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="example:\n  runscore r2c2-qrels --pr T-PG-1 T-PO-2 --ac T-AC-1 "
+                                            "--labels nugget_labels.tsv -o pr_qrels.txt")
     parser.add_argument("--pr", nargs="+", required=True, help="PR run files ([Team]-{PG|PO}-[1-4])")
     parser.add_argument("--ac", nargs="+", required=True, help="AC run files ([Team]-AC-[1-4])")
     parser.add_argument("--labels", required=True, help="nugget label file, the r2c2-ac task's format "

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
+from ..measures.names import ir_measures_to_trec_eval
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, PAIR_PARAMS, REGISTRY,
                              V10_ONLY, Params, TrecOptions, c_atof, evaluate_topic)
 from ..ranking.label import judge_ranking
@@ -256,7 +257,11 @@ def select_measures(measure_args: Sequence[str], v10: bool,
             continue
         if name not in REGISTRY or (name in V10_ONLY and not v10):
             hint = " (a trec_eval 10.0 measure: add --v10)" if name in V10_ONLY else ""
-            close = difflib.get_close_matches(name, list(REGISTRY) + list(NICKNAMES) + ["all_trec"], n=3)
+            translated = ir_measures_to_trec_eval(arg)      # an ir_measures name: nDCG@10 -> ndcg_cut.10
+            if translated is not None and translated.split(".")[0] in REGISTRY:
+                close = [translated]
+            else:
+                close = difflib.get_close_matches(name, list(REGISTRY) + list(NICKNAMES) + ["all_trec"], n=3)
             if close and not hint:
                 hint = "; did you mean %s?" % " or ".join(close)
             raise _Usage("illegal measure '%s'%s" % (arg, hint), "trec_eval: illegal measure '%s'" % arg)

@@ -14,7 +14,7 @@ with an NTCIREVAL measure on the same labelled list (e.g. `ndcg_cut.20` with lin
 """
 import difflib
 import re
-from typing import Dict, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
 from .ntcireval import FAMILIES, GradedRanking
@@ -147,6 +147,68 @@ def from_trec_eval(text: str) -> MeasureName:
         raise _bad(text, "no NTCIREVAL equivalent of trec_eval measure %r (translated: %s)"
                    % (text, ", ".join(sorted(_TREC_EVAL))))
     return parse_name(template.format(int(match.group(2))) if match.group(2) else template)
+
+
+# ------------------------------------------------------------------ the names a user types ---
+# A task's measure has one name (the key of its scores, e.g. `map_rel1`, `msndcg20`, `P_10_rel1`), shown by
+# `runscore score` and, lower-cased after the task prefix, as its leaderboard key (`ntcir1_adhoc_map_rel1`).
+# Where a user types a measure (`compare --measure`), the other spellings are accepted: the leaderboard key,
+# ir_measures-style names (`AP`, `P@10`, `nDCG@10`, `RR`, `R@100`), trec_eval's `-m` spelling (`P.10`,
+# `ndcg_cut.10`) and any case; they are compared as "squashed" forms (lower case, letters and digits only).
+
+# ir_measures (and NTCIREVAL) names -> the trec_eval name of the same measure; `{}` takes the cutoff.
+_IR_MEASURES_TO_TREC = [
+    (r"m?ap", "map"), (r"m?ap@(\d+)", "map_cut.{}"), (r"p@(\d+)|prec@(\d+)", "P.{}"),
+    (r"ndcg@(\d+)|ndcg_cut@(\d+)", "ndcg_cut.{}"), (r"ndcg", "ndcg"), (r"m?rr|reciprank", "recip_rank"),
+    (r"r-?prec|rprec", "Rprec"), (r"bpref", "bpref"), (r"r@(\d+)|recall@(\d+)", "recall.{}"),
+    (r"success@(\d+)|hit@(\d+)", "success.{}"), (r"numret", "num_ret"), (r"numrel", "num_rel"),
+    (r"numrelret|numrel_ret", "num_rel_ret"), (r"infap", "infAP"), (r"gm_?map|gmap", "gm_map"),
+    (r"11pt|11pt_?avg|interp_11pt", "11pt_avg"), (r"judged@(\d+)", "judged.{}"), (r"err@(\d+)", "ERR@{}"),
+]
+
+
+def squash(name: str) -> str:
+    """The form names are compared in: lower case, letters and digits only (`P@10` = `p_10` = `P.10`)."""
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
+def ir_measures_to_trec_eval(name: str) -> Optional[str]:
+    """The trec_eval spelling (`-m` form, e.g. `ndcg_cut.10`) of an ir_measures-style name (`nDCG@10`), or None."""
+    text = name.strip().lower()
+    for pattern, template in _IR_MEASURES_TO_TREC:
+        match = re.fullmatch(pattern, text)
+        if match:
+            cutoff = next((g for g in match.groups() if g), None)
+            return template.format(int(cutoff)) if cutoff else template
+    return None
+
+
+def spellings(name: str) -> List[str]:
+    """Squashed forms a typed name may stand for: itself, and its trec_eval translation."""
+    forms = [squash(name)]
+    translated = ir_measures_to_trec_eval(name)
+    if translated is not None:
+        forms.append(squash(translated))
+    return [f for i, f in enumerate(forms) if f and f not in forms[:i]]
+
+
+def close_names(name: str, known: Sequence[str], n: int = 5, suffixes: Sequence[str] = ()) -> List[str]:
+    """The known names closest to a typed one, compared squashed (so `ndcg@10` finds `ndcg_cut_10`) and, where
+    a name ends in one of `suffixes` (`rel1`), also without it (so `mapp` finds `map_rel1`)."""
+    by_form: Dict[str, str] = {}
+    for k in known:
+        by_form.setdefault(squash(k), k)
+        for suffix in suffixes:
+            if squash(k).endswith(squash(suffix)) and len(squash(k)) > len(squash(suffix)):
+                by_form.setdefault(squash(k)[:-len(squash(suffix))], k)
+    found: List[str] = []
+    for form in spellings(name):
+        for match in difflib.get_close_matches(form, list(by_form), n=n, cutoff=0.6):
+            if by_form[match] not in found:
+                found.append(by_form[match])
+        # a name that starts like the typed one (`map` -> `map_rel1`, `map_rel2`) is close too
+        found.extend(k for f, k in by_form.items() if f.startswith(form) and k not in found and len(form) >= 2)
+    return found[:n]
 
 
 # ------------------------------------------------------------------ measures by name ---

@@ -138,6 +138,19 @@ def c_log2(x: float) -> float:
     return -math.inf if x == 0 else -math.nan
 
 
+_LOG2_TABLE = np.zeros(0)
+
+
+def log2_discounts(count: int) -> np.ndarray:
+    """log2(2), log2(3), ..., log2(count + 1) as C's libm log2 gives them (math.log2): numpy's vectorised
+    log2 is one ulp off at some integers (26, 52, 75, ...), which would move nDCG in its last bit."""
+    global _LOG2_TABLE
+    if _LOG2_TABLE.shape[0] < count:
+        size = max(count, 2 * _LOG2_TABLE.shape[0], 1024)
+        _LOG2_TABLE = np.array([math.log2(i) for i in range(2, size + 2)], dtype=np.float64)
+    return _LOG2_TABLE[:count]
+
+
 REGISTRY: Dict[str, TrecMeasure] = {}
 
 
@@ -604,7 +617,7 @@ def _ndcg_rel(t, params, _o):
             num_rel += 1
             idcg += ideal_gain / math.log2(i + 2)
         i += 1
-    total += (num_rel - rel_ret) * c_div(dcg, idcg)
+    total += c_div((num_rel - rel_ret) * dcg, idcg)        # m_ndcg_rel.c: (n * dcg) / idcg, in that order
     return [c_div(total, num_rel) if total > 0.0 else 0.0]
 
 
@@ -655,12 +668,12 @@ def _rndcg(t, params, _o):
 def _ndcg_cut(t, params, _o):
     """nDCG@k with gain = qrels grade (> 0 only, -l ignored) and discount log2(rank + 1) (trec_eval >= 9.0.4)."""
     grades = t.rels.astype(float)
-    discounts = np.log2(np.arange(2, t.num_ret + 2, dtype=float))
+    discounts = log2_discounts(t.num_ret)
     contrib = np.where(grades > 0, grades, 0.0) / discounts if t.num_ret else np.zeros(0)
     counts = rel_level_counts(t)
     ideal_grades = np.repeat(np.arange(counts.shape[0])[::-1], counts[::-1]).astype(float)
     ideal_grades = ideal_grades[ideal_grades > 0]
-    ideal_contrib = ideal_grades / np.log2(np.arange(2, ideal_grades.shape[0] + 2, dtype=float))
+    ideal_contrib = ideal_grades / log2_discounts(ideal_grades.shape[0])
     out = []
     for k in params:
         dcg = _prefix_sum(contrib, k)

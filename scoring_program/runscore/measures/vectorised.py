@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ranking.columnar import ColumnarRun, pack_strings, widen
 from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
-from .trec import REGISTRY, TrecOptions, _ordered_sum, recall_point_cutoff
+from .trec import REGISTRY, TrecOptions, _ordered_sum, log2_discounts, recall_point_cutoff
 
 # Measures with a kernel below; any other trec_eval measure goes through measures.trec per topic.
 KERNELS = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
@@ -253,6 +253,45 @@ def ordered_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) ->
     return totals
 
 
+def running_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
+    """For values grouped by a non-decreasing segment id: each value's segment sum up to and including it, added
+    left to right from 0.0 as ordered_segment_sums adds (so a prefix's sum is bit for bit that of
+    ordered_segment_sums over the prefix). One walk over the depth layers serves every cutoff."""
+    running = np.zeros(values.shape[0], dtype=np.float64)
+    if values.shape[0] >= 64 * count:
+        # Long segments (the usual run: hundreds of documents per topic): numpy's cumsum adds strictly left to
+        # right, one call per segment; + 0.0 makes a leading -0.0 the 0.0 that 0.0 + (-0.0) gives.
+        bounds = np.searchsorted(segment, np.arange(count + 1)).tolist()
+        for start, end in zip(bounds, bounds[1:]):
+            if start < end:
+                np.cumsum(values[start:end], out=running[start:end])
+        running += 0.0
+        return running
+    for depth, chosen in enumerate(_depth_layers(segment, count)):
+        running[chosen] = (running[chosen - 1] if depth else 0.0) + values[chosen]
+    return running
+
+
+def sums_before(running: np.ndarray, segment: np.ndarray, position: np.ndarray, count: int,
+                cutoffs: Sequence[int]) -> List[np.ndarray]:
+    """Per segment and cutoff k, the running sum of its values at positions < k (0 when it has none): the value
+    at the last such element. segment and position must be non-decreasing together (position within segment)."""
+    out = []
+    if running.shape[0] == 0:
+        return [np.zeros(count) for _ in cutoffs]
+    width = np.int64(int(position.max()) + 2)
+    key = segment.astype(np.int64) * width + position.astype(np.int64)
+    topics = np.arange(count, dtype=np.int64)
+    for k in cutoffs:
+        last = np.searchsorted(key, topics * width + min(int(k), int(width) - 1), side="left") - 1
+        valid = last >= 0
+        valid[valid] &= segment[last[valid]] == topics[valid]
+        totals = np.zeros(count, dtype=np.float64)
+        totals[valid] = running[last[valid]]
+        out.append(totals)
+    return out
+
+
 def _suffix_max(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
     """For each value, the maximum of it and every later value of its segment."""
     out = np.zeros(values.shape[0], dtype=np.float64)
@@ -374,22 +413,23 @@ def _ndcg_cut(c: _Context, cutoffs) -> List[np.ndarray]:
     positive = np.flatnonzero(grades > 0)
     topic = seg.topic_of(positive)
     position = seg.position_of(positive, topic)
-    gain = grades[positive].astype(np.float64) / np.log2(position + 2.0)
+    gain = grades[positive].astype(np.float64) / log2_discounts(int(position.max()) + 1 if position.shape[0]
+                                                                  else 0)[position]
     ideal_parts = []
     ideal_topics = []
     for t, judged in enumerate(c.judged):
         best = np.sort(judged[judged > 0])[::-1].astype(np.float64)
-        ideal_parts.append(best / np.log2(np.arange(2, best.shape[0] + 2, dtype=np.float64)))
+        ideal_parts.append(best / log2_discounts(best.shape[0]))
         ideal_topics.append(np.full(best.shape[0], t, dtype=np.int64))
     ideal = np.concatenate(ideal_parts) if ideal_parts else np.zeros(0)
     ideal_topic = np.concatenate(ideal_topics) if ideal_topics else np.zeros(0, dtype=np.int64)
     first = np.searchsorted(ideal_topic, np.arange(seg.count))
     ideal_position = np.arange(ideal.shape[0]) - first[ideal_topic]
     out = []
-    for k in cutoffs:
-        dcg = ordered_segment_sums(gain[position < k], topic[position < k], seg.count)
-        keep = ideal_position < k
-        idcg = ordered_segment_sums(ideal[keep], ideal_topic[keep], seg.count)
+    dcgs = sums_before(running_segment_sums(gain, topic, seg.count), topic, position, seg.count, cutoffs)
+    idcgs = sums_before(running_segment_sums(ideal, ideal_topic, seg.count), ideal_topic, ideal_position, seg.count,
+                        cutoffs)
+    for dcg, idcg in zip(dcgs, idcgs):
         out.append(np.where(idcg > 0.0, dcg / np.where(idcg > 0.0, idcg, 1.0), dcg))
     return out
 

@@ -9,7 +9,7 @@ import re
 from collections import OrderedDict
 from typing import Dict, List, Optional, Sequence
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ConfigErrors
 from ..measures.ntcireval import MAX_LEVELS
 from .qrels import read_qrels
 from ..textfile import numbered_lines, read_text
@@ -37,14 +37,19 @@ def parse_level(text: str, path: str, line_no: int, max_level: Optional[int] = N
 def parse_ntcir_qrels_text(text: str, path: str, max_level: Optional[int] = None) -> GradedQrels:
     """NTCIR-format qrels: `topic docid Lk` (whitespace-separated), one judgement a line."""
     qrels: GradedQrels = OrderedDict()
+    problems = ConfigErrors()
     for line_no, line in numbered_lines(text):
         if not line.strip():
             continue
         fields = line.split()
-        if len(fields) != 3:
-            raise ConfigError("NTCIR qrels line has %d fields, expected 3: topic docid Lk" % len(fields),
-                              path, line_no)
-        _add(qrels, fields[0], fields[1], parse_level(fields[2], path, line_no, max_level), path, line_no)
+        try:
+            if len(fields) != 3:
+                raise ConfigError("NTCIR qrels line has %d fields, expected 3: topic docid Lk" % len(fields),
+                                  path, line_no)
+            _add(qrels, fields[0], fields[1], parse_level(fields[2], path, line_no, max_level), path, line_no)
+        except ConfigError as exc:
+            problems.add(exc)
+    problems.check()       # every bad line is told at once, not the first only
     return qrels
 
 

@@ -6,7 +6,7 @@ organiser's responsibility, so every defect is a ConfigError (exit 2) naming the
 from collections import OrderedDict
 from typing import Dict
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ConfigErrors
 from ..textfile import numbered_lines, read_text
 
 Qrels = Dict[str, Dict[str, int]]   # topic -> docno -> grade, in file order
@@ -16,19 +16,25 @@ def parse_qrels_text(text: str, path: str, allow_comments: bool = False,
                      grade_map: Dict[str, int] = None) -> Qrels:
     """Parse qrels text. `grade_map` lets a grade column hold letters (e.g. NTCIR's A/B/C)."""
     qrels: Qrels = OrderedDict()
+    problems = ConfigErrors()
     for line_no, line in numbered_lines(text):
         if not line.strip() or (allow_comments and line.lstrip().startswith("#")):
             continue
-        fields = line.split()
-        if len(fields) < 4:
-            raise ConfigError("qrels line has %d fields, expected 4: topic iter docno grade" % len(fields),
-                              path, line_no)
-        topic, docno, grade_text = fields[0], fields[2], fields[3]
-        grade = _parse_grade(grade_text, grade_map, path, line_no)
-        docs = qrels.setdefault(topic, OrderedDict())
-        if docno in docs:
-            raise ConfigError("duplicate judgement of document %s for topic %s" % (docno, topic), path, line_no)
-        docs[docno] = grade
+        try:
+            fields = line.split()
+            if len(fields) < 4:
+                raise ConfigError("qrels line has %d fields, expected 4: topic iter docno grade" % len(fields),
+                                  path, line_no)
+            topic, docno, grade_text = fields[0], fields[2], fields[3]
+            grade = _parse_grade(grade_text, grade_map, path, line_no)
+            docs = qrels.setdefault(topic, OrderedDict())
+            if docno in docs:
+                raise ConfigError("duplicate judgement of document %s for topic %s" % (docno, topic), path,
+                                  line_no)
+            docs[docno] = grade
+        except ConfigError as exc:
+            problems.add(exc)
+    problems.check()       # every bad line is told at once, not the first only
     return qrels
 
 

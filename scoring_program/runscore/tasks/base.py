@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import ConfigError, Diagnostics
+from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describe_layout, layout_misses
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,14 @@ class Task:
     columns: Sequence[Column] = ()
     max_runs_per_submission: Optional[int] = None
     per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order
+    # The value a leaderboard column shows when a valid run has no value of its measure (e.g. r2c2-ac without
+    # labels); None = every run has every column's measure. Documented per task; never a silent 0.
+    leaderboard_placeholder: Optional[float] = None
+    # Values that are counts or yes/no flags, shown as integers (names starting num_ or n_ are counts anyway).
+    count_measures: Sequence[str] = ()
+    # Suffixes a measure name takes in this task (ntcir1-adhoc: `map_rel1`, `map_rel2`); a typed name without one
+    # (`map`, `AP`) means the first.
+    measure_variants: Sequence[str] = ()
 
     # ---------------------------------------------------------------------------- discovery ---
     def claims_name(self, basename: str) -> bool:
@@ -99,6 +108,36 @@ class Task:
     def sniff(self, head: str) -> bool:
         """Does the start of a file (decoded text) look like a run of this task?"""
         return False
+
+    def wrong_layout(self, text: str, diags: Diagnostics, separator: Optional[str], min_fields: int,
+                     max_fields: int = 0) -> bool:
+        """When most lines of a run are not in this task's layout, say once what the file looks like (comma- or
+        semicolon-separated, JSON, a run of another task) and return True: the caller then stops, instead of
+        reporting one field-count error per line."""
+        sample, misses = layout_misses(text, separator, min_fields, max_fields)
+        if sample and separator != JSON_LAYOUT and sample[0][1].lstrip()[:1] in ("{", "["):
+            misses = sample                                  # JSON splits into any number of fields
+        elif len(misses) < max(LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE * len(sample)):
+            return False
+        other = self._other_task_claiming(text)
+        found = describe_layout(text, separator, min_fields, max_fields)
+        if other is not None:
+            diags.error(misses[0][0], "the file looks like a run of task %s, not of %s; a run of %s is %s"
+                        % (other.id, self.id, self.id, self.run_file_help))
+        elif found is not None:
+            diags.error(found[0], "the file looks %s; a run of %s is %s" % (found[1], self.id, self.run_file_help))
+        else:
+            return False
+        return True
+
+    def _other_task_claiming(self, text: str) -> "Optional[Task]":
+        from . import all_tasks     # here: the registry imports every task module
+
+        head = text[:4096]
+        for task in all_tasks():
+            if task.id != self.id and task.sniff(head):
+                return task
+        return None
 
     # ---------------------------------------------------------------------------- options ---
     def resolve_options(self, raw: Optional[Dict[str, Any]], where: str = "task.yaml") -> Dict[str, Any]:
@@ -129,6 +168,58 @@ class Task:
     def score(self, run: ParsedRun, reference: Any, options: Dict[str, Any]) -> RunScores:
         raise NotImplementedError
 
+    # ---------------------------------------------------------------------------- measure names ---
+    def measure_key(self, name: str, available: Sequence[str], what: str = "measure") -> str:
+        """The key in `available` that a typed measure name means; ConfigError with the close names if none.
+
+        Accepted: the key itself (`map_rel1`), its leaderboard key (`ntcir1_adhoc_map_rel1`) or column title,
+        any case, trec_eval's `-m` spelling (`P.10`), ir_measures-style names (`AP`, `P@10`, `nDCG@10`), and
+        for tasks with measure_variants the name without its suffix (`map` = `map_rel1`).
+        """
+        from ..measures.names import close_names, spellings, squash   # here: names imports the NTCIREVAL kernels
+
+        if name in available:
+            return name
+        typed = name.strip()
+        for column in self.columns:
+            if typed.lower() in (self.leaderboard_key(column), column.key, column.title.lower()) \
+                    and column.measure in available:
+                return column.measure
+        by_form: Dict[str, List[str]] = {}
+        for key in available:
+            by_form.setdefault(squash(key), []).append(key)
+        forms = spellings(typed)
+        if typed.lower().startswith(self.key_prefix + "_"):          # a leaderboard key of a measure not shown
+            forms += spellings(typed[len(self.key_prefix) + 1:])
+        for form in forms:
+            for candidate in [form] + [form + squash(v) for v in self.measure_variants]:
+                if len(by_form.get(candidate, ())) == 1:
+                    return by_form[candidate][0]
+        close = close_names(typed, list(available), n=3, suffixes=self.measure_variants)
+        hint = " (did you mean %s?)" % ", ".join(close) if close else ""
+        kind = "%s measures" % what if what != "measure" else "measures"
+        listing = ("; %s: %s" % (kind, ", ".join(available)) if len(available) <= 12 else
+                   "; %d %s (`runscore score --json` names them all)" % (len(available), kind))
+        raise ConfigError("unknown measure %r for task %s%s" % (name, self.id, hint if close else listing))
+
+    # ---------------------------------------------------------------------------- number format ---
+    def is_count(self, name: str) -> bool:
+        """Is the value of measure `name` a count (shown as an integer)?"""
+        if name in self.count_measures or re.match(r"(num|n)_", name):
+            return True
+        return any(c.measure == name and c.precision == 0 for c in self.columns)
+
+    def format_value(self, name: str, value: Any) -> str:
+        """The one text form of a value of measure `name` in every text output and page: a count as an integer,
+        a measure at its leaderboard column's precision (4 decimals when it has no column); None as ''."""
+        if value is None:
+            return ""
+        number = float(value)
+        if self.is_count(name) and number.is_integer():
+            return "%d" % number
+        precision = next((c.precision for c in self.columns if c.measure == name), 4)
+        return "%.*f" % (precision, number)
+
     # ---------------------------------------------------------------------------- derived ---
     @property
     def key_prefix(self) -> str:
@@ -140,6 +231,16 @@ class Task:
     @property
     def primary(self) -> Column:
         return self.columns[0]
+
+    def leaderboard_value(self, scores: "RunScores", column: Column) -> float:
+        """The value a leaderboard column shows for a run: its measure, or the task's documented placeholder
+        when the run has none (KeyError when the task declares no placeholder: a bug of the task)."""
+        value = scores.measures.get(column.measure)
+        if value is None:
+            if self.leaderboard_placeholder is None:
+                raise KeyError("task %s gave no value of %s" % (self.id, column.measure))
+            return self.leaderboard_placeholder
+        return value
 
 
 def read_task_yaml(folder: str) -> Dict[str, Any]:

@@ -11,7 +11,7 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..errors import ConfigError, Diagnostics
+from ..errors import ConfigError, ConfigErrors, Diagnostics
 from ..measures.qa import (exact_match, make_normalizer, make_tokenizer, max_set_f1, mean, squad11_exact_match,
                            squad11_f1, squad11_max_over_golds)
 from ..textfile import numbered_lines, read_text
@@ -124,6 +124,8 @@ class DatasearchQa(Task):
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[Gold],
               options: Dict[str, Any]) -> List[ParsedRun]:
         text = read_text(path, display)
+        if self.wrong_layout(text, diags, "\t", 2):
+            return []
         schema = RecordSchema("datasearch-qa.record")
         run = QaRun(None)
         first_content = True
@@ -145,15 +147,15 @@ class DatasearchQa(Task):
                 continue
             qid, answer = line.split("\t", 1)
             qid = qid.strip()
-            if "\t" in answer:
-                if options["tab_in_answer"] == "error":
-                    diags.error(line_no, "the answer holds a TAB (a line is QUESTION_ID<TAB>ANSWER, one TAB)")
-                    continue
-                tab_lines.append(line_no)
+            if "\t" in answer and options["tab_in_answer"] == "error":
+                diags.error(line_no, "the answer holds a TAB (a line is QUESTION_ID<TAB>ANSWER, one TAB)")
+                continue
             problems = schema.errors({"qid": qid, "answer": answer})
             if problems:
                 diags.error(line_no, "; ".join(problems))
                 continue
+            if "\t" in answer:
+                tab_lines.append(line_no)     # warned only for a line that is read ("kept" would contradict an error)
             if qid in run.lines:
                 report_duplicate(diags, line_no, "duplicate QUESTION_ID %s (first answered at line %d)"
                                  % (qid, run.lines[qid]), options, "the first answer is kept")
@@ -277,25 +279,28 @@ def read_gold(path: str) -> Gold:
     for each further acceptable answer). Language = the letter after DS2-QA- unless `lang` says otherwise."""
     jsonl = path.lower().endswith((".jsonl", ".json"))
     questions: Dict[str, Question] = {}
+    problems = ConfigErrors()
     for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
         if not line.strip():
             continue
-        if jsonl:
-            qid, answers, lang = _gold_json_line(line, path, line_no)
-        else:
-            if line.startswith("#") or (line_no == 1 and line.lower().split("\t")[:2] == ["qid", "answer"]):
-                continue
-            if "\t" not in line:
-                raise ConfigError("expected 'qid<TAB>answer'", path, line_no)
-            qid, answer = line.split("\t", 1)
-            qid, answers, lang = qid.strip(), [answer], None
-            if qid in questions:
-                questions[qid].answers.append(answer)
-                continue
-        if not qid or qid in questions:
-            raise ConfigError("duplicate qid %s (first at line %d)" % (qid, questions[qid].line) if qid else
-                              "empty qid", path, line_no)
-        questions[qid] = Question(qid, answers, _language(qid, lang, path, line_no), line_no)
+        with problems.catch():            # every bad line is told at once, not the first only
+            if jsonl:
+                qid, answers, lang = _gold_json_line(line, path, line_no)
+            else:
+                if line.startswith("#") or (line_no == 1 and line.lower().split("\t")[:2] == ["qid", "answer"]):
+                    continue
+                if "\t" not in line:
+                    raise ConfigError("expected 'qid<TAB>answer'", path, line_no)
+                qid, answer = line.split("\t", 1)
+                qid, answers, lang = qid.strip(), [answer], None
+                if qid in questions:
+                    questions[qid].answers.append(answer)
+                    continue
+            if not qid or qid in questions:
+                raise ConfigError("duplicate qid %s (first at line %d)" % (qid, questions[qid].line) if qid else
+                                  "empty qid", path, line_no)
+            questions[qid] = Question(qid, answers, _language(qid, lang, path, line_no), line_no)
+    problems.check()
     if not questions:
         raise ConfigError("the gold file holds no question", path)
     return Gold(questions)

@@ -18,7 +18,7 @@ from ..measures.trec import INTERP_RULES, TrecOptions
 from ..ranking.qrels import read_qrels
 from ..ranking.columnar import ColumnarRun
 from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
-from ..textfile import numbered_lines, read_text
+from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..validate import RecordSchema
 from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
@@ -77,6 +77,7 @@ class Ntcir1Adhoc(Task):
         Option("duplicates", "error", "A repeated (Topic-ID, Document-ID): an error, or keep the first line "
                "and warn.", ("error", "keep_first")),
     )
+    measure_variants = ("rel1", "rel2")     # rigid, then relaxed relevance: `map` means map_rel1
     per_topic_measures = tuple("%s_%s" % (m, level) for level in LEVELS for m in PER_TOPIC_SHOWN)
     columns = (
         Column("map_rel1", "MAP (rigid)"),
@@ -85,8 +86,8 @@ class Ntcir1Adhoc(Task):
         Column("rprec_rel2", "R-prec (relaxed)", "Rprec_rel2"),
         Column("p_10_rel1", "P@10 (rigid)", "P_10_rel1"),
         Column("p_10_rel2", "P@10 (relaxed)", "P_10_rel2"),
-        Column("avg11pt_rel1", "11-pt average (rigid)", "11pt_avg_rel1"),
-        Column("avg11pt_rel2", "11-pt average (relaxed)", "11pt_avg_rel2"),
+        Column("11pt_avg_rel1", "11-pt average (rigid)"),
+        Column("11pt_avg_rel2", "11-pt average (relaxed)"),
     )
 
     def sniff(self, head: str) -> bool:
@@ -130,6 +131,8 @@ class Ntcir1Adhoc(Task):
         if columns is not None:
             return [ParsedRun(columns.run_id, display, NacsisRun(columns.run_id, columns))]
         text = read_text(path, display)
+        if self.wrong_layout(text, diags, TAB_OR_SPACES, 6):
+            return []
         schema = RecordSchema("ntcir1-adhoc.record")
         topics: Dict[str, TopicRun] = {}
         seen: Dict[tuple, int] = {}
@@ -144,15 +147,16 @@ class Ntcir1Adhoc(Task):
                 once("blank", line_no, "blank line ignored")
                 continue
             fields = line.split("\t")
-            if len(fields) == 1:
+            no_tab = len(fields) == 1
+            if no_tab:
                 fields = line.split()
-                once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
             if len(fields) < 6:
+                # One message for the line: a warning that it was split on spaces would contradict this error.
                 diags.error(line_no, "expected 6 TAB-separated fields 'Topic-ID Dummy Document-ID Rank "
-                            "Similarity Run-ID', found %d" % len(fields))
+                            "Similarity Run-ID', found %s" % ("no TAB (%d field%s split on spaces)"
+                                                              % (len(fields), "" if len(fields) == 1 else "s")
+                                                              if no_tab else len(fields)))
                 continue
-            if len(fields) > 6:
-                once("extra", line_no, "more than 6 fields; fields after Run-ID are ignored")
             topic_raw, dummy, docno, rank, sim_text, run_id = [f.strip() for f in fields[:6]]
             record = {"topic": topic_raw, "dummy": dummy, "docno": docno, "rank": rank, "similarity": sim_text,
                       "run_id": run_id}
@@ -160,6 +164,11 @@ class Ntcir1Adhoc(Task):
             if problems:
                 diags.error(line_no, "; ".join(problems))
                 continue
+            # Warnings about how a line was read come only for lines that were read.
+            if no_tab:
+                once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
+            if len(fields) > 6:
+                once("extra", line_no, "more than 6 fields; fields after Run-ID are ignored")
             sim = float(sim_text)
             if not math.isfinite(sim):
                 diags.error(line_no, "Similarity-value %r is not a finite number" % sim_text)

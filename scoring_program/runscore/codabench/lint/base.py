@@ -22,6 +22,9 @@ MAX_LABEL_V1 = 50
 QUEUE_TIME_CAP = 600
 SUBMISSION_RULES = ("Add", "Add_And_Delete", "Add_And_Delete_Multiple", "Force_Last", "Force_Latest_Multiple",
                     "Force_Best")
+# Rules that post nothing by themselves: Codabench's StrategyFactory (src/apps/leaderboards/strategies.py) maps
+# every rule but Force_Last, Force_Latest_Multiple and Force_Best to ManualModeStrategy; the default is Add.
+MANUAL_SUBMISSION_RULES = ("Add", "Add_And_Delete", "Add_And_Delete_Multiple")
 COMPUTATIONS = ("avg", "sum", "min", "max")
 V2_REQUIRED = ("title", "image", "terms", "pages", "tasks", "phases", "leaderboards")
 V1_HTML = ("overview", "evaluation", "terms", "data")

@@ -91,8 +91,14 @@ class V1Rules(LinterBase):
         if column_keys is not None:
             for number, reference in references.items():
                 if reference is not None:
-                    written = score_keys([get_task(x) for x in reference_tasks(reference)])
+                    ids = reference_tasks(reference)
+                    written = score_keys([get_task(x) for x in ids])
                     self.compare_keys(written, column_keys, "phase %s" % number, ("phases", number))
+                    self.check_ranking(ids, column_keys, "phase %s" % number, ("phases", number))
+        if data.get("force_submission_to_leaderboard") is not True:
+            self.warning("submission-rule-manual", "force_submission_to_leaderboard is not True: a scored "
+                         "submission reaches the leaderboard only when the participant adds it by hand (and when "
+                         "this bundle is read by Codabench, the default rule Add is its ManualModeStrategy)")
 
     def check_v1_leaderboard(self, board: Any) -> Optional[List[str]]:
         if not isinstance(board, dict):

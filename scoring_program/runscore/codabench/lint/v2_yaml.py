@@ -7,7 +7,8 @@ from ..bundle import DOCKER_IMAGE, score_keys
 from ...tasks import get_task
 from .archive import BundleView
 from .base import (COLUMN_KEY, COMPUTATIONS, LinterBase, MAX_COLUMN_KEY, MAX_COLUMN_TITLE, MAX_LEADERBOARD_KEY,
-                   MAX_LEADERBOARD_TITLE, MAX_TITLE_V2, QUEUE_TIME_CAP, SUBMISSION_RULES, V2_REQUIRED)
+                   MAX_LEADERBOARD_TITLE, MAX_TITLE_V2, MANUAL_SUBMISSION_RULES, QUEUE_TIME_CAP, SUBMISSION_RULES,
+                   V2_REQUIRED)
 from .reference import reference_tasks
 
 
@@ -192,6 +193,14 @@ class V2Rules(LinterBase):
             if rule is not None and rule not in SUBMISSION_RULES:
                 self.error("v2-submission-rule", "submission_rule %r is not one of %s"
                            % (rule, ", ".join(SUBMISSION_RULES)), where + ("submission_rule",))
+            elif b == 0 and (rule is None or rule in MANUAL_SUBMISSION_RULES):
+                self.warning("submission-rule-manual", "submission_rule %s posts no row by itself: Codabench hands "
+                             "it to ManualModeStrategy (src/apps/leaderboards/strategies.py), so a finished "
+                             "submission stays off the leaderboard until the participant adds it by hand, which "
+                             "participants rarely know; Force_Latest_Multiple posts every scored submission, "
+                             "Force_Best or Force_Last one row per participant"
+                             % (rule if rule is not None else "(none: the default is Add)"),
+                             where + (("submission_rule",) if rule is not None else ()))
             columns = self.check_columns(board.get("columns"), where)
             if b == 0:
                 first_columns = columns
@@ -268,11 +277,27 @@ class V2Rules(LinterBase):
                 continue
             written: List[str] = []
             tasks = [t for t in phase["tasks"] if isinstance(t, int) and task_refs.get(t) is not None]
+            ids: List[str] = []
             for t in tasks:
-                written += score_keys([get_task(x) for x in reference_tasks(task_refs[t])])
+                ids += reference_tasks(task_refs[t])
+            written = score_keys([get_task(x) for x in ids])
             if not tasks:
                 continue
             self.compare_keys(written, column_keys, "phase %r" % phase.get("name", i), ("phases", i, "tasks"))
+            self.check_ranking(ids, column_keys, "phase %r" % phase.get("name", i), ("phases", i, "tasks"))
+
+    def check_ranking(self, task_ids: List[str], column_keys: List[str], phase: str, where: Tuple) -> None:
+        """Every valid submission must fill every column: Codabench orders rows by the primary column, then the
+        others, as SQL sums (src/apps/api/serializers/leaderboards.py get_submissions) on PostgreSQL, where a
+        descending sort puts NULLs FIRST, so a row with an empty column is ranked above every filled one."""
+        for task_id in task_ids:
+            own = set(score_keys([get_task(task_id)]))
+            empty = [k for k in column_keys if k not in own]
+            if empty and own & set(column_keys):
+                self.error("ranking-empty-column", "%s: a valid submission of %s runs only leaves %s empty, and "
+                           "Codabench ranks an empty cell first (NULLs first on a descending sort), above every "
+                           "filled row; build one competition per task (runscore bundle --per-task)"
+                           % (phase, task_id, _first_keys(empty)), where)
 
     def compare_keys(self, written: List[str], column_keys: List[str], phase: str, where: Tuple) -> None:
         for key in written:
@@ -283,3 +308,8 @@ class V2Rules(LinterBase):
             if key not in written:
                 self.error("score-keys", "%s: column %r is never written by the scoring program for this "
                            "phase's reference data: it would show n/a" % (phase, key), where)
+
+
+def _first_keys(keys: List[str], shown: int = 3) -> str:
+    text = ", ".join(repr(k) for k in keys[:shown])
+    return text + (" and %d more column(s)" % (len(keys) - shown) if len(keys) > shown else "")

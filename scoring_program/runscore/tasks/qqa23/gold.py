@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List
 
-from ...errors import ConfigError
+from ...errors import ConfigError, ConfigErrors
 from ...textfile import numbered_lines, read_text
 
 
@@ -28,15 +28,18 @@ def read_gold(path: str) -> List[GoldRecord]:
     """Every record in file order (the official mean runs over them all)."""
     records: List[GoldRecord] = []
     first_line: Dict[str, int] = {}
+    problems = ConfigErrors()
     for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
         if not line.strip():
             continue
-        record = _record(line, path, line_no)
-        if record.pq_id in first_line:
-            raise ConfigError("duplicate pq_id %s (first at line %d)" % (record.pq_id, first_line[record.pq_id]),
-                              path, line_no)
-        first_line[record.pq_id] = line_no
-        records.append(record)
+        with problems.catch():            # every bad line is told at once, not the first only
+            record = _record(line, path, line_no)
+            if record.pq_id in first_line:
+                raise ConfigError("duplicate pq_id %s (first at line %d)" % (record.pq_id, first_line[record.pq_id]),
+                                  path, line_no)
+            first_line[record.pq_id] = line_no
+            records.append(record)
+    problems.check()
     if not records:
         raise ConfigError("the gold file holds no records", path)
     return records

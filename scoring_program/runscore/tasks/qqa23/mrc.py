@@ -8,13 +8,13 @@ import os
 import re
 from typing import Any, Dict, List, Optional
 
-from ...errors import ConfigError, Diagnostics
+from ...errors import ConfigError, Diagnostics, RunError
 from .checker import check_run
 from .gold import GoldRecord, read_gold
 from .pap import ALL_DROPPED, MISSING, score_record
 from .run_json import parse_json
 from .segment import SEGMENTERS, get_segmenter
-from ...textfile import read_text
+from ...textfile import JSON_LAYOUT, read_text
 from ..base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
 
 PQ_ID_START = re.compile(r'\{\s*"\d+:\d+(-\d+)?_\d+"\s*:')
@@ -51,6 +51,7 @@ class Qqa23Mrc(Task):
     # Per question: pAP, 1 if the gold has answers, answers in the run, re-ranked items that matched a gold,
     # distinct normalised gold texts (the pAP denominator; 0 for a zero-answer question).
     per_topic_measures = ("pap10", "answerable", "answers", "matched", "gold_texts")
+    count_measures = ("answerable", "answers", "matched", "gold_texts")
 
     def sniff(self, head: str) -> bool:
         """A JSON object whose first key looks like a pq_id (`38:41-44_105`) or whose answers carry token indices."""
@@ -72,7 +73,13 @@ class Qqa23Mrc(Task):
 
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[List[GoldRecord]],
               options: Dict[str, Any]) -> List[ParsedRun]:
-        doc = parse_json(read_text(path, display), display)
+        text = read_text(path, display)
+        try:
+            doc = parse_json(text, display)
+        except RunError:
+            if self.wrong_layout(text, diags, JSON_LAYOUT, 1):    # TSV or another task's run: say that instead
+                return []
+            raise
         gold_options = {}
         if reference is not None:
             gold_options = dict(segment=get_segmenter(options["segmentation"]), cutoff=options["cutoff"],

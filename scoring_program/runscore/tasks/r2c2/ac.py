@@ -22,6 +22,11 @@ from ...textfile import numbered_lines, read_text
 from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 AUTO_NOTE = "auto_* measures: NON-OFFICIAL automatic judge (normalised match against the gold answers)"
+# What a run without judgement labels cannot have (each needs y_t, the label of an answer), and what the auto
+# judge reports; avconf, n_answered and the nugget counts need neither.
+LABEL_MEASURES = ("hmr", "accuracy", "mnp", "r_o", "r_u", "ob", "n_correct", "brier_unofficial",
+                  "ece_unofficial")
+AUTO_MEASURES = ("hmr", "accuracy", "r_o", "r_u", "ob")
 
 
 class ACReference:
@@ -80,8 +85,10 @@ class R2C2AC(Task):
                "whatever its label says (as the official Stage A treats it), or its label is used as given.",
                ("not_entailed", "labels")),
         Option("unlabelled_runs", "error", "A run without judgement labels in the reference: an error (replay "
-               "of the official labels: only assessed runs can be scored), or auto_only: the label-based "
-               "measures are 0 with labelled = 0, and only the non-official auto_* measures judge the run.",
+               "of the official labels: only assessed runs can be scored), or auto_only: the measures that need "
+               "labels (HMR, Accuracy, MNP, R_O, R_U, OB) are not computed (labelled = 0; a leaderboard column "
+               "shows -2, not judged), avconf, n_answered and the nugget counts are, and only the "
+               "non-official auto_* measures judge the run.",
                ("error", "auto_only")),
         Option("auto_match", "contains", "Rule of the NON-OFFICIAL automatic judge: contains = a normalised gold "
                "answer occurs as whole words in the normalised answer; exact = equal after normalisation.",
@@ -100,8 +107,13 @@ class R2C2AC(Task):
         Column("auto_hmr", "HMR (auto judge, unofficial)"),
         Column("auto_accuracy", "Accuracy (auto, unofficial)"),
     )
+    # A leaderboard column whose measure a run cannot have (no labels, or no gold answers for auto_*) shows this
+    # value: below every HMR, Accuracy, MNP, R_O, R_U (in [0, 1]) and OB (in [-1, 1]), so it is never read as a
+    # score and such a run is never shown above a judged one (docs/r2c2-ac.md).
+    leaderboard_placeholder = -2.0
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")
+    count_measures = ("answered", "correct", "auto_correct")     # 1 or 0 per question
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)
@@ -262,52 +274,62 @@ class R2C2AC(Task):
         return resolved
 
     # ------------------------------------------------------------------------------ scoring ---
+    def _placeholder_note(self) -> str:
+        return " (a leaderboard column of one shows %g: not judged)" % self.leaderboard_placeholder
+
     def score(self, run: ParsedRun, reference: ACReference, options: Dict[str, Any]) -> RunScores:
         judged: JudgedRun = run.data
         answered = [judged.topics[t] for t in reference.topics if t in judged.topics and judged.topics[t].answered]
         notes: List[str] = []
         measures: Dict[str, float] = {}
+        confidences = [t.confidence for t in answered]
         if judged.labelled:
-            measures.update(cm.confidence_measures([t.correct for t in answered], [t.confidence for t in answered],
-                                                   options["ece_bins"]))
+            measures.update(cm.confidence_measures([t.correct for t in answered], confidences, options["ece_bins"]))
         else:
-            zero = cm.confidence_measures([], [], options["ece_bins"])
-            measures.update({k: 0.0 for k in zero})
+            # Only what needs no judgement is computed; the label-based measures are absent, not 0 (a 0 would
+            # read as a judgement). A leaderboard column shows leaderboard_placeholder instead.
+            measures["avconf"] = cm.avconf([c / 100.0 for c in confidences])
             measures["n_answered"] = float(len(answered))
-            notes.append("%s: no judgement labels; the label-based measures (HMR, Accuracy, MNP, ...) are 0 and "
-                         "NOT a judgement of the run" % run.name)
+            notes.append("%s: no judgement labels, so the measures that need them (%s) are not computed%s; "
+                         "avconf, n_answered and the nugget counts need none and are"
+                         % (run.name, ", ".join(LABEL_MEASURES), self._placeholder_note()))
         nugprec = {t.qid: cm.nugget_precision(t.n_relevant, t.n_nuggets)
                    for t in answered} if judged.labelled else {}
-        measures["mnp"] = cm.mean_nugget_precision(nugprec, reference.topics)
+        if judged.labelled:
+            measures["mnp"] = cm.mean_nugget_precision(nugprec, reference.topics)
         measures["labelled"] = 1.0 if judged.labelled else 0.0
         measures["n_topics"] = float(len(reference.topics))
         measures["n_nuggets"] = float(sum(t.n_nuggets for t in answered))
         measures["n_nuggets_unresolved"] = float(sum(t.n_unresolved for t in answered))
-        if not answered:
+        if not answered and judged.labelled:
             notes.append("%s answers no official question: Accuracy = avconf = 0 and R_O = R_U = HMR = 1 by "
                          "convention; read HMR together with Accuracy" % run.name)
-        auto = cm.confidence_measures([t.auto_correct or 0 for t in answered], [t.confidence for t in answered])
-        for key in ("hmr", "accuracy", "r_o", "r_u", "ob"):
-            measures["auto_" + key] = auto[key] if reference.golds else 0.0
+        elif not answered:
+            notes.append("%s answers no official question: avconf = 0 by convention" % run.name)
         if reference.golds:
+            auto = cm.confidence_measures([t.auto_correct or 0 for t in answered], confidences)
+            for key in AUTO_MEASURES:
+                measures["auto_" + key] = auto[key]
             notes.append("%s: %s (%s match)" % (run.name, AUTO_NOTE, options["auto_match"]))
             no_gold = [t for t in reference.topics if t not in reference.golds]
             if no_gold:
                 notes.append("%d official question(s) have no gold answer; the auto judge counts their answers "
                              "wrong: %s" % (len(no_gold), ", ".join(no_gold[:10])))
         else:
-            notes.append("no gold answers in the reference: the auto_* measures are 0")
+            notes.append("no gold answers in the reference: the auto_* measures are not computed%s"
+                         % self._placeholder_note())
         per_topic = {}
         for qid in reference.topics:
             topic = judged.topics.get(qid)
-            row = {"answered": 0.0, "nugprec": 0.0}
+            row = {"answered": 0.0}
+            if judged.labelled:
+                row["nugprec"] = 0.0
             if topic is not None and topic.answered:
                 row.update({"answered": 1.0, "confidence": topic.confidence / 100.0,
-                            "n_nuggets": float(topic.n_nuggets), "n_unresolved": float(topic.n_unresolved),
-                            "nugprec": nugprec.get(qid, 0.0)})
+                            "n_nuggets": float(topic.n_nuggets), "n_unresolved": float(topic.n_unresolved)})
                 if judged.labelled:
                     row.update({"correct": float(topic.correct), "n_entailed": float(topic.n_entailed),
-                                "n_relevant": float(topic.n_relevant)})
+                                "n_relevant": float(topic.n_relevant), "nugprec": nugprec.get(qid, 0.0)})
                 if topic.auto_correct is not None:
                     row["auto_correct"] = float(topic.auto_correct)
             per_topic[qid] = row

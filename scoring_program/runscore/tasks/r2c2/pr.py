@@ -9,7 +9,7 @@ import re
 from typing import Any, Dict, List, Optional
 
 from ...ranking import fastpath
-from ...errors import ConfigError, Diagnostics
+from ...errors import ConfigError, ConfigErrors, Diagnostics
 from ...measures.names import compute_all
 from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains, parse_gains
 from ...measures.vectorised_ntcir import evaluate_records
@@ -36,27 +36,32 @@ class PRReference:
 def read_pr_qrels(path: str) -> Dict[str, Dict[str, int]]:
     """`qID<TAB>passage_key<TAB>Lk` lines (a header line starting with `qID` is skipped); ConfigError on defects."""
     qrels: Dict[str, Dict[str, int]] = {}
-    for line_no, qid, fields in qid_tsv_rows(path, "PR qrels", ("qID", "passage_key", "Lk")):
-        key = fields[1].strip()
-        if not key:
-            raise ConfigError("empty passage key", path, line_no)
-        docs = qrels.setdefault(qid, {})
-        if key in docs:
-            raise ConfigError("duplicate passage key %s for question %s" % (key, qid), path, line_no)
-        docs[key] = parse_level(fields[2].strip(), path, line_no)
+    with ConfigErrors() as problems:      # every bad line is told at once, not the first only
+        for line_no, qid, fields in qid_tsv_rows(path, "PR qrels", ("qID", "passage_key", "Lk")):
+            with problems.catch():
+                key = fields[1].strip()
+                if not key:
+                    raise ConfigError("empty passage key", path, line_no)
+                docs = qrels.setdefault(qid, {})
+                if key in docs:
+                    raise ConfigError("duplicate passage key %s for question %s" % (key, qid), path, line_no)
+                docs[key] = parse_level(fields[2].strip(), path, line_no)
     return qrels
 
 
 def read_topic_list(path: str) -> List[str]:
     """One qID a line (the official list: R2C2 scores 64 of its 65 questions)."""
     topics = []
+    problems = ConfigErrors()
     for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
         if not line.strip():
             continue
         qid = normalise_qid(line)
         if qid is None:
-            raise ConfigError("%r is not a question id" % line.strip(), path, line_no)
+            problems.add(ConfigError("%r is not a question id" % line.strip(), path, line_no))
+            continue
         topics.append(qid)
+    problems.check()
     return topics
 
 
@@ -121,7 +126,7 @@ class R2C2PR(Task):
     # ------------------------------------------------------------------------------ parsing ---
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[PRReference],
               options: Dict[str, Any]) -> List[ParsedRun]:
-        run = parse_pr_run(path, display, diags)
+        run = parse_pr_run(path, display, diags, task=self)
         if reference is not None and run.topics:
             official = set(reference.topics) | set(reference.excluded)
             unknown = [t for t in run.topics if t not in official]

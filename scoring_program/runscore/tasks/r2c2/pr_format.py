@@ -188,7 +188,7 @@ def key_text(key: Tuple[str, ...]) -> str:
 
 # ------------------------------------------------------------------------------------ parsing ---
 def parse_pr_run(path: str, display: str, diags: Diagnostics, check_name: bool = True,
-                 max_passages: int = MAX_PASSAGES) -> PRRun:
+                 max_passages: int = MAX_PASSAGES, task=None) -> PRRun:
     """Read and check one PR run file; every problem goes to `diags` (the run is valid iff none is an error).
 
     Rules (seed, then the spec's Proposed parsing): UTF-8; lines `qID;PassageRank;docID;PassageText` split on
@@ -203,6 +203,8 @@ def parse_pr_run(path: str, display: str, diags: Diagnostics, check_name: bool =
         if problem:
             diags.error(0, problem)
     text = read_text(path, display)
+    if task is not None and task.wrong_layout(text, diags, ";", 3):     # comma-separated, JSON, another task's run
+        return PRRun(name, display, OrderedDict())
     schema = RecordSchema("r2c2-pr.record")
     topics: "Dict[str, OrderedDict[int, Passage]]" = OrderedDict()
     by_content: Dict[Tuple[str, str, str], int] = {}

@@ -34,22 +34,27 @@ def records(text: str, diags: Diagnostics, fields: Sequence[str], min_fields: in
             continue
         content_seen = True
         values = line.split("\t")
-        if len(values) == 1:
+        no_tab = len(values) == 1
+        if no_tab:
             values = line.split()
-            once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
         values = [v.strip() for v in values]
         if not min_fields <= len(values) <= len(fields):
-            diags.error(line_no, "expected %d TAB-separated fields '%s', found %d"
-                        % (len(fields), " ".join(fields), len(values)))
+            # One message for the line: a warning that it was split on spaces would contradict this error.
+            diags.error(line_no, "expected %d TAB-separated fields '%s', found %s"
+                        % (len(fields), " ".join(fields), "no TAB (%d field%s split on spaces)"
+                           % (len(values), "" if len(values) == 1 else "s") if no_tab else len(values)))
             continue
-        if len(values) < len(fields):
-            once("short", line_no, "group_id and run_id missing; the lines without them form one run named %r"
-                 % default_run_name(diags.path))
         record = dict(zip(fields, values))
         problems = schema.errors(record)
         if problems:
             diags.error(line_no, "; ".join(problems))
             continue
+        # Warnings about how a line was read come only for lines that were read.
+        if no_tab:
+            once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
+        if len(values) < len(fields):
+            once("short", line_no, "group_id and run_id missing; the lines without them form one run named %r"
+                 % default_run_name(diags.path))
         yield line_no, record
 
 

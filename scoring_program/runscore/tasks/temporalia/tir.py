@@ -18,7 +18,7 @@ from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, parse_gain
 from ...measures.vectorised_ntcir import evaluate_records
 from ...ranking.ntcir_qrels import FORMATS, read_graded_qrels
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
-from ...textfile import read_text
+from ...textfile import TAB_OR_SPACES, read_text
 from ...validate import RecordSchema
 from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
@@ -151,6 +151,8 @@ class TemporaliaTir(Task):
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[TirReference],
               options: Dict[str, Any]) -> List[ParsedRun]:
         text = read_text(path, display)
+        if self.wrong_layout(text, diags, TAB_OR_SPACES, 3, len(FIELDS)):
+            return []
         schema = RecordSchema("temporalia-tir.record")
         book = RunBook(diags, TirRun)
         once = diags.warning_once

@@ -11,10 +11,10 @@ import re
 import xml.etree.ElementTree as ElementTree
 from typing import Any, Dict, List, Optional
 
-from ...errors import ConfigError, Diagnostics
+from ...errors import ConfigError, ConfigErrors, Diagnostics
 from ...measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, precision, recall
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
-from ...textfile import numbered_lines, read_text
+from ...textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ...validate import RecordSchema
 from ..base import (Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file,
                     report_duplicate)
@@ -84,6 +84,7 @@ class TemporaliaTqic(Task):
         Column("acc_atemporal", "Accuracy (atemporal)"),
     )
     per_topic_measures = ("correct",)
+    count_measures = ("correct",)           # 1 or 0 per query
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)
@@ -108,6 +109,8 @@ class TemporaliaTqic(Task):
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[Gold],
               options: Dict[str, Any]) -> List[ParsedRun]:
         text = read_text(path, display)
+        if self.wrong_layout(text, diags, TAB_OR_SPACES, 2, len(FIELDS)):
+            return []
         schema = RecordSchema("temporalia-tqic.record")
         book = RunBook(diags, TqicRun)
         for line_no, record in records(text, diags, FIELDS, 2, schema, is_header, " ".join(FIELDS)):
@@ -194,15 +197,17 @@ def read_gold(path: str) -> Gold:
     labels: Dict[int, str] = {}
     names: Dict[int, str] = {}
     lines: Dict[int, int] = {}
-    for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = [f.strip() for f in line.split("\t")]
-        if line_no == 1 and [f.lower() for f in fields[:2]] == ["id", "class"]:
-            continue
-        if len(fields) != 2:
-            raise ConfigError("expected 'id<TAB>class', found %d field(s)" % len(fields), path, line_no)
-        _add_gold(labels, names, lines, fields[0], fields[1], path, line_no)
+    with ConfigErrors() as problems:      # every bad line is told, not the first only
+        for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = [f.strip() for f in line.split("\t")]
+            if line_no == 1 and [f.lower() for f in fields[:2]] == ["id", "class"]:
+                continue
+            with problems.catch():
+                if len(fields) != 2:
+                    raise ConfigError("expected 'id<TAB>class', found %d field(s)" % len(fields), path, line_no)
+                _add_gold(labels, names, lines, fields[0], fields[1], path, line_no)
     return _finish_gold(labels, names, path)
 
 
@@ -214,11 +219,13 @@ def _read_gold_xml(path: str) -> Gold:
     labels: Dict[int, str] = {}
     names: Dict[int, str] = {}
     lines: Dict[int, int] = {}
-    for number, query in enumerate(root.iter("query"), 1):
-        qid, label = query.findtext("id"), query.findtext("temporal_class")
-        if qid is None or label is None:
-            raise ConfigError("<query> number %d lacks <id> or <temporal_class>" % number, path)
-        _add_gold(labels, names, lines, qid.strip(), label.strip(), path, 0)
+    with ConfigErrors() as problems:
+        for number, query in enumerate(root.iter("query"), 1):
+            qid, label = query.findtext("id"), query.findtext("temporal_class")
+            with problems.catch():
+                if qid is None or label is None:
+                    raise ConfigError("<query> number %d lacks <id> or <temporal_class>" % number, path)
+                _add_gold(labels, names, lines, qid.strip(), label.strip(), path, 0)
     return _finish_gold(labels, names, path)
 
 

@@ -1,0 +1,135 @@
+"""`runscore check SUBMISSION`: what the platform will make of the zip (or folder) you are about to upload.
+
+Why: `validate` checks one run file of a task you name; a participant's question is "will this zip be accepted,
+and as which task's runs?". This command runs exactly the discovery and checks of score.py
+(codabench.entry.examine: the same function, so the two cannot disagree), offline, and prints a table of every
+file -> task, run name, verdict and counts, then every message. Without reference data by default (format rules
+only); --ref adds the reference checks (topic ids, the organisers' options). --task T checks as T's competition
+does (one competition per task); without it every task is tried, as a reference folder of every task would.
+
+Exit codes as everywhere: 0 the submission would be accepted (warnings allowed), 1 it would be rejected, 2 bad
+usage or bad reference data.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+from typing import Dict, List
+
+from ..errors import EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
+
+NAME = "check"
+HELP = "check a whole submission (zip or folder) exactly as the platform will: which file is a run of which task"
+EXAMPLE = """examples:
+  runscore check submission.zip                          # every task's format rules, no reference data
+  runscore check --task ntcir1-adhoc submission.zip      # as the ntcir1-adhoc competition will
+  runscore check --ref reference_data/ntcir1-adhoc submission.zip   # plus the reference checks (topic ids)
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        raise ConfigError(message)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="runscore check", description=HELP, epilog=EXAMPLE,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("submission", metavar="SUBMISSION", help="the zip you will upload, or a folder of run files")
+    p.add_argument("--task", metavar="T", help="check as task T's competition does (default: every task)")
+    p.add_argument("--ref", metavar="REF", help="reference data: one task's folder (with task.yaml) or a folder "
+                   "of task folders, as the platform's input/ref; adds the reference checks")
+    return p
+
+
+def _tasks_and_references(args):
+    from ..codabench.entry import task_references
+    from ..tasks import all_tasks, get_task
+
+    if args.ref:
+        references = task_references(args.ref)
+        if args.task:
+            if args.task not in references:
+                raise ConfigError("--ref %s holds no reference data of task %s (it holds %s)"
+                                  % (args.ref, args.task, ", ".join(references)))
+            references = {args.task: references[args.task]}
+        return [r.task for r in references.values()], references
+    if args.task:
+        return [get_task(args.task)], None
+    return list(all_tasks()), None
+
+
+def _unpack(submission: str, workdir: str) -> str:
+    """The folder the platform hands score.py as input/res: the folder itself, or the zip unzipped."""
+    from ..discover import safe_extract
+
+    if os.path.isdir(submission):
+        return submission
+    if not os.path.isfile(submission):
+        raise ConfigError("%s does not exist" % submission)
+    if not zipfile.is_zipfile(submission):
+        raise RunError("not a zip file; the platform takes a zip of run files", submission)
+    res = os.path.join(workdir, "res")
+    os.makedirs(res)
+    safe_extract(submission, res, os.path.basename(submission))
+    return res
+
+
+def table_rows(found) -> List[List[str]]:
+    """One row per file of the submission: file, task, run(s), verdict, errors, warnings."""
+    problems: Dict[str, int] = {}
+    for p in found.problems:
+        problems[p.path] = problems.get(p.path, 0) + 1
+    rows = [["file", "task", "run", "verdict", "errors", "warnings"]]
+    tasks = {c.display: t.id for c, t in found.pairs}
+    companions = {c.display for c in found.companions}
+    for candidate in sorted(found.candidates + found.companions, key=lambda c: c.display):
+        name = candidate.display
+        if name in companions:
+            rows.append([name, "-", "-", "read beside the runs", "0", "0"])
+        elif name in found.checked:
+            checked = found.checked[name]
+            runs = ", ".join(r.name for r in checked.runs) or "-"
+            verdict = "invalid" if checked.diags.has_errors else "valid"
+            rows.append([name, tasks[name], runs, verdict, str(checked.diags.error_count),
+                         str(checked.diags.warning_count)])
+        else:
+            rows.append([name, "-", "-", "not a run", str(problems.get(name, 1)), "0"])
+    return rows
+
+
+def run(argv: List[str]) -> int:
+    args = parser().parse_args(argv)
+    from ..codabench.entry import examine
+    from ..report import summary_table
+
+    tasks, references = _tasks_and_references(args)
+    workdir = tempfile.mkdtemp(prefix="runscore-check-")
+    try:
+        res = _unpack(args.submission, workdir)
+        nested = os.path.join(workdir, "nested")       # where nested zips are opened
+        os.makedirs(nested)
+        found = examine(res, nested, tasks, references)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(summary_table(table_rows(found)))
+    print()
+    for message in found.messages:
+        print(message)
+    errors = sum(1 for m in found.messages if ": error:" in m)
+    warnings = sum(1 for m in found.messages if ": warning:" in m)
+    runs = [r for c in found.checked.values() for r in c.runs]
+    if found.failed:
+        print("submission rejected: %d error(s), %d warning(s); the platform would score nothing"
+              % (errors, warnings))
+        return EXIT_INVALID_RUN
+    by_task: Dict[str, int] = {}
+    for candidate, task in found.pairs:
+        by_task[task.id] = by_task.get(task.id, 0) + len(found.checked[candidate.display].runs)
+    print("submission accepted: %s; %d warning(s)%s" % (
+        ", ".join("%d run(s) of %s" % (n, t) for t, n in by_task.items()), warnings,
+        "" if references else " (format rules only; --ref adds the reference checks)"))
+    return EXIT_OK if runs else EXIT_INVALID_RUN

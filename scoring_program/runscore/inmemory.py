@@ -1,0 +1,280 @@
+"""Qrels and runs held in memory (dicts, pandas DataFrames) evaluated with the whole-run kernels.
+
+Why a module of its own: people who score from Python (runscore.api.trec_eval, runscore.pytrec_eval) hold
+`{qid: {docno: grade}}` and `{qid: {docno: score}}` dicts, not files. Writing them out and reading them back
+would cost more than the evaluation, so this module joins them by dict lookups, ranks them with one sort per
+topic, and hands the grade arrays in rank order to the whole-run kernels (measures.vectorised), whose numbers are
+the exact path's, bit for bit (docs/performance.md). Document ids are never copied into words, so any string
+works as an id.
+
+Checks (strict where pytrec_eval is lenient or crashes): topic and document ids must be strings, grades
+integers within +-qrels.MAX_GRADE, scores finite numbers; a DataFrame may not list a document twice for a topic.
+Bad qrels raise ConfigError (the organiser's side), a bad run RunError. pandas is never imported here: a
+DataFrame is recognised by its `columns`.
+"""
+import operator
+from itertools import chain, repeat
+from numbers import Integral
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .errors import ConfigError, RunError
+from .ranking.label import NOT_IN_POOL, UNJUDGED
+from .measures.trec import TrecOptions
+from .measures.vectorised import evaluate_columnar
+from .ranking.qrels import MAX_GRADE
+
+def _run_error(message: str) -> RunError:
+    return RunError(message, "run")
+
+
+def _qrels_error(message: str) -> ConfigError:
+    return ConfigError(message, "qrels")
+
+
+# Column names of a DataFrame, in the order they are tried: ir_datasets / ir_measures, then PyTerrier.
+QRELS_COLUMNS = (("query_id", "doc_id", "relevance"), ("qid", "docno", "label"))
+RUN_COLUMNS = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
+
+
+def is_dataframe(obj: Any) -> bool:
+    return hasattr(obj, "columns") and hasattr(obj, "itertuples") and not isinstance(obj, Mapping)
+
+
+def _frame_columns(frame: Any, choices: Sequence[Tuple[str, str, str]], what: str, error) -> Tuple[list, list, list]:
+    names = [str(c) for c in frame.columns]
+    for choice in choices:
+        if all(c in names for c in choice):
+            return tuple(frame[c].tolist() for c in choice)
+    raise error("a %s DataFrame needs the columns %s; it has %s"
+                % (what, " or ".join("(%s)" % ", ".join(c) for c in choices), ", ".join(names) or "none"))
+
+
+def qrels_dict(qrels: Any) -> Dict[str, Dict[str, int]]:
+    """`{qid: {docno: grade}}` from a dict of dicts or a DataFrame, checked (ConfigError); topics without any
+    judgement are left out (a qrels file cannot hold them)."""
+    if is_dataframe(qrels):
+        topics, docs, grades = _frame_columns(qrels, QRELS_COLUMNS, "qrels", ConfigError)
+        out: Dict[str, Dict[str, int]] = {}
+        for topic, doc, grade in zip(topics, docs, grades):
+            judged = out.setdefault(str(topic), {})
+            doc = str(doc)
+            if doc in judged:
+                raise _qrels_error("duplicate judgement of document %s for topic %s" % (doc, topic))
+            judged[doc] = grade
+        qrels = out
+    if not isinstance(qrels, Mapping):
+        raise ConfigError("qrels must be a dict {qid: {docno: grade}}, a pandas DataFrame or a file path, not %s"
+                          % type(qrels).__name__)
+    for topic, judged in qrels.items():
+        if not isinstance(topic, str):
+            raise _qrels_error("topic ids must be strings, got %r" % (topic,))
+        if not isinstance(judged, Mapping):
+            raise _qrels_error("topic %s must map document ids to grades, not %s" % (topic, type(judged).__name__))
+    # The grades checked all at once (a Python test per judgement would cost more than the evaluation): their
+    # types in one pass, their range on the arrays MemoryQrels keeps anyway.
+    types = set(map(type, chain.from_iterable(judged.values() for judged in qrels.values())))
+    if not all(issubclass(t, (int, np.integer)) for t in types):
+        _bad_grade(qrels)
+    return {topic: judged for topic, judged in qrels.items() if judged}
+
+
+def _bad_grade(qrels: Mapping[str, Mapping[str, Any]]) -> None:
+    for topic, judged in qrels.items():
+        for doc, grade in judged.items():
+            if not isinstance(grade, Integral) or not -MAX_GRADE <= grade <= MAX_GRADE:
+                raise _qrels_error("topic %s document %s: the grade must be an integer within +-%d, got %r"
+                                  % (topic, doc, MAX_GRADE, grade))
+
+
+def run_dict(run: Any) -> Mapping[str, Mapping[str, float]]:
+    """`{qid: {docno: score}}` from a dict of dicts or a DataFrame (a repeated document is an error, as in a run
+    file); the values are checked when the run is turned into columns."""
+    if is_dataframe(run):
+        topics, docs, scores = _frame_columns(run, RUN_COLUMNS, "run", RunError)
+        out: Dict[str, Dict[str, float]] = {}
+        for topic, doc, score in zip(topics, docs, scores):
+            ranked = out.setdefault(str(topic), {})
+            doc = str(doc)
+            if doc in ranked:
+                raise _run_error("duplicate document %s for topic %s" % (doc, topic))
+            ranked[doc] = score
+        return out
+    if not isinstance(run, Mapping):
+        raise RunError("the run must be a dict {qid: {docno: score}}, a pandas DataFrame or a file path, not %s"
+                       % type(run).__name__)
+    for topic, ranked in run.items():
+        if not isinstance(topic, str):
+            raise _run_error("topic ids must be strings, got %r" % (topic,))
+        if not isinstance(ranked, Mapping):
+            raise _run_error("topic %s must map document ids to scores, not %s" % (topic, type(ranked).__name__))
+    return run
+
+
+_NUMBER_TYPES = (int, float, np.integer, np.floating)
+
+
+def check_run(run: Mapping[str, Mapping[str, float]]) -> None:
+    """RunError unless every document id is a string and every score a finite number (the types of all the
+    values are looked at once: a Python test per line would cost more than the evaluation)."""
+    try:
+        "".join(chain.from_iterable(run.values()))          # a TypeError at the first id that is not a string
+    except TypeError:
+        topic, doc = next((t, d) for t, r in run.items() for d in r if not isinstance(d, str))
+        raise _run_error("topic %s: document ids must be strings, got %r" % (topic, doc))
+    score_types = set(map(type, chain.from_iterable(r.values() for r in run.values())))
+    if not all(issubclass(t, _NUMBER_TYPES) for t in score_types):
+        topic, doc, bad = next((t, d, v) for t, r in run.items() for d, v in r.items()
+                               if not isinstance(v, _NUMBER_TYPES))
+        raise _run_error("topic %s document %s: the score must be a number, got %r" % (topic, doc, bad))
+
+
+class MemoryQrels:
+    """Checked qrels, and each topic's grades as an array (made once: an evaluator reuses them for every run)."""
+
+    def __init__(self, qrels: Dict[str, Dict[str, int]]):
+        """`qrels` as qrels_dict() returns them."""
+        self.qrels = qrels
+        try:
+            self._judged = {topic: np.fromiter(judged.values(), dtype=np.int64, count=len(judged))
+                            for topic, judged in qrels.items()}
+        except (OverflowError, TypeError, ValueError):
+            _bad_grade(qrels)
+            raise
+        if any(int(g.min()) < -MAX_GRADE or int(g.max()) > MAX_GRADE for g in self._judged.values()):
+            _bad_grade(qrels)
+        self._empty = np.zeros(0, dtype=np.int64)
+
+    def judged_of(self, topic: str) -> np.ndarray:
+        return self._judged.get(topic, self._empty)
+
+
+def _is_float(value: Any) -> bool:
+    try:
+        float(value)
+        return isinstance(value, _NUMBER_TYPES)
+    except (OverflowError, TypeError, ValueError):
+        return False
+
+
+_ABSENT = -(MAX_GRADE + 1)          # dict.get's default: not a grade (grades are within +-MAX_GRADE)
+
+
+def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics: Sequence[str],
+             measures: Sequence[str], level: int = 1, options: TrecOptions = TrecOptions(),
+             max_docs: Optional[int] = None, params: Optional[Dict[str, Sequence]] = None, score_dtype=np.float64,
+             judged_only: bool = False) -> Dict[str, Dict[str, Any]]:
+    """Per-topic values keyed by trec_eval output names for `topics` (a topic absent from the run is an empty
+    ranking), as rankeval.evaluate_topic_run gives them topic by topic: trec_eval's ranking rule (score
+    descending as `score_dtype`, then docno descending), -M truncation, -J (judged_only) after truncation.
+
+    The join with the qrels is a dict lookup per document (no document id is copied or packed); the ranking is
+    one sort per topic by score, and only documents whose scores tie are sorted by their ids. `run` must have
+    passed check_run."""
+    params = params or {}
+    docnos: List[str] = []
+    grade_parts, score_parts, order_parts = [], [], []
+    counts = np.zeros(len(topics), dtype=np.int64)
+    start = 0
+    for k, topic in enumerate(topics):
+        ranked = run.get(topic)
+        if not ranked:
+            continue
+        count = counts[k] = len(ranked)
+        docnos.extend(ranked)
+        grade_parts.append(np.fromiter(map(qrels.qrels.get(topic, {}).get, ranked, repeat(_ABSENT)), dtype=np.int32,
+                                       count=count))           # grades are within +-MAX_GRADE
+        try:
+            scores = np.fromiter(ranked.values(), dtype=np.float64, count=count)
+        except (OverflowError, TypeError, ValueError):
+            doc, bad = next((d, v) for d, v in ranked.items() if not _is_float(v))
+            raise _run_error("topic %s document %s: the score must be a finite number, got %r" % (topic, doc, bad))
+        score_parts.append(scores)
+        ranking = scores.astype(score_dtype, copy=False)
+        if count > 1 and not (ranking[1:] <= ranking[:-1]).all():
+            order = np.argsort(ranking)[::-1] + start         # by score descending; ties are sorted below
+        else:
+            order = np.arange(start, start + count)          # written in rank order, as runs usually are
+        order_parts.append(order)
+        start += count
+    total = start
+    raw = np.concatenate(grade_parts) if grade_parts else np.zeros(0, dtype=np.int32)
+    scores = np.concatenate(score_parts) if score_parts else np.zeros(0)
+    order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
+    del grade_parts, score_parts, order_parts                # the parts are copied: free them before the kernels
+    finite = np.isfinite(scores)
+    if not finite.all():
+        at = int(np.flatnonzero(~finite)[0])
+        topic = topics[int(np.searchsorted(np.cumsum(counts), at, side="right"))]
+        raise _run_error("topic %s document %s: the score must be a finite number, got %r"
+                       % (topic, docnos[at], float(scores[at])))
+    grades = raw
+    absent = grades == _ABSENT
+    grades[grades < 0] = UNJUDGED
+    grades[absent] = NOT_IN_POOL
+    order = _break_ties(order, counts, scores.astype(score_dtype, copy=False), docnos)
+    starts = np.zeros(len(topics) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    if max_docs is not None:
+        position = np.arange(total) - np.repeat(starts[:-1], counts)
+        order = order[position < max_docs]
+        counts = np.minimum(counts, max_docs)
+    ranked_grades = grades[order]
+    if judged_only:
+        ranked_grades = ranked_grades[ranked_grades >= 0]
+        counts = np.bincount(np.repeat(np.arange(len(topics)), counts)[grades[order] >= 0], minlength=len(topics))
+    offsets = np.zeros(len(topics) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return evaluate_columnar(None, qrels, topics, measures, level, options, "desc", max_docs, params, score_dtype,
+                             ranking=(order, offsets), grades=ranked_grades)
+
+
+def _break_ties(order: np.ndarray, counts: np.ndarray, scores: np.ndarray, docnos: List[str]) -> np.ndarray:
+    """Within each run of equal scores of one topic in `order`, the documents by id descending (trec_eval's strcmp:
+    Python compares strings by code point, which is the byte order of their UTF-8). Scores compare as C compares
+    them (0.0 == -0.0)."""
+    if order.shape[0] < 2:
+        return order
+    ranked = scores[order]
+    tied = ranked[1:] == ranked[:-1]
+    ends = np.cumsum(counts)
+    tied[ends[(ends > 0) & (ends < order.shape[0])] - 1] = False        # never across two topics
+    if not tied.any():
+        return order
+    member = np.zeros(order.shape[0], dtype=bool)
+    member[1:] |= tied
+    member[:-1] |= tied
+    slots = np.flatnonzero(member)
+    starts_group = np.ones(slots.shape[0], dtype=bool)
+    starts_group[1:] = ~tied[slots[1:] - 1]
+    group = np.cumsum(starts_group)
+    size = np.bincount(group)[group]
+    order = order.copy()
+    # Most ties are two documents: put each pair in order with one comparison of their ids.
+    first = slots[starts_group & (size == 2)]
+    if first.shape[0]:
+        upper = order[first].tolist()
+        lower = order[first + 1].tolist()
+        swap = np.fromiter(map(operator.lt, [docnos[i] for i in upper], [docnos[i] for i in lower]), dtype=bool,
+                           count=len(upper))
+        swapped = first[swap]
+        order[swapped], order[swapped + 1] = order[swapped + 1], order[swapped].copy()
+    slots, group = slots[size > 2], group[size > 2]
+    if not slots.shape[0]:
+        return order
+    lines = order[slots]
+    ids = [docnos[i] for i in lines.tolist()]
+    try:
+        # numpy compares str arrays by code point, as Python does; an id ending in NUL characters (which numpy
+        # drops) is left to Python's sort
+        if "\0" in "".join(ids):
+            raise TypeError
+        ascending = np.argsort(np.array(ids), kind="stable")
+    except (TypeError, ValueError, MemoryError):
+        ascending = np.asarray(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[ascending] = np.arange(len(ids))
+    regrouped = np.lexsort((-rank, group))
+    order[slots] = lines[regrouped]
+    return order

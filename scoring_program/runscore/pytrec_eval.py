@@ -1,0 +1,247 @@
+"""A drop-in for pytrec_eval: `import runscore.pytrec_eval as pytrec_eval`, and a script runs unchanged.
+
+Why: pytrec_eval (trec_eval 9.x compiled as a C extension) is what IR notebooks and scripts call, and it needs a
+C build to install. This module has its interface (RelevanceEvaluator(qrels, measures, relevance_level,
+judged_docs_only_flag).evaluate(run) -> {qid: {measure: value}}, supported_measures, supported_nicknames,
+parse_qrel, parse_run, compute_aggregated_measure) and its values, computed by runscore's trec_eval code (the
+same as `runscore trec_eval`) on the whole-run numpy kernels, straight from the dicts. What it copies from
+pytrec_eval on purpose (so that values match, see docs/python-api.md):
+
+* trec_eval 9.0.8 rules: run scores are compared as C floats (float32), recall points rounded the 9.x way;
+* only topics in both the run and the qrels are evaluated, in the run's order; qrels topics without any
+  judgement are dropped;
+* measure names `map`, `P`, `P.5`, `P_5`, `ndcg_cut.5,10`, nicknames `official`, `set`, `all_trec`; when a
+  measure is asked for both with and without parameters, only the parameters count (`{"P", "P.1"}` gives P_1);
+* output keys: `P_5`, `ndcg_cut_10`, `iprec_at_recall_0.10` ... for cutoff measures, the bare name otherwise;
+  a gm_* value per topic is the log of the value floored at 1e-5 (compute_aggregated_measure takes exp of the
+  mean); runid and relstring are 0.0 and num_q 1.0 per topic.
+
+Where it differs: a topic of the run without any document is an empty ranking (pytrec_eval crashes), ids must be
+strings, grades integers and scores finite numbers (ConfigError / RunError, which are also TypeError);
+a measure it does not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming it.
+Measure parameters may also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`).
+"""
+import collections
+import difflib
+import math
+import re
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set
+
+import numpy as np
+
+from . import inmemory
+from .errors import ConfigError, RunError
+from .measures.trec import (ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions,
+                             recall_point_cutoff)
+
+__all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
+           "compute_aggregated_measure", "UnsupportedMeasure"]
+
+_OFFICIAL = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+             "iprec_at_recall", "P")
+_SET = ("num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F")
+# pytrec_eval's sets: every trec_eval 9.x measure (all_trec), with runid and num_q.
+supported_measures: Set[str] = set(ALL_TREC_V9) | {"runid", "num_q"}
+supported_nicknames: Dict[str, Set[str]] = {
+    "official": set(_OFFICIAL) | {"runid", "num_q"},
+    "set": set(_SET) | {"runid", "num_q"},
+    "all_trec": set(supported_measures),
+}
+# pytrec_eval's nicknames and measures that read other judgement formats; runscore does not compute them.
+_OTHER_FORMATS = {"all_prefs", "prefs", "qrels_jg", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+                  "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
+                  "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
+                  "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"}
+_CUTOFF_KINDS = (LONG_CUTOFFS, DOUBLE_CUTOFFS)
+# With nothing retrieved, m_iprec_at_recall.c and m_11pt_avg.c take precision 0/0 = NaN at every recall point whose
+# cutoff (long)(p R + 0.9) is 0 (in pytrec_eval only -J can leave a topic nothing retrieved).
+_NAN_WHEN_EMPTY = ("iprec_at_recall", "11pt_avg")
+# pytrec_eval's grammar of parameters after `.` or `_` (numbers separated by commas).
+_NUMBERS = r"[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*"
+
+
+class UnsupportedMeasure(ConfigError, ValueError):
+    """A measure name runscore.pytrec_eval does not know or does not compute (a ValueError, as pytrec_eval's)."""
+
+
+class BadQrels(ConfigError, TypeError):
+    """Qrels of the wrong shape or type (a TypeError, as pytrec_eval's)."""
+
+
+class BadRun(RunError, TypeError):
+    """A run of the wrong shape or type (a TypeError, as pytrec_eval's)."""
+
+
+def parse_run(f_run: Iterable[str]) -> Dict[str, Dict[str, float]]:
+    """`{qid: {docno: score}}` from the lines of a TREC run (`qid Q0 docno rank score tag`)."""
+    run: Dict[str, Dict[str, float]] = collections.defaultdict(dict)
+    for number, line in enumerate(f_run, 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 6:
+            raise BadRun("the line has %d fields, expected 6: qid Q0 docno rank score tag" % len(fields), "run", number)
+        if fields[2] in run[fields[0]]:
+            raise BadRun("document %s is listed twice for topic %s" % (fields[2], fields[0]), "run", number)
+        try:
+            run[fields[0]][fields[2]] = float(fields[4])
+        except ValueError:
+            raise BadRun("the score %r is not a number" % fields[4], "run", number)
+    return run
+
+
+def parse_qrel(f_qrel: Iterable[str]) -> Dict[str, Dict[str, int]]:
+    """`{qid: {docno: grade}}` from the lines of a TREC qrels file (`qid 0 docno grade`)."""
+    qrel: Dict[str, Dict[str, int]] = collections.defaultdict(dict)
+    for number, line in enumerate(f_qrel, 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise BadQrels("the line has %d fields, expected 4: qid 0 docno grade" % len(fields), "qrels", number)
+        if fields[2] in qrel[fields[0]]:
+            raise BadQrels("document %s is judged twice for topic %s" % (fields[2], fields[0]), "qrels", number)
+        try:
+            qrel[fields[0]][fields[2]] = int(fields[3])
+        except ValueError:
+            raise BadQrels("the grade %r is not an integer" % fields[3], "qrels", number)
+    return qrel
+
+
+def compute_aggregated_measure(measure: str, values: Sequence[float]) -> float:
+    """The summary of per-topic values as pytrec_eval computes it: sum for num_*, exp of the mean for gm_* (whose
+    per-topic values are logs), else the mean."""
+    if measure.startswith("num_"):
+        return float(np.sum(values))
+    if measure.startswith("gm_"):
+        return float(np.exp(np.sum(values) / len(values)))
+    return float(np.mean(values))
+
+
+def _split(name: str):
+    """(measure, parameter text or None) of one requested name, or UnsupportedMeasure."""
+    if name in supported_measures:
+        return name, None
+    for base in sorted(supported_measures, key=len, reverse=True):
+        if name.startswith(base) and len(name) > len(base) + 1 and name[len(base)] in "._":
+            rest = name[len(base) + 1:]
+            if re.fullmatch(_NUMBERS, rest) or (name[len(base)] == "." and base in REGISTRY
+                                                 and REGISTRY[base].param_kind is not None):
+                return base, rest
+    if name in _OTHER_FORMATS or name.split(".")[0] in _OTHER_FORMATS:
+        raise UnsupportedMeasure("measure %r reads preference or judgement-group qrels, which runscore does not "
+                                 "support (see docs/trec_eval.md)" % name)
+    close = difflib.get_close_matches(name, sorted(supported_measures) + sorted(supported_nicknames), n=3)
+    raise UnsupportedMeasure("unsupported measure %r%s; supported: %s"
+                             % (name, " (did you mean %s?)" % " or ".join(close) if close else "",
+                                ", ".join(sorted(supported_measures))))
+
+
+def resolve_measures(measures: Iterable[str]) -> Dict[str, Any]:
+    """{measure: parameters or None (the defaults)} as pytrec_eval combines a request; UnsupportedMeasure for
+    a name it cannot resolve."""
+    if isinstance(measures, (str, bytes)) or not isinstance(measures, Iterable):
+        raise UnsupportedMeasure("measures must be a set of names such as {'map', 'ndcg_cut.10'}, not %r"
+                                 % (measures,))
+    expanded = set()
+    for name in measures:
+        if not isinstance(name, str):
+            raise UnsupportedMeasure("measure names must be strings, got %r" % (name,))
+        expanded.update(supported_nicknames.get(name, {name}))
+    wanted: Dict[str, List[str]] = {}
+    raw: Dict[str, str] = {}
+    for name in sorted(expanded):
+        base, text = _split(name)
+        parts = wanted.setdefault(base, [])
+        if text is None:
+            continue
+        if re.fullmatch(_NUMBERS, text):
+            parts.extend(p for p in text.split(",") if p not in parts)
+        else:
+            raw[base] = text            # trec_eval's own syntax (pairs, negative numbers): taken as written
+    resolved: Dict[str, Any] = {}
+    for base, parts in wanted.items():
+        text = raw.get(base) or (",".join(sorted(parts)) if parts else None)
+        if text is None or base in ("runid", "num_q"):
+            resolved[base] = None
+            continue
+        try:
+            resolved[base] = REGISTRY[base].parse_params(text)
+        except ValueError as exc:
+            raise UnsupportedMeasure("measure %s.%s: %s" % (base, text, exc))
+    return resolved
+
+
+class RelevanceEvaluator:
+    """pytrec_eval.RelevanceEvaluator: the qrels and measures once, then evaluate(run) for any number of runs."""
+
+    def __init__(self, query_relevance: Mapping[str, Mapping[str, int]], measures: Iterable[str],
+                 relevance_level: int = 1, judged_docs_only_flag: bool = False) -> None:
+        if not isinstance(relevance_level, int):
+            raise TypeError("relevance_level must be an integer, got %r" % (relevance_level,))
+        if judged_docs_only_flag not in (0, 1):
+            raise TypeError("Argument judged_docs_only_flag must be either 0 or 1.")
+        if not isinstance(query_relevance, Mapping):
+            raise BadQrels("Argument query_relevance should be of type dictionary.", "qrels")
+        self.relevance_level = relevance_level
+        self.judged_docs_only_flag = bool(judged_docs_only_flag)
+        self._params = resolve_measures(measures)
+        self._computed = [m for m in REGISTRY if m in self._params]
+        self._extra = [m for m in ("runid", "num_q") if m in self._params]
+        try:
+            self._qrels = inmemory.MemoryQrels(inmemory.qrels_dict(query_relevance))
+        except ConfigError as exc:
+            raise BadQrels(exc.args[0], exc.path)
+        self._names = {}
+        for name in self._computed:
+            measure = REGISTRY[name]
+            params = self._params[name] if self._params[name] is not None else measure.params
+            names = measure.value_names(params)
+            self._names[name] = names if measure.param_kind in _CUTOFF_KINDS else [name] * len(names)
+
+    def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
+        """{qid: {measure: value}} for the topics of `scores` that the qrels judge, in the order of `scores`."""
+        if not isinstance(scores, Mapping):
+            raise BadRun("Argument object scores should be of type dictionary.", "run")
+        if not scores:
+            return {}
+        try:
+            run = inmemory.run_dict(scores)
+            inmemory.check_run(run)
+        except RunError as exc:
+            raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
+        topics = [t for t in run if t in self._qrels.qrels]
+        params = {m: p for m, p in self._params.items() if p is not None}
+        # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
+        nan_rule = self.judged_docs_only_flag and any(m in self._params for m in _NAN_WHEN_EMPTY)
+        computed = self._computed + [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
+        try:
+            per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level, TrecOptions(),
+                                          None, params, np.float32, self.judged_docs_only_flag)
+        except RunError as exc:
+            raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
+        out: Dict[str, Dict[str, float]] = {}
+        for topic in topics:
+            values = per_topic[topic]
+            empty = nan_rule and values["num_ret"] == 0
+            row: Dict[str, float] = {}
+            for name in self._computed:
+                measure = REGISTRY[name]
+                params_used = self._params[name] if self._params[name] is not None else measure.params
+                if empty and name in _NAN_WHEN_EMPTY:
+                    nan_at = [recall_point_cutoff(p, int(values["num_rel"]), "v9") <= 0 for p in params_used]
+                    if name == "11pt_avg":
+                        nan_at = [any(nan_at)]
+                for index, (key, value_name) in enumerate(zip(self._names[name], measure.value_names(params_used))):
+                    value = values[value_name]
+                    if measure.is_string:
+                        value = 0.0
+                    elif measure.summary == "gm":
+                        value = math.log(max(value, MIN_GEO_MEAN))
+                    elif empty and name in _NAN_WHEN_EMPTY and nan_at[index]:
+                        value = math.nan
+                    row[key] = float(value)
+            for name in self._extra:
+                row[name] = 1.0 if name == "num_q" else 0.0
+            out[topic] = row
+        return out

@@ -1,0 +1,107 @@
+"""A newcomer's first steps (issue 15): every subcommand's --help has a description and an example; the starting
+kit's commands work from where the kit says to run them (the kit's folder as the site gives it, and the root of a
+repository clone); a test that skips for want of ../shared says what is missing and how to get it."""
+import os
+import re
+import shlex
+
+import pytest
+
+import conftest
+from conftest import ROOT
+from runscore import cli
+from runscore.commands import command_modules
+
+KIT = os.path.join(ROOT, "starting_kit")
+# Commands of runscore's own modules whose help is written elsewhere (trec_eval mimics trec_eval's own -h).
+OWN_HELP = {"trec_eval"}
+
+
+@pytest.mark.parametrize("name", list(cli.BUILTIN_COMMANDS) + sorted(set(command_modules()) - OWN_HELP))
+def test_every_subcommand_has_a_description_and_an_example(name, capsys):
+    try:
+        code = cli.main([name, "--help"])
+    except SystemExit as exc:          # argparse's own --help exits
+        code = exc.code
+    assert code == 0
+    out = capsys.readouterr().out
+    head, _, rest = out.partition("\n\n")
+    description = rest.split("\n\n")[0]
+    assert head.startswith("usage: runscore %s" % name)
+    assert len(description.split()) >= 5 and not description.startswith(("positional", "optional")), out
+    found = re.search(r"^examples?:\n", out, re.M)
+    assert found, out
+    example = out[found.start():]
+    assert re.search(r"^  runscore %s\b" % re.escape(name), example, re.M), out
+
+
+def test_the_top_level_help_lists_every_command(capsys):
+    code = cli.main([])
+    out = capsys.readouterr().out
+    assert code == 2
+    for name in list(cli.BUILTIN_COMMANDS) + sorted(command_modules()):
+        assert re.search(r"^    %s\s" % re.escape(name), out, re.M), name
+
+
+# ------------------------------------------------------------------------------------------ the starting kit ---
+
+def _kit_commands():
+    """The `python3 -m runscore ...` lines of the kit README's code blocks, with its placeholders filled in."""
+    text = open(os.path.join(KIT, "README.md"), encoding="utf-8").read()
+    commands = []
+    for block in re.findall(r"```\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith("python3 -m runscore "):
+                line = line.replace("TASK", "ntcir1-adhoc").replace("my_run", "sample_submission/ntcir1-adhoc/ntc1")
+                commands.append(shlex.split(line)[3:])
+    return text, commands
+
+
+def _kit_folder(tmp_path):
+    """The kit as the site gives it: the starting_kit/ files with scoring_program/ and reference_data/ beside."""
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    for name in ("README.md", "dry_run.py", "sample_submission", "baselines", "schemas"):
+        os.symlink(os.path.join(KIT, name), str(kit / name))
+    for name in ("scoring_program", "reference_data"):
+        os.symlink(os.path.join(ROOT, name), str(kit / name))
+    return kit
+
+
+def _in_repository(argv):
+    """The same command at the root of a repository clone: the kit's own files get `starting_kit/` before them."""
+    return [re.sub(r"^(sample_submission|dry_run\.py|baselines|schemas)\b", r"starting_kit/\1", a) for a in argv]
+
+
+@pytest.mark.parametrize("where", ["the kit's folder", "the repository root"])
+def test_the_kit_commands_work_where_the_kit_says_to_run_them(where, tmp_path, monkeypatch, capsys):
+    text, commands = _kit_commands()
+    assert "Where to run the commands below: in this folder" in text
+    assert len(commands) >= 5
+    if where == "the kit's folder":
+        monkeypatch.chdir(_kit_folder(tmp_path))
+    else:
+        monkeypatch.chdir(ROOT)
+        commands = [_in_repository(c) for c in commands]
+    assert os.path.isfile("scoring_program/runscore/__init__.py")        # what `export PYTHONPATH=$PWD/...` names
+    for argv in commands:
+        code = cli.main(argv)
+        captured = capsys.readouterr()
+        assert code == 0, (where, argv, captured.err)
+    for script in re.findall(r"^python3 (\S+\.py)", text, re.M):
+        assert os.path.isfile(_in_repository([script])[0] if where != "the kit's folder" else script), script
+
+
+# ------------------------------------------------------------------------------------------ skip messages ---
+
+@pytest.mark.parametrize("parts, fragment", [
+    (("data", "trec_eval"), "https://github.com/usnistgov/trec_eval"),
+    (("data", "ntcireval", "x.res"), "pyNTCIREVAL"),
+    (("data", "qqa23", "runs"), "quran-qa-2023"),
+    (("somewhere", "else"), "peer test data"),
+])
+def test_a_skip_says_what_is_missing_and_where_to_get_it(parts, fragment):
+    reason = conftest.shared_missing_reason(parts)
+    assert fragment in reason and "../shared/%s" % "/".join(parts) in reason
+    assert "README" not in reason                                        # absent on a fresh clone
