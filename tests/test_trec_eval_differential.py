@@ -70,6 +70,7 @@ CASES = [
     ("grades atol reads", b"1 0 a 1.5\n1 0 b rel\n1 0 c +2\n", b"1 Q0 a 1 1 r\n1 Q0 b 2 2 r\n1 Q0 c 3 3 r\n",
      ["-q", "-m", "all_trec"]),
     ("usage: exit 1", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n", ["-m", "mapp"]),
+    ("-v: the version on stderr, nothing on stdout", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n", ["-v"]),
     ("9.0.8 has no rbp (10.0 has)", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n", ["-m", "rbp"]),
     ("first topic with only negative grades: exit 4", b"1 0 a -1\n2 0 b 1\n", b"1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n", []),
     ("-c summary num_rel counts grades > 0 whatever -l", b"1 0 a 1\n1 0 b 2\n2 0 c 1\n", b"1 Q0 a 1 1 r\n",

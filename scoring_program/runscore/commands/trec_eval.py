@@ -573,8 +573,11 @@ def _run(argv: Sequence[str]) -> int:
         return EXIT_OK
     if settings.version:
         from .. import __version__
+        # trec_eval prints its VersionID on stderr (9.0.8's still says 9.0.7), nothing on stdout.
+        print("trec_eval version %s" % ("10.0-rc3" if settings.v10 else "9.0.7"), file=sys.stderr)
         print("runscore %s trec_eval front end (trec_eval %s rules)" % (__version__,
-                                                                          "10.0" if settings.v10 else "9.0.8"))
+                                                                          "10.0" if settings.v10 else "9.0.8"),
+              file=sys.stderr)
         return EXIT_OK
     if len(positional) != 2:
         raise _Usage("expected two files, QRELS and RUN, got %d argument(s)" % len(positional))
