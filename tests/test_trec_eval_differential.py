@@ -153,6 +153,11 @@ PARAMETER_SPECS = [
     "set_F.-1", "utility.1,2,3,4,5", "relstring.abc", "ndcg_rel.1=1", "P.5,3,5", "iprec_at_recall.0.3,0.1",
     "11pt_avg.0.9,0.1", "Rprec_mult.2,0.5", "infAP.3", "bpref.x", "ndcg.1=1.5,2=0.1", "ndcg.1=5,2=5",
     "ndcg.3=1,1=3", "G.1=0.3,2=0.7", "rbp.0.5", "rbp.p=0.5", "rbp.p=0.5,1=2", "unj.3", "unj.0",
+    # Issue 16: huge, infinite and NaN multiples and recall points (C's (long) gives LONG_MIN; Python's int()
+    # raised OverflowError), one beside an ordinary one, names cut as snprintf cuts them, hex and strtod forms.
+    "Rprec_mult.1e308", "iprec_at_recall.1e308", "Rprec_mult.1e300", "iprec_at_recall.-1e300", "Rprec_mult.0.5,1e20",
+    "iprec_at_recall.0.5,1e20", "iprec_at_recall.nan", "Rprec_mult.nan,0.2", "iprec_at_recall.inf,0.1",
+    "Rprec_mult.-inf", "Rprec_mult.12345.678", "Rprec_mult.0x1p3", "P.0x10", "11pt_avg.1e308",
 ]
 
 

@@ -75,8 +75,10 @@ class TrecMeasure:
     def value_names(self, params: Optional[Sequence] = None) -> List[str]:
         params = self.params if params is None else params
         if self.param_kind in (LONG_CUTOFFS, DOUBLE_CUTOFFS):
-            fmt = "%s_%d" if self.param_kind == LONG_CUTOFFS else "%s_%3.2f"
-            return [fmt % (self.name, p) for p in params]
+            if self.param_kind == LONG_CUTOFFS:
+                return ["%s_%d" % (self.name, p) for p in params]
+            # meas_init.c's append_float: snprintf into strlen(name) + 10 bytes, so a long number is cut there
+            return [("%s_%3.2f" % (self.name, p))[:len(self.name) + 9] for p in params]
         text = getattr(params, "text", None)
         return ["%s_%s" % (self.name, text) if text else self.name]
 
@@ -116,10 +118,50 @@ def c_atol(text: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+_C_SPACE = "[ \t\n\v\f\r]*"          # C isspace, which strtod skips first
+_SPECIAL_PREFIX = re.compile(_C_SPACE + r"([+-]?)(inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+_HEX_PREFIX = re.compile(_C_SPACE + r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)")
+_DECIMAL_PREFIX = re.compile(_C_SPACE + r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+
+
 def c_atof(text: str) -> float:
-    """C atof: the leading decimal number of the text (`.25` -> 0.25, `abc` -> 0.0)."""
-    match = re.match(r"\s*([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)", text)
-    return float(match.group(1)) if match else 0.0
+    """glibc atof (strtod), as trec_eval reads scores and measure parameters: the longest number at the start of
+    the text (after C white space), 0.0 when there is none (`abc`); decimal and hexadecimal forms, inf/infinity/
+    nan(...) in any case; out of range gives +-inf or 0 as strtod. ASCII digits only."""
+    special = _SPECIAL_PREFIX.match(text)
+    if special:
+        value = math.inf if special.group(2)[:1] in "iI" else math.nan
+        return -value if special.group(1) == "-" else value
+    hexa = _HEX_PREFIX.match(text)
+    if hexa:
+        body = hexa.group(2)
+        if "p" not in body.lower():
+            body += "p0"
+        try:
+            value = float.fromhex("0x" + body)
+        except OverflowError:
+            value = math.inf
+        return -value if hexa.group(1) == "-" else value
+    match = _DECIMAL_PREFIX.match(text)
+    return float(match.group(1)) if match else 0.0   # correctly rounded as strtod: 1e400 -> inf, 1e-400 -> 0.0
+
+
+def c_long(x: float) -> int:
+    """(long)x as trec_eval's C does on x86-64: truncation toward zero, and LONG_MIN (the processor's "integer
+    indefinite") for NaN or a value out of range, where Python's int() raises (`-m Rprec_mult.1e308`)."""
+    if x != x or not -9223372036854775808.0 <= x < 9223372036854775808.0:
+        return -9223372036854775808
+    return int(x)
+
+
+def c_lround(x: float) -> int:
+    """glibc lround (trec_eval 10.0's recall points): halves away from zero, exactly; LONG_MIN for NaN or out of
+    range, as on x86-64."""
+    if x != x or not -9223372036854775808.0 <= x < 9223372036854775808.0:
+        return -9223372036854775808
+    whole = math.floor(abs(x))
+    whole += 1 if abs(x) - whole >= 0.5 else 0
+    return int(-whole if x < 0 else whole)
 
 
 def c_div(a: float, b: float) -> float:
@@ -187,11 +229,9 @@ def rel_level_counts(topic: JudgedTopic) -> np.ndarray:
 def recall_point_cutoff(p: float, num_rel: int, rule: str) -> int:
     """Number of relevant documents that recall p stands for, under one of INTERP_RULES."""
     if rule == "v9":
-        return int(p * num_rel + 0.9)
+        return c_long(p * num_rel + 0.9)
     if rule == "v10":
-        x = p * num_rel
-        r = math.floor(x)
-        return int(r + 1 if x - r >= 0.5 else r)
+        return c_lround(p * num_rel)
     if rule == "ceil":
         # trec_eval 7.2: (R*i + 9) / 10 in integers, with i = 10p recovered exactly.
         tenths = int(round(p * 10))
@@ -206,8 +246,10 @@ def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: st
     """Max precision at or after the rank of the c_p-th retrieved relevant document, for each recall point p."""
     if topic.num_ret == 0 and not empty_is_nan:
         return [0.0] * len(points)
-    if topic.num_ret == 0 or topic.level <= 0 or list(points) != sorted(points):
-        return _c_interpolated_precision(topic, points, rule)    # (11pt_avg keeps its parameters' order)
+    cuts = [recall_point_cutoff(p, topic.num_rel, rule) for p in points]
+    if topic.num_ret == 0 or topic.level <= 0 or list(points) != sorted(points) or cuts != sorted(cuts):
+        # (11pt_avg keeps its parameters' order; a huge recall point's cutoff wraps to LONG_MIN as in C)
+        return _c_interpolated_precision(topic, points, rule)
     relevant = topic.relevant
     num_rel_ret = int(np.count_nonzero(relevant))
     if num_rel_ret == 0:
@@ -220,8 +262,7 @@ def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: st
     tail_max = np.maximum.accumulate(precision[:last][::-1])[::-1]
     rel_ranks = np.flatnonzero(relevant)          # 0-based rank of the 1st, 2nd, ... relevant document
     out = []
-    for p in points:
-        c = recall_point_cutoff(p, topic.num_rel, rule)
+    for c in cuts:
         if c > num_rel_ret:
             out.append(0.0)
         elif c <= 0:
@@ -267,7 +308,7 @@ def _c_rprec_mult(t: JudgedTopic, params) -> List[float]:
     """trec_eval's Rprec_mult loop itself (m_Rprec_mult.c), for -l 0 or below (see _c_interpolated_precision)."""
     rels = t.rels.tolist()
     num_ret, num_rel_ret = len(rels), count_rel_ret(t)
-    cutoffs = [int(m * t.num_rel + 0.9) for m in params]
+    cutoffs = [c_long(m * t.num_rel + 0.9) for m in params]
     values = [0.0] * len(cutoffs)
     current = len(cutoffs) - 1
     while current >= 0 and cutoffs[current] > num_ret:
@@ -467,12 +508,12 @@ def _infap(t, _p, _o):
 
 def _rprec_mult(t, params, o):
     """Precision at ceil-ish(m * R) documents for each multiple m (cutoff (long)(m*R + 0.9), never lround)."""
-    if t.level <= 0:
+    cuts = [c_long(m * t.num_rel + 0.9) for m in params]
+    if t.level <= 0 or cuts != sorted(cuts):      # (a huge multiple's cutoff wraps to LONG_MIN as in C)
         return _c_rprec_mult(t, params)
     num_ret, num_rel_ret = t.num_ret, count_rel_ret(t)
     out = []
-    for m in params:
-        cut = int(m * t.num_rel + 0.9)
+    for cut in cuts:
         if cut > num_ret:
             out.append(c_div(float(num_rel_ret), float(cut)))
         elif cut <= 0:
