@@ -365,3 +365,22 @@ def test_a_nan_score_is_a_warning_and_ranks_below_every_number(tmp_path, capsys)
     assert code == 0
     assert _values(out)[("relstring", "1")] == "'01'"       # B (-5) before A (nan)
     assert "score (field 5) 'nan' is not a decimal number; trec_eval reads it as nan" in err
+
+
+def test_running_out_of_memory_is_a_message_and_exit_2(tmp_path, monkeypatch, capsys):
+    """The line-by-line reader holds about ten times the file (issue 16: a 505 MB run raised MemoryError): a
+    message and trec_eval's exit code for files, no traceback and no partial output."""
+    from runscore.commands import trec_eval as command
+
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n")
+    run.write_text("1 Q0 a 1 0.5 r\n")
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(command, "_exact", exhausted)
+    code = command.run(["-q", str(qrels), str(run)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "not enough memory to evaluate %s" % run in captured.err

@@ -25,6 +25,7 @@ from ..ranking.rankeval import TopicRun, ranked_docnos
 from .trec_eval_files import Note, TrecEvalFailure, c_atol, read_qrels, read_run
 
 EXIT_USAGE = 1      # trec_eval's exit code for a bad command line (and an illegal measure)
+EXIT_FILES = 2      # trec_eval's exit code for a file it cannot read or use
 
 NAME = "trec_eval"
 HELP = "trec_eval-compatible evaluation: runscore trec_eval [-q] [-c] [-M N] [-l N] [-m MEASURE]... QRELS RUN"
@@ -614,6 +615,12 @@ def _run(argv: Sequence[str]) -> int:
         if failure.detail:
             print(failure.detail, file=sys.stderr)
         return failure.code
+    except MemoryError:
+        # The line-by-line reader holds about ten times the file; the columnar reader, which takes nearly every
+        # file in a tenth of that, declined this one (a BOM, -J, standard input, see docs/trec_eval.md).
+        print("runscore trec_eval: error: not enough memory to evaluate %s line by line; nothing was printed"
+              % run_path, file=sys.stderr)
+        return EXIT_FILES
     if settings.summary:
         out.extend(summary_lines(measures, evaluation, params, run_id, settings.full_precision))
     _write(out)
