@@ -36,7 +36,7 @@ demo: setup
 	@$(PY) starting_kit/dry_run.py $$(for z in dist/*.zip; do echo --bundle $$z; done)
 
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 $(VENV_LATEST)/.done: pyproject.toml
 	$(LATEST_PYTHON) -m venv $(VENV_LATEST)
@@ -49,7 +49,7 @@ test-latest: $(VENV_LATEST)/.done
 	$(PY_LATEST) -c 'import sys, numpy, scipy, yaml, jsonschema; from importlib.metadata import version; \
 		print("test-latest: Python %s, numpy %s, scipy %s, PyYAML %s, jsonschema %s" % (sys.version.split()[0], \
 		numpy.__version__, scipy.__version__, yaml.__version__, version("jsonschema")))'
-	$(PY_LATEST) -m pytest
+	$(PY_LATEST) -m pytest -n auto
 
 FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_fuzz_commands.py tests/test_fuzz_fast_path.py \
 	tests/test_fuzz_numeric_fields.py
@@ -59,14 +59,14 @@ FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_f
 # runs a tenth of it so that it stays near two minutes on two CPUs.
 fuzz-ci: setup
 	RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
-		RUNSCORE_FUZZ_NUMERIC_LINES=30 $(PY) -m pytest $(FUZZ_TESTS)
+		RUNSCORE_FUZZ_NUMERIC_LINES=30 $(PY) -m pytest -n auto $(FUZZ_TESTS)
 
 # Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file, 20,000 for the
 # trec_eval command; 5,000 random pairs against pytrec_eval; every numeric field on every line of every sample
 # and reference file); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
 fuzz: setup
 	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 \
-		RUNSCORE_FUZZ_NUMERIC_LINES=0 $(PY) -m pytest $(FUZZ_TESTS)
+		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest $(FUZZ_TESTS) tests/test_trec_eval_differential.py
 	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest tests/test_pytrec_eval_compat.py
 
 lint: setup

@@ -1,5 +1,11 @@
 """End-to-end benchmark of the ranking path: `runscore trec_eval`, `runscore score --task ntcir1-adhoc`,
-pytrec-eval-terrier and (when one is installed) a trec_eval binary, on generated runs of 1M, 5M and 10M lines.
+pytrec-eval-terrier and trec_eval 9.0.8 (built from ../shared by ../shared/bin/build-trec-eval, default and -O2
+builds, or a binary given with --trec-eval), on generated runs of 1M, 5M and 10M lines.
+
+Each size is measured on three forms of the same run (`--variants`): `clean` (TAB-separated, short ASCII ids),
+`space` (the same lines space-separated) and `long` (one document id of 300 bytes and one id in a hundred with a
+non-ASCII byte). A form that sends runscore to a slower reader shows as a ratio to `clean` well above 1 (issue
+19: within 1.5 x in time and memory).
 
 Why end to end from files: what a Codabench worker pays is reading, checking and scoring a file within its
 600 s limit, so each tool runs as its own process on the same files and the wall time and peak memory of that
@@ -9,6 +15,7 @@ same files. Speed is never a unit test; see docs/performance.md for the figures 
 
     python benchmarks/bench.py                      # 1M, 5M, 10M lines, 3 repeats
     python benchmarks/bench.py --sizes 100k,1M --repeats 2 --trec-eval /path/to/trec_eval
+    python benchmarks/bench.py --sizes 1M,5M --variants clean,long --repeats 2
     python benchmarks/bench.py --only memory        # runscore.pytrec_eval vs pytrec_eval on in-memory dicts
 """
 import argparse
@@ -81,6 +88,41 @@ def write_run(path: str, lines: int, seed: int = 1) -> None:
                               for d, r, s in zip(docs.tolist(), rank_text, scores.tolist())))
 
 
+def write_variant(source: str, path: str, variant: str) -> None:
+    """The run of `source` as another form (see the module docstring); line for line the same records."""
+    with open(source, "rb") as handle:
+        data = handle.read()
+    if variant == "space":
+        data = data.replace(b"\t", b" ")
+    elif variant == "long":
+        lines = data.split(b"\n")
+        for i in range(7, len(lines), 100):
+            if lines[i]:
+                fields = lines[i].split(b"\t")
+                fields[2] += b"\xc3\xa9"
+                lines[i] = b"\t".join(fields)
+        middle = len(lines) // 2
+        fields = lines[middle].split(b"\t")
+        fields[2] = b"d" + b"x" * 299
+        lines[middle] = b"\t".join(fields)
+        data = b"\n".join(lines)
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+def shared_trec_eval() -> List[Tuple[str, str]]:
+    """(name, path) of trec_eval 9.0.8 built from ../shared, default and -O2, when the build script is there."""
+    script = os.path.join(ROOT, "..", "shared", "bin", "build-trec-eval")
+    found = []
+    if os.path.isfile(script):
+        for name, extra in (("trec_eval", []), ("trec_eval -O2", ["--O2"])):
+            done = subprocess.run([script, "9.0.8"] + extra, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            path = done.stdout.decode().strip().splitlines()[-1] if done.stdout.strip() else ""
+            if done.returncode == 0 and os.path.isfile(path):
+                found.append((name, path))
+    return found
+
+
 def measure(command: Sequence[str], env: Dict[str, str]) -> Tuple[float, float, float, str]:
     """Wall time (s), CPU time (user + system, s), peak resident memory (MiB) and stdout of one child process.
 
@@ -110,17 +152,20 @@ def summary_values(text: str) -> Dict[str, str]:
     return out
 
 
-def tools(qrels: str, run: str, trec_eval: Optional[str]) -> List[Tuple[str, List[str]]]:
+def tools(qrels: str, run: str, trec_evals: Sequence[Tuple[str, str]], variant: str = "clean",
+          pytrec: bool = True) -> List[Tuple[str, List[str]]]:
     python = sys.executable
     found = [
         ("runscore trec_eval", [python, "-m", "runscore", "trec_eval", "-m", "map", "-m", "P.10",
                                 "-m", "ndcg_cut.10", qrels, run]),
-        ("runscore score", [python, "-m", "runscore", "score", "--task", "ntcir1-adhoc", "--ref", qrels, run]),
     ]
-    if importlib.util.find_spec("pytrec_eval") is not None:
+    if variant != "long":       # a non-ASCII id is not a NACSIS Document-ID; trec_eval's command takes it
+        found.append(("runscore score", [python, "-m", "runscore", "score", "--task", "ntcir1-adhoc", "--ref", qrels,
+                                         run]))
+    if pytrec and importlib.util.find_spec("pytrec_eval") is not None:
         found.append(("pytrec_eval", [python, "-c", PYTREC_SCRIPT, qrels, run]))
-    if trec_eval:
-        found.append(("trec_eval", [trec_eval, "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", qrels, run]))
+    for name, path in trec_evals:
+        found.append((name, [path, "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", qrels, run]))
     return found
 
 
@@ -149,14 +194,19 @@ def check_exact(qrels: str, run: str, env: Dict[str, str]) -> None:
             outputs[0][3].count("\n")), flush=True)
 
 
-def bench_size(folder: str, qrels: str, lines: int, repeats: int, trec_eval: Optional[str],
-               env: Dict[str, str], exact: bool = False) -> Dict[str, Tuple[float, float, float]]:
+def bench_size(folder: str, qrels: str, lines: int, repeats: int, trec_evals: Sequence[Tuple[str, str]],
+               env: Dict[str, str], exact: bool = False, variant: str = "clean",
+               pytrec: bool = True) -> Dict[str, Tuple[float, float, float]]:
     run = os.path.join(folder, "bench%s" % size_name(lines).replace(".", "_"))
     started = time.perf_counter()
     write_run(run, lines)
-    print("\n== %s lines (%d MB run file, generated in %.1f s)" % (size_name(lines), os.path.getsize(run) // 10**6,
-                                                                  time.perf_counter() - started), flush=True)
-    found = tools(qrels, run, trec_eval)
+    if variant != "clean":
+        write_variant(run, run + "_" + variant, variant)
+        os.remove(run)
+        run += "_" + variant
+    print("\n== %s lines, %s (%d MB run file, generated in %.1f s)" % (
+        size_name(lines), variant, os.path.getsize(run) // 10**6, time.perf_counter() - started), flush=True)
+    found = tools(qrels, run, trec_evals, variant, pytrec)
     times: Dict[str, List[float]] = {name: [] for name, _ in found}
     cpu: Dict[str, List[float]] = {name: [] for name, _ in found}
     memory: Dict[str, float] = {name: 0.0 for name, _ in found}
@@ -176,14 +226,15 @@ def bench_size(folder: str, qrels: str, lines: int, repeats: int, trec_eval: Opt
     for name, (wall, peak, seconds) in result.items():
         print("%-20s %10.2f %10.2f %10.0f   %s" % (name, wall, seconds, peak,
                                                    " ".join("%.2f" % t for t in times[name])))
+    peers = ["pytrec_eval"] + [name for name, _ in trec_evals]
     for ours in ("runscore trec_eval", "runscore score"):
-        for peer in ("pytrec_eval", "trec_eval"):
-            if peer in result:
+        for peer in peers:
+            if peer in result and ours in result:
                 print("%s / %s: wall time %.2f x, cpu time %.2f x, memory %.2f x" % (
                     ours, peer, result[ours][0] / result[peer][0], result[ours][2] / result[peer][2],
                     result[ours][1] / result[peer][1]))
     ours = summary_values(outputs["runscore trec_eval"])
-    for peer in ("pytrec_eval", "trec_eval"):
+    for peer in peers:
         if peer in outputs:
             theirs = summary_values(outputs[peer])
             same = all(ours.get(m) == theirs.get(m) for m in MEASURES)
@@ -274,7 +325,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1M,5M,10M", help="run sizes in lines, e.g. 100k,1M (default 1M,5M,10M)")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each tool per size (default 3)")
-    parser.add_argument("--trec-eval", default=shutil.which("trec_eval"), help="a trec_eval binary (default: PATH)")
+    parser.add_argument("--trec-eval", default=None, help="a trec_eval binary (default: trec_eval 9.0.8 built from "
+                        "../shared, default and -O2 builds, else trec_eval on PATH)")
+    parser.add_argument("--variants", default="clean,space,long", help="forms of the run (default clean,space,long)")
+    parser.add_argument("--pytrec-up-to", default="10M", help="run pytrec_eval for sizes up to this (default 10M)")
     parser.add_argument("--keep", help="write the generated files to this folder and keep them")
     parser.add_argument("--exact-up-to", default="1M", help="also compare every per-topic value of the fast path "
                         "with the exact path for sizes up to this (default 1M; 0 = never)")
@@ -292,24 +346,46 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.only == "memory":
             return 0
     if args.trec_eval:
-        print("trec_eval binary: %s" % args.trec_eval)
+        trec_evals = [("trec_eval", args.trec_eval)]
     else:
-        print("trec_eval binary: none on PATH (give one with --trec-eval); ratios are to pytrec-eval-terrier only")
+        trec_evals = shared_trec_eval() or ([("trec_eval", shutil.which("trec_eval"))] if shutil.which("trec_eval")
+                                            else [])
+    for name, path in trec_evals:
+        print("%s binary: %s" % (name, path))
+    if not trec_evals:
+        print("trec_eval binary: none (give one with --trec-eval); ratios are to pytrec-eval-terrier only")
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     folder = args.keep or tempfile.mkdtemp(prefix="runscore-bench-")
     os.makedirs(folder, exist_ok=True)
     try:
         qrels = os.path.join(folder, "bench.qrels")
         write_qrels(qrels)
         exact_limit = parse_size(args.exact_up_to)
-        results = {lines: bench_size(folder, qrels, lines, args.repeats, args.trec_eval, env, lines <= exact_limit)
-                   for lines in sizes}
-        print("\n== growth")
-        ordered = sorted(results)
+        pytrec_limit = parse_size(args.pytrec_up_to)
+        results = {}
+        for lines in sizes:
+            for variant in variants:
+                results[lines, variant] = bench_size(folder, qrels, lines, args.repeats, trec_evals, env,
+                                                     lines <= exact_limit and variant == "clean", variant,
+                                                     lines <= pytrec_limit)
+        print("\n== growth (clean runs)")
+        ordered = sorted(lines for lines, variant in results if variant == "clean")
         for small, big in zip(ordered, ordered[1:]):
-            for name in results[small]:
+            for name in results[small, "clean"]:
                 print("%-20s %s -> %s: wall time x %.2f, cpu time x %.2f (lines x %.1f)" % (
-                    name, size_name(small), size_name(big), results[big][name][0] / results[small][name][0],
-                    results[big][name][2] / results[small][name][2], big / small))
+                    name, size_name(small), size_name(big), results[big, "clean"][name][0] /
+                    results[small, "clean"][name][0], results[big, "clean"][name][2] /
+                    results[small, "clean"][name][2], big / small))
+        print("\n== cliffs: each form against the clean run of its size (issue 19: within 1.5 x)")
+        for (lines, variant), result in sorted(results.items()):
+            clean = results.get((lines, "clean"))
+            if variant == "clean" or clean is None:
+                continue
+            for name in ("runscore trec_eval", "runscore score"):
+                if name in result and name in clean:
+                    print("%-20s %s %-6s wall time x %.2f, cpu time x %.2f, memory x %.2f" % (
+                        name, size_name(lines), variant, result[name][0] / clean[name][0],
+                        result[name][2] / clean[name][2], result[name][1] / clean[name][1]))
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)

@@ -28,112 +28,187 @@ def _values(out):
 
 # ------------------------------------------------------------------------------------------- bad input ---
 
-# (run file content, expected stderr line for the run file, or None for the qrels case below)
-BAD_RUNS = [
-    ("1 Q0 A 1 0.5\n", ":1: error: malformed line: 5 field(s), expected at least 6: qid iter docno rank sim run_id"),
-    ("1 Q0 A 1 abc r1\n", ":1: error: score (field 5) 'abc' is not a number"),
-    ("1 Q0 A 1 0x10 r1\n", ":1: error: score (field 5) '0x10' is not a number"),
-    ("1 Q0 A 1 nan r1\n", ":1: error: score (field 5) 'nan' is not a number"),
-    ("1 Q0 A 1 1e999 r1\n", ":1: error: score (field 5) '1e999' is out of range for a double"),
-    ("1 Q0 A 1 0.5 r1\n\n1 Q0 A 2 0.4 r1\n", ":3: error: duplicate docno A in topic 1 (first seen at line 1)"),
-    ("# comment\n1 Q0 A 1 0.5 r1\n", ":1: error: malformed line: 2 field(s), expected at least 6: qid iter docno "
-                                     "rank sim run_id"),
-    (b"1 Q0 \xff 1 0.5 r1\n", ":1: error: file is not valid UTF-8 (byte 0xff at offset 5); save it as UTF-8"),
-    ("", ": error: the run has no result lines"),
+# What trec_eval reads silently: a warning by default (same output as trec_eval), an error with --strict (exit 1).
+# (run file content, the message after "RUN:LINE: warning|error: ")
+DUBIOUS_RUNS = [
+    ("1 Q0 A 1 abc r1\n", ":1: %s: score (field 5) 'abc' is not a decimal number; trec_eval reads it as 0"),
+    ("1 Q0 A 1 0x10 r1\n", ":1: %s: score (field 5) '0x10' is not a decimal number; trec_eval reads it as 16"),
+    ("1 Q0 A 1 nan r1\n", ":1: %s: score (field 5) 'nan' is not a decimal number; trec_eval reads it as nan"),
+    ("1 Q0 A 1 1e999 r1\n", ":1: %s: score (field 5) '1e999' is out of range for a float (trec_eval 9.0.8); "
+                            "trec_eval reads it as inf"),
+    ("1 Q0 A 1 1e39 r1\n", ":1: %s: score (field 5) '1e39' is out of range for a float (trec_eval 9.0.8); "
+                           "trec_eval reads it as inf"),
+    ("\xef\xbb\xbf9 Q0 A 1 0.5 r1\n2 Q0 D 1 1 r1\n", ":1: %s: the file starts with a UTF-8 byte order mark: trec_eval keeps it "
+                                      "as part of the first topic id"),
 ]
 
 
-@pytest.mark.parametrize("content,message", BAD_RUNS)
-def test_bad_run_is_reported_with_its_physical_line_and_exit_1(tmp_path, capsys, content, message):
+@pytest.mark.parametrize("content,message", DUBIOUS_RUNS)
+def test_what_trec_eval_reads_silently_is_a_warning_or_with_strict_an_error(tmp_path, capsys, content, message):
     q, r = _files(tmp_path)
-    (tmp_path / "run").write_bytes(content if isinstance(content, bytes) else content.encode())
+    (tmp_path / "run").write_bytes(content.encode("latin-1"))
     code, out, err = _call(capsys, q, r)
+    assert code == 0 and out
+    assert r + message % "warning" in err.splitlines()
+    code, out, err = _call(capsys, "--strict", q, r)
     assert (code, out) == (1, "")
-    assert r + message in err.splitlines()
+    assert r + message % "error" in err.splitlines()
 
 
-def test_every_run_error_is_listed_at_once(tmp_path, capsys):
-    q, r = _files(tmp_path, run="1 Q0 A 1 x r1\n1 Q0 B 2\n1 Q0 C 3 0.2 r1\n1 Q0 C 4 0.1 r1\n")
-    code, _out, err = _call(capsys, q, r)
+@pytest.mark.parametrize("content,trec_eval_line,detail", [
+    ("1 Q0 A 1 0.5\n", "trec_eval.get_results: Malformed line 1",
+     ":1: error: a run line has at least 6 fields (qid iter docno rank sim run_id), this one has 5"),
+    ("\n1 Q0 A 1 0.5 r1\n\n1 Q0 B\n", "trec_eval.get_results: Malformed line 2",
+     ":4: error: a run line has at least 6 fields (qid iter docno rank sim run_id), this one has 3"),
+    ("", "trec_eval.get_results: Cannot read results file '%s'", ": error: the run file is empty"),
+])
+def test_a_run_trec_eval_refuses_exits_2_with_its_message_and_the_physical_line(tmp_path, capsys, content,
+                                                                                 trec_eval_line, detail):
+    q, r = _files(tmp_path, run=content)
+    code, out, err = _call(capsys, q, r)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [trec_eval_line.replace("%s", r), "trec_eval: Quit in file '%s'" % r, r + detail]
+
+
+def test_strict_lists_every_problem_of_the_run_at_once(tmp_path, capsys):
+    q, r = _files(tmp_path, run="1 Q0 A 1 x r1\n1 Q0 C 3 0.2 r1\n1 Q0 C 4 0.1 r1\n1 Q0 B 2 1.5x r1\n")
+    code, _out, err = _call(capsys, "--strict", q, r)
     assert code == 1
-    assert [line.split(": error:")[0] for line in err.splitlines()] == [r + ":1", r + ":2", r + ":4"]
+    assert [line.split(": error:")[0] for line in err.splitlines()] == [r + ":1", r + ":3", r + ":4"]
+
+
+def test_duplicates_error_where_trec_eval_checks_them_and_warn_elsewhere(tmp_path, capsys):
+    q, r = _files(tmp_path, run="1 Q0 A 1 0.5 r1\n1 Q0 A 2 0.4 r1\n")
+    code, out, err = _call(capsys, q, r)
+    assert (code, out) == (4, "")
+    assert err.splitlines() == [r + ":2: warning: duplicate docno A in topic 1 (first seen at line 1)",
+                                "trec_eval.form_res_qrels: duplicate docs Atrec_eval: Can't calculate measure "
+                                "'num_ret'", r + ":2: error: duplicate docno A in topic 1 (first seen at line 1)"]
+    # Beyond -M, trec_eval does not look: same output with a warning, and --strict refuses the run.
+    q, r = _files(tmp_path, run="1 Q0 A 1 0.5 r1\n1 Q0 B 2 0.4 r1\n1 Q0 A 3 0.1 r1\n")
+    assert _call(capsys, "-M2", "-mnum_ret", q, r) == (
+        0, "num_ret               \tall\t2\n", r + ":3: warning: duplicate docno A in topic 1 (first seen at line 1)\n")
+    code, _out, err = _call(capsys, "--strict", "-M2", q, r)
+    assert code == 1 and err == r + ":3: error: duplicate docno A in topic 1 (first seen at line 1)\n"
 
 
 def test_keep_first_duplicate_turns_the_error_into_a_warning(tmp_path, capsys):
     q, r = _files(tmp_path, run="1 Q0 A 1 0.5 r1\n1 Q0 B 2 0.9 r1\n1 Q0 A 3 2.0 r1\n")
     code, out, err = _call(capsys, "--keep-first-duplicate", "-q", "-mrelstring", q, r)
     assert code == 0
-    assert err == r + ":3: warning: duplicate docno A in topic 1 (first seen at line 1; this line is ignored)\n"
+    assert err == r + ":3: warning: duplicate docno A in topic 1 (first seen at line 1); this line is ignored\n"
     assert _values(out)[("relstring", "1")] == "'01'"   # B (0.9) before A (0.5, its first score)
 
 
 def test_comment_lines_count_as_lines_in_10_mode(tmp_path, capsys):
-    """trec_eval numbers "Malformed line" without comments; we give the physical line (here 3, not 2)."""
+    """trec_eval numbers "Malformed line" without comments (2); we add the physical line (3)."""
     q, r = _files(tmp_path, run="# header\n1 Q0 A 1 0.5 r1\n1 Q0 B 2\n")
     code, _out, err = _call(capsys, "--v10", q, r)
-    assert code == 1
-    assert err.startswith(r + ":3: error: malformed line")
+    assert code == 2
+    assert err.splitlines()[0] == "trec_eval.get_results: Malformed line 2"
+    assert err.splitlines()[2].startswith(r + ":3: error: a run line has at least 6 fields")
 
 
 BAD_QRELS = [
-    ("1 0 A\n", ":1: error: qrels line has 3 fields, expected 4: topic iter docno grade"),
-    ("1 0 A 1\n1 0 A 0\n", ":2: error: duplicate judgement of document A for topic 1"),
-    ("1 0 A 1\n1 0 B x\n", ":2: error: grade 'x' is not an integer"),
-    ("\n", ": error: the qrels file has no judgements"),
+    ("1 0 A\n", 2, ["trec_eval.get_qrels: Malformed line 1", "trec_eval: Quit in file '%s'",
+                    "%s:1: error: a qrels line has exactly 4 fields (qid iter docno rel), this one has 3"]),
+    ("1 0 A 1\n\n", 2, ["trec_eval.get_qrels: Malformed line 2", "trec_eval: Quit in file '%s'",
+                        "%s:2: error: a qrels line has exactly 4 fields (qid iter docno rel), this one has 0"]),
+    ("1 0 A 1 x\n", 2, ["trec_eval.get_qrels: Malformed line 1", "trec_eval: Quit in file '%s'",
+                        "%s:1: error: a qrels line has exactly 4 fields (qid iter docno rel), this one has 5"]),
+    ("1 0 A 1\n1 0 A 0\n", 4, ["trec_eval.form_res_rels: duplicate docs A", "trec_eval: Can't calculate measure "
+                              "'num_ret'", "%s:2: error: duplicate judgement of A in topic 1 (first at line 1)"]),
+    ("", 2, ["trec_eval.get_qrels: Cannot read qrels file '%s'", "trec_eval: Quit in file '%s'",
+             "%s: error: the qrels file is empty"]),
 ]
 
 
-@pytest.mark.parametrize("content,message", BAD_QRELS)
-def test_bad_qrels_is_the_organisers_error_exit_2(tmp_path, capsys, content, message):
+@pytest.mark.parametrize("content,code,lines", BAD_QRELS)
+def test_bad_qrels_exit_as_trec_eval_with_its_message(tmp_path, capsys, content, code, lines):
     q, r = _files(tmp_path, qrels=content)
-    code, out, err = _call(capsys, q, r)
-    assert (code, out) == (2, "")
-    assert err.splitlines() == [q + message]
+    got, out, err = _call(capsys, q, r)
+    assert (got, out) == (code, "")
+    assert err.splitlines() == [line.replace("%s", q) for line in lines]
+
+
+def test_a_grade_atol_reads_is_a_warning_or_with_strict_exit_2(tmp_path, capsys):
+    q, r = _files(tmp_path, qrels="1 0 A 1.5\n1 0 B x\n")
+    code, out, err = _call(capsys, "-mnum_rel", q, r)
+    assert (code, out) == (0, "num_rel               \tall\t1\n")       # 1.5 -> 1, x -> 0
+    assert err.splitlines() == [q + ":1: warning: grade (field 4) '1.5' is not an integer; trec_eval reads it as 1",
+                                q + ":2: warning: grade (field 4) 'x' is not an integer; trec_eval reads it as 0"]
+    assert _call(capsys, "--strict", q, r)[:2] == (2, "")
 
 
 USAGE_ERRORS = [
     (["-m", "mapp"], "illegal measure 'mapp'; did you mean map or gm_map?"),
     (["-m", "ndcg_cutt"], "illegal measure 'ndcg_cutt'; did you mean ndcg_cut or ndcg?"),
-    (["-m", "P.0"], "illegal measure 'P.0': cutoffs of P must be positive, got '0'"),
-    (["-m", "P.5,5"], "illegal measure 'P.5,5': duplicate cutoffs in '5,5' for P"),
     (["-m", "P."], "improper measure in parameter 'P.': nothing after the dot"),
-    (["-m", "ndcg.1"], "illegal measure 'ndcg.1': malformed pair parameters '1' for ndcg: expected level=gain,..."),
-    (["-m", "map.5"], "illegal measure 'map.5': measure map takes no parameters"),
-    (["-m", "utility.1,2"], "illegal measure 'utility.1,2': utility takes exactly 4 parameters, got 2"),
     (["-m", "unj"], "illegal measure 'unj' (a trec_eval 10.0 measure: add --v10)"),
     (["-m", "all_prefs"], "trec_eval measure 'all_prefs' is not supported by runscore (see docs/trec_eval.md)"),
     (["-R", "prefs"], "rel_info formats other than qrels (prefs, qrels_jg) is not supported by runscore trec_eval"),
     (["-Z", "z"], "z-scores (-Z) is not supported by runscore trec_eval"),
     (["-x"], "unknown option -x"),
     (["--bogus"], "unknown option --bogus"),
-    (["-M", "ten"], "option -M needs an integer, got 'ten'"),
-    (["-M-1"], "-M needs a number >= 0, got -1"),
+    (["-M-1"], "-M needs a number >= 0, got -1 (trec_eval would print num_ret -1)"),
     (["-V", "8"], "-V takes 9 (trec_eval 9.0.8, default) or 10 (trec_eval 10.0), got '8'"),
 ]
 
 
 @pytest.mark.parametrize("options,message", USAGE_ERRORS)
-def test_bad_usage_exit_2_with_message(tmp_path, capsys, options, message):
+def test_bad_usage_exits_1_as_trec_eval_with_message(tmp_path, capsys, options, message):
     q, r = _files(tmp_path)
     code, out, err = _call(capsys, *(options + [q, r]))
-    assert (code, out) == (2, "")
-    assert err.splitlines()[0] == "runscore trec_eval: error: " + message
+    assert (code, out) == (1, "")
+    assert "runscore trec_eval: error: " + message in err.splitlines()
+
+
+@pytest.mark.parametrize("spec,code,lines", [
+    ("P.0", 2, ["trec_eval: cutoffs of P must be positive, got '0'", "trec_eval: Cannot initialize measure 'P'"]),
+    ("P.5,5", 2, ["trec_eval: duplicate cutoffs in '5,5' for P", "trec_eval: Cannot initialize measure 'P'"]),
+    ("ndcg.1", 2, ["trec_eval: malformed pair parameters '1' for ndcg: expected level=gain,...",
+                   "trec_eval: Cannot initialize measure 'ndcg'"]),
+    ("utility.1,2", 4, ["trec_eval.calc_utility: improper number of coefficients",
+                        "trec_eval: Can't calculate measure 'utility'", "%s: error: utility takes 4 coefficients, got 2"]),
+    ("map.5", 0, ["runscore trec_eval: warning: measure map takes no parameters; trec_eval ignores '5'"]),
+])
+def test_measure_parameters_fail_as_in_trec_eval(tmp_path, capsys, spec, code, lines):
+    """Bad parameters of a known measure: trec_eval's "Cannot initialize measure" (exit 2) or, for utility, its
+    failure on the first topic (exit 4); parameters of a measure without any are ignored (with a warning)."""
+    q, r = _files(tmp_path)
+    got, out, err = _call(capsys, "-m", spec, q, r)
+    assert got == code and (out != "") == (code == 0)
+    assert err.splitlines() == [line.replace("%s", r) for line in lines]
+
+
+def test_option_numbers_are_read_with_atol(tmp_path, capsys):
+    q, r = _files(tmp_path)
+    code, out, err = _call(capsys, "-M", "1.9", "-mnum_ret", q, r)
+    assert (code, out) == (0, "num_ret               \tall\t2\n")
+    assert err == "runscore trec_eval: warning: option -M '1.9' is not an integer; trec_eval reads it as 1\n"
+    assert _call(capsys, "--strict", "-M", "1.9", q, r)[:2] == (1, "")
 
 
 def test_missing_files_and_wrong_argument_count(tmp_path, capsys):
     q, r = _files(tmp_path)
     missing = str(tmp_path / "nope")
-    assert _call(capsys, q, missing)[::2] == (2, missing + ": error: cannot read run file: No such file or directory\n")
-    assert _call(capsys, missing, r)[::2] == (2, missing + ": error: cannot read file: No such file or directory\n")
+    assert _call(capsys, q, missing)[::2] == (2, "trec_eval.get_results: Cannot read results file '%s'\n"
+                                                 "trec_eval: Quit in file '%s'\n%s: error: cannot read the run "
+                                                 "file: No such file or directory\n" % (missing, missing, missing))
+    assert _call(capsys, missing, r)[::2] == (2, "trec_eval.get_qrels: Cannot read qrels file '%s'\n"
+                                                 "trec_eval: Quit in file '%s'\n%s: error: cannot read the qrels "
+                                                 "file: No such file or directory\n" % (missing, missing, missing))
     code, _out, err = _call(capsys, q)
-    assert code == 2 and "expected two files, QRELS and RUN, got 1 argument(s)" in err
+    assert code == 1 and "expected two files, QRELS and RUN, got 1 argument(s)" in err
 
 
-def test_no_topic_in_common_is_an_error(tmp_path, capsys):
+def test_no_topic_in_common_exits_7(tmp_path, capsys):
     q, r = _files(tmp_path, run="9 Q0 A 1 0.5 r1\n")
-    code, _out, err = _call(capsys, q, r)
-    assert code == 1
-    assert err == r + ": error: no topic of the run is in the qrels (nothing to evaluate)\n"
+    for options in ([], ["-c"]):            # 9.0.8 exits 7 with -c too
+        code, _out, err = _call(capsys, *(options + [q, r]))
+        assert code == 7
+        assert err == "trec_eval: No queries with both results and relevance info\n" + r + \
+            ": error: no topic of the run is in the qrels (nothing to evaluate)\n"
 
 
 # ------------------------------------------------------------------------------------------ option syntax ---
@@ -191,8 +266,8 @@ def test_missing_topic_v9_ignored_v10_error_and_with_c_printed_only_in_v10(tmp_p
     code, out, _ = _call(capsys, "-mnum_q", q, r)
     assert (code, out) == (0, "num_q                 \tall\t1\n")
     code, out, err = _call(capsys, "--v10", "-mnum_q", q, r)
-    assert (code, out) == (1, "")
-    assert "topic 2 of the qrels has no lines in the run" in err
+    assert (code, out) == (4, "")
+    assert err.splitlines()[0] == "trec_eval: result qid '2' not found in qrels"
     code, out, _ = _call(capsys, "-c", "-q", "-mnum_ret", "-mnum_q", q, r)
     assert out.splitlines() == ["num_ret               \t1\t1", "num_q                 \tall\t2",
                                 "num_ret               \tall\t1"]
@@ -222,7 +297,7 @@ def test_comments_only_in_10(tmp_path, capsys):
     q, r = _files(tmp_path, qrels="# judged\n1 0 A 1\n", run="# run\n1 Q0 A 1 0.5 r1\n")
     assert _call(capsys, "--v10", "-mnum_rel_ret", q, r)[:2] == (0, "num_rel_ret           \tall\t1\n")
     code, _out, err = _call(capsys, "-mnum_rel_ret", q, r)
-    assert code == 2 and ":1: error: qrels line has 2 fields" in err
+    assert code == 2 and err.splitlines()[0] == "trec_eval.get_qrels: Malformed line 1"
 
 
 def test_interpolation_rule_follows_the_version(tmp_path, capsys):
@@ -239,7 +314,8 @@ def test_interpolation_rule_follows_the_version(tmp_path, capsys):
 
 
 def test_odd_measure_parameters_never_raise(tmp_path, capsys):
-    """Seeded fuzz of `-m name.params` with flags: every call ends with exit 0 or 2 and never a traceback."""
+    """Seeded fuzz of `-m name.params` with flags: every call ends with one of trec_eval's exit codes and never a
+    traceback (test_trec_eval_differential.py compares parameter forms with the real binaries)."""
     import random
     from runscore.measures.trec import PAIR_PARAMS, REGISTRY
     q, r = _files(tmp_path, qrels=QRELS + "1 0 E -1\n2 0 F 5\n", run=RUN + "3 Q0 D 1 1.0 r1\n")
@@ -255,7 +331,56 @@ def test_odd_measure_parameters_never_raise(tmp_path, capsys):
             params = ",".join(rng.choice(numbers) for _ in range(rng.randint(1, 4)))
         flags = rng.sample(["-c", "--v10", "-l2", "-M1", "-J", "-l0", "--full-precision"], rng.randint(0, 3))
         code, out, err = _call(capsys, *(["-q", "-m", name + "." + params] + flags + [q, r]))
-        assert code in (0, 2), (name, params, flags, err)
+        assert code in (0, 1, 2, 4), (name, params, flags, err)
         assert "Traceback" not in err
         codes.add(code)
-    assert codes == {0, 2}
+    assert {0, 2} <= codes
+
+
+# ------------------------------------------------------------------ choices where trec_eval misbehaves ---
+
+def test_v10_qrels_comments_are_what_10_0_means_not_what_it_does(tmp_path, capsys):
+    """trec_eval 10.0 reads a second comment line in a row as data, an indented comment as topic '#', and reads
+    past its buffer on a comment as the last line; --v10 treats all three as comments (docs/trec_eval.md)."""
+    qrels = "# first\n# second in a row\n  # indented\n1 0 A 1\n1 0 B 0\n# last line\n"
+    q, r = _files(tmp_path, qrels=qrels, run="1 Q0 A 1 0.5 r1\n1 Q0 B 2 0.4 r1\n")
+    code, out, err = _call(capsys, "--v10", "-q", "-mnum_rel", "-mnum_q", q, r)
+    assert (code, err) == (0, "")
+    assert out.splitlines() == ["num_rel               \t1\t1", "num_q                 \tall\t1",
+                                "num_rel               \tall\t1"]
+    import trec_eval_peer
+    peer, why = trec_eval_peer.binary("10.0")
+    if peer is None:
+        pytest.skip(why)
+    # The real 10.0 on the first two lines alone: the second comment is "Malformed line 1" (4 words: data).
+    (tmp_path / "qrels").write_text("# first\n# second in a row\n1 0 A 1\n")
+    assert trec_eval_peer.run_peer(peer, ["-mnum_rel", q, r], str(tmp_path))[1] == 2
+
+
+def test_a_nan_score_is_a_warning_and_ranks_below_every_number(tmp_path, capsys):
+    """trec_eval's comparator is not an order with NaN (its result depends on the C library's qsort); runscore
+    ranks NaN last and says so."""
+    q, r = _files(tmp_path, qrels="1 0 A 1\n1 0 B 0\n", run="1 Q0 A 1 nan r1\n1 Q0 B 2 -5 r1\n")
+    code, out, err = _call(capsys, "-q", "-mrelstring", q, r)
+    assert code == 0
+    assert _values(out)[("relstring", "1")] == "'01'"       # B (-5) before A (nan)
+    assert "score (field 5) 'nan' is not a decimal number; trec_eval reads it as nan" in err
+
+
+def test_running_out_of_memory_is_a_message_and_exit_2(tmp_path, monkeypatch, capsys):
+    """The line-by-line reader holds about ten times the file (issue 16: a 505 MB run raised MemoryError): a
+    message and trec_eval's exit code for files, no traceback and no partial output."""
+    from runscore.commands import trec_eval as command
+
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n")
+    run.write_text("1 Q0 a 1 0.5 r\n")
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(command, "_exact", exhausted)
+    code = command.run(["-q", str(qrels), str(run)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "not enough memory to evaluate %s" % run in captured.err

@@ -105,12 +105,13 @@ def test_every_fixture_output_is_either_tested_or_listed_unsupported():
 
 @pytest.mark.parametrize("name", sorted(UNSUPPORTED))
 def test_unsupported_fixture_commands_fail_with_a_usage_error(capsys, name):
-    """The unsupported commands' options are refused (exit 2) with a message, never a wrong output."""
+    """The unsupported commands' options are refused (exit 1, trec_eval's usage code) with a message, never a
+    wrong output."""
     base = shared_path("data", "trec_eval")
     argv = {"out.test.prefs": ["-m", "all_prefs", "-R", "prefs", "prefs.test", "prefs.results.test"],
             "out.test.qrels_prefs": ["-m", "all_prefs", "-R", "qrels_prefs", "qrels.test", "results.test"],
             "out.test.qrels_jg": ["-m", "qrels_jg", "-R", "qrels_jg", "qrels.123", "results.test"],
             "out.test.aqZ": ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]}[name]
     argv = [os.path.join(base, a) if os.path.exists(os.path.join(base, a)) else a for a in argv]
-    assert trec_eval.run(argv) == 2
+    assert trec_eval.run(argv) == 1
     assert "not supported" in capsys.readouterr().err

@@ -13,6 +13,7 @@ import random
 
 import pytest
 
+from runscore.commands.trec_eval_files import Qrels
 from runscore.commands.trec_eval import Settings, evaluate, select_measures
 from runscore.measures.trec import MIN_GEO_MEAN
 from runscore.ranking.rankeval import TopicRun
@@ -76,9 +77,11 @@ def _ours(qrels, run, level, measures):
         topic = trec_run.topics.setdefault(qid, TopicRun())
         for line, (docno, score) in enumerate(scores.items(), 1):
             topic.add(docno, score, line)
+    judged = Qrels()
+    for qid, grades in qrels.items():
+        judged.topics[qid] = [(docno, grade, line) for line, (docno, grade) in enumerate(grades.items(), 1)]
     names, params = select_measures(measures, v10=False)
-    per_topic, _printed = evaluate(settings, qrels, trec_run, names, params, "run")
-    return per_topic
+    return evaluate(settings, judged, trec_run, names, params, "run", []).values
 
 
 @pytest.mark.parametrize("block", range(8))

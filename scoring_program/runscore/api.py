@@ -209,6 +209,7 @@ def trec_eval(qrels: Any, run: Any, measures: Optional[Sequence[str]] = None, co
     (--v10). run_id: the runid of a run given as a dict or DataFrame (a file's is its last line's tag).
     """
     from .commands import trec_eval as command
+    from .commands.trec_eval_files import TrecEvalFailure
 
     argv = _trec_argv(measures, complete, level, max_docs, judged_only, num_docs_in_coll, version,
                       keep_first_duplicate)
@@ -224,8 +225,8 @@ def trec_eval(qrels: Any, run: Any, measures: Optional[Sequence[str]] = None, co
             run_id = file_run_id
         else:
             per_topic, printed = _trec_eval_memory(command, settings, qrels, run, names, params, warnings)
-    except command._RunProblem as exc:
-        raise RunError(str(exc).split(": error: ", 1)[-1], str(exc).split(": error: ", 1)[0])
+    except TrecEvalFailure as exc:          # what trec_eval would stop on (the command's exit 4 or 7)
+        raise RunError(exc.detail.split(": error: ", 1)[-1], exc.detail.split(": error: ", 1)[0])
     if not per_topic:
         raise RunError("no topic of the run is in the qrels (nothing to evaluate)", "run")
     return {"all": _summary(command, names, per_topic, params, run_id),
@@ -234,10 +235,12 @@ def trec_eval(qrels: Any, run: Any, measures: Optional[Sequence[str]] = None, co
 
 
 def _trec_eval_files(command, settings, qrels_path, run_path, names, params, warnings):
-    """commands.trec_eval._run's reading: the fast path for a big clean run, else the exact readers."""
-    fast = fastpath.trec_eval(settings, qrels_path, run_path, names, params, command._RunProblem)
+    """The fast path for a big clean run (as `runscore trec_eval`), else the strict exact readers; the values of
+    both are the in-memory evaluation's (every qrels topic with -c, a missing one as an empty ranking)."""
+    fast = None if settings.complete else fastpath.trec_eval(settings, qrels_path, run_path, names, params)
     if fast is not None:
-        return fast
+        evaluation, run_id = fast
+        return evaluation.values, evaluation.printed, run_id
     from .ranking.qrels import parse_qrels_text
     from .textfile import read_text
     from .ranking.trec_format import read_trec_run
@@ -252,7 +255,8 @@ def _trec_eval_files(command, settings, qrels_path, run_path, names, params, war
     except OSError as exc:
         raise ConfigError("cannot read run file: %s" % exc.strerror, run_path)
     _raise_or_warn(diags, warnings)
-    per_topic, printed = command.evaluate(settings, qrels, run_data, names, params, run_path)
+    run = {qid: dict(zip(topic.docnos, topic.scores)) for qid, topic in run_data.topics.items()}
+    per_topic, printed = _trec_eval_memory(command, settings, qrels, run, names, params, warnings)
     return per_topic, printed, run_data.run_id
 
 

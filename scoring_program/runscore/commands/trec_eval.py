@@ -6,9 +6,10 @@ Options follow trec_eval's own syntax (getopt: `-mP.5,10`, `-m P.5,10`, `-M100`,
 bad input is reported as `FILE:LINE: error: message` (exit 1 for the run, 2 for the qrels or usage).
 """
 import difflib
-import io
 import math
+import re
 import sys
+from collections import OrderedDict
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -16,12 +17,15 @@ import numpy as np
 from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
 from ..measures.names import ir_measures_to_trec_eval
-from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, REGISTRY, V10_ONLY, TrecOptions,
-                             summarise)
-from ..ranking.qrels import parse_qrels_text
-from ..ranking.rankeval import evaluate_topic_run
-from ..textfile import read_text
-from ..ranking.trec_format import read_trec_run
+from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, PAIR_PARAMS, REGISTRY,
+                             V10_ONLY, Params, TrecOptions, c_atof, evaluate_topic)
+from ..ranking.label import judge_ranking
+from ..ranking.qrels import MAX_GRADE
+from ..ranking.rankeval import TopicRun, ranked_docnos
+from .trec_eval_files import Note, TrecEvalFailure, c_atol, read_qrels, read_run
+
+EXIT_USAGE = 1      # trec_eval's exit code for a bad command line (and an illegal measure)
+EXIT_FILES = 2      # trec_eval's exit code for a file it cannot read or use
 
 NAME = "trec_eval"
 HELP = "trec_eval-compatible evaluation: runscore trec_eval [-q] [-c] [-M N] [-l N] [-m MEASURE]... QRELS RUN"
@@ -49,7 +53,7 @@ LONG_OPTIONS = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure"
                 "Judged_docs_only": "J", "Number_docs_in_coll": "N", "Max_retrieved_per_topic": "M",
                 "Rel_info_format": "R", "Results_format": "T", "Output_old_results_format": "o",
                 "Zscore": "Z", "v10": "V10", "full-precision": "FULL",
-                "keep-first-duplicate": "DUP"}
+                "keep-first-duplicate": "DUP", "strict": "STRICT"}
 
 USAGE = """usage: runscore trec_eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-m MEASURE[.PARAMS]]...
                           [--v10 | -V 9|10] QRELS RUN
@@ -61,16 +65,18 @@ USAGE = """usage: runscore trec_eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N 
                  missing from the run is an error without -c and printed with -c -q, all_trec adds rbp,
                  rbp_resid, unj.  Default: trec_eval 9.0.8 (scores read as C float).
   --full-precision  print values with %.17g instead of %6.4f (runscore extension)
-  --keep-first-duplicate  a repeated docno of a topic is a warning and its first line counts (default: error)
+  --keep-first-duplicate  a repeated docno of a topic is a warning and its first line counts
+  --strict  what trec_eval reads silently (a score `abc` read as 0, a grade `1.5` read as 1, a byte order
+            mark kept in a topic id, a duplicate docno it does not check) is an error instead of a warning
 RUN may be '-' for standard input. See docs/trec_eval.md."""
 
 
 class _Usage(ConfigError):
-    """Bad command line (exit 2)."""
+    """Bad command line (exit 1, as trec_eval); `trec_eval_line` is what trec_eval itself prints, if known."""
 
-
-class _RunProblem(Exception):
-    """The run cannot be evaluated as a whole, e.g. nothing in common with the qrels (exit 1)."""
+    def __init__(self, message: str, trec_eval_line: str = ""):
+        super().__init__(message)
+        self.trec_eval_line = trec_eval_line
 
 
 def _parse_argv(argv: Sequence[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
@@ -97,6 +103,8 @@ def _parse_argv(argv: Sequence[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
                 opts.append(("F", ""))
             elif letter == "DUP":
                 opts.append(("K", ""))
+            elif letter == "STRICT":
+                opts.append(("S", ""))
             elif letter in SHORT_WITH_ARG:
                 if not eq:
                     if i >= len(args):
@@ -129,11 +137,14 @@ def _parse_argv(argv: Sequence[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
     return opts, positional
 
 
-def _int_arg(letter: str, value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise _Usage("option -%s needs an integer, got %r" % (letter, value))
+def _int_arg(letter: str, value: str, notes: List[str]) -> int:
+    """trec_eval reads -l, -M and -N with atol (`1.5` -> 1, `abc` -> 0): the same, with a note when the
+    text is not an integer."""
+    text = value.encode("utf-8", "surrogateescape")
+    number = c_atol(text.lstrip(b" \t\n\v\f\r"))
+    if not re.fullmatch(rb"\s*[+-]?\d+", text):
+        notes.append("option -%s %r is not an integer; trec_eval reads it as %d" % (letter, value, number))
+    return number
 
 
 class Settings:
@@ -153,6 +164,9 @@ class Settings:
         self.version = False
         self.full_precision = False   # runscore extension: %.17g instead of %6.4f
         self.keep_first_duplicate = False   # runscore extension: a repeated docno is a warning, first line wins
+        self.strict = False     # runscore extension: what trec_eval reads silently is an error
+        self.notes: List[str] = []          # option values trec_eval reads leniently (atol)
+        self.qrels_path = ""
 
 
 def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
@@ -172,17 +186,19 @@ def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
         elif letter == "J":
             s.judged_only = True
         elif letter == "l":
-            s.level = _int_arg(letter, value)
+            s.level = _int_arg(letter, value, s.notes)
         elif letter == "M":
-            s.max_docs = _int_arg(letter, value)
+            s.max_docs = _int_arg(letter, value, s.notes)
         elif letter == "N":
-            s.num_docs_in_coll = _int_arg(letter, value)
+            s.num_docs_in_coll = _int_arg(letter, value, s.notes)
         elif letter == "m":
             s.measure_args.append(value)
         elif letter == "F":
             s.full_precision = True
         elif letter == "K":
             s.keep_first_duplicate = True
+        elif letter == "S":
+            s.strict = True
         elif letter == "V":
             if value not in ("9", "10"):
                 raise _Usage("-V takes 9 (trec_eval 9.0.8, default) or 10 (trec_eval 10.0), got %r" % value)
@@ -195,8 +211,33 @@ def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
     return s, positional
 
 
-def select_measures(measure_args: Sequence[str], v10: bool) -> Tuple[List[str], Dict[str, object]]:
-    """Measures to print in trec_eval's order, and parameters given on the command line (the first wins)."""
+class _InitError(ConfigError):
+    """trec_eval's "Cannot initialize measure" (bad parameters of a known measure): exit 2."""
+
+    def __init__(self, message: str, name: str):
+        super().__init__(message)
+        self.text = message         # two lines (ConfigError's message is clipped to one)
+        self.name = name
+
+
+def _version_pairs(name: str, params: Params, v10: bool) -> Params:
+    """level=gain pairs as each version reads them: 9.0.8 keeps every pair (level by atol) with the gain as a C
+    float; 10.0 skips a pair whose level is not an integer (gain_init.c's valid_int), gains stay doubles."""
+    pairs = []
+    for key, value in params:
+        if name == "rbp" and key == "p":
+            pairs.append((key, value))
+        elif not v10:
+            pairs.append((key, float(np.float32(value))))
+        elif re.fullmatch(r"[+-]?\d+", key):
+            pairs.append((key, value))
+    return Params.of(pairs, params.text)
+
+
+def select_measures(measure_args: Sequence[str], v10: bool,
+                    notes: Optional[List[str]] = None) -> Tuple[List[str], Dict[str, object]]:
+    """Measures to print in trec_eval's order, and parameters given on the command line (the first wins).
+    `notes` receives what trec_eval accepts silently (parameters of a measure that has none)."""
     marked = set()
     params: Dict[str, object] = {}
     all_trec = ("runid", "num_q") + (ALL_TREC_V10 if v10 else ALL_TREC_V9)
@@ -215,8 +256,8 @@ def select_measures(measure_args: Sequence[str], v10: bool) -> Tuple[List[str], 
         if name in ("runid", "num_q"):
             marked.add(name)
             continue
-        if name not in REGISTRY or (name == "unj" and not v10):
-            hint = " (a trec_eval 10.0 measure: add --v10)" if name == "unj" else ""
+        if name not in REGISTRY or (name in V10_ONLY and not v10):
+            hint = " (a trec_eval 10.0 measure: add --v10)" if name in V10_ONLY else ""
             translated = ir_measures_to_trec_eval(arg)      # an ir_measures name: nDCG@10 -> ndcg_cut.10
             if translated is not None and translated.split(".")[0] in REGISTRY:
                 close = [translated]
@@ -224,13 +265,23 @@ def select_measures(measure_args: Sequence[str], v10: bool) -> Tuple[List[str], 
                 close = difflib.get_close_matches(name, list(REGISTRY) + list(NICKNAMES) + ["all_trec"], n=3)
             if close and not hint:
                 hint = "; did you mean %s?" % " or ".join(close)
-            raise _Usage("illegal measure %r%s" % (name, hint))
+            raise _Usage("illegal measure '%s'%s" % (arg, hint), "trec_eval: illegal measure '%s'" % arg)
         marked.add(name)
+        measure = REGISTRY[name]
+        if dot and measure.param_kind is None:
+            if notes is not None:
+                notes.append("measure %s takes no parameters; trec_eval ignores %r" % (name, param_text))
+            continue
         if dot and name not in params:
             try:
-                params[name] = REGISTRY[name].parse_params(param_text)
+                params[name] = measure.parse_params(param_text)
             except ValueError as exc:
-                raise _Usage("illegal measure %r: %s" % (arg, exc))
+                if name == "utility":           # trec_eval fails when it computes it (exit 4), not here
+                    params[name] = Params.of([c_atof(p) for p in param_text.split(",")], param_text)
+                    continue
+                raise _InitError("trec_eval: %s\ntrec_eval: Cannot initialize measure '%s'" % (exc, name), name)
+            if measure.param_kind == PAIR_PARAMS:
+                params[name] = _version_pairs(name, params[name], v10)
     order = ["runid", "num_q"] + list(REGISTRY)
     return [m for m in order if m in marked], params
 
@@ -268,68 +319,173 @@ def topic_lines(qid: str, measures: Sequence[str], values: Dict[str, object], pa
     return out
 
 
-def summary_lines(measures: Sequence[str], per_topic: Dict[str, Dict[str, object]], params: Dict,
-                  run_id: str, full: bool = False) -> List[str]:
+class Evaluation:
+    """What trec_eval's main loop produced: the evaluated topics in its order with their values, the per-topic
+    lines it printed, and what the summary divides by."""
+
+    def __init__(self):
+        self.values: "OrderedDict[str, Dict[str, object]]" = OrderedDict()
+        self.printed: List[str] = []
+        self.denominator = 0            # num_q: the evaluated topics, or every qrels topic with -c
+        self.missing = 0                # 9.0.8 -c: qrels topics averaged as 0 without being evaluated
+        self.complete_num_rel: Optional[int] = None   # -c: num_rel of the summary (qrels lines with rel > 0)
+
+
+BOGUS_DOCNO = "ceci_nest_pas_un_docno"     # trec_eval 10.0's one-document ranking for a missing topic (-c)
+_BOGUS_ZEROED = ("num_ret", "utility", "rbp_resid")
+
+
+def _first_duplicate(docnos: Sequence[str]) -> Optional[str]:
+    """trec_eval's duplicate check: the smallest docno that occurs twice."""
+    ordered = sorted(docnos)
+    for a, b in zip(ordered, ordered[1:]):
+        if a == b:
+            return a
+    return None
+
+
+def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Dict, run_path: str,
+             out: List[str]) -> Evaluation:
+    """trec_eval's main loop on parsed files (trec_eval_files.Qrels, Run). Per-topic lines go to `out` as the
+    topics are evaluated, so a failure (TrecEvalFailure) leaves there what trec_eval printed before it."""
+    options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9",
+                          num_docs_in_coll=settings.num_docs_in_coll, empty_is_nan=True)
+    dtype = np.float64 if settings.v10 else np.float32
+    computed = [m for m in measures if m not in ("runid", "num_q")]
+    result = Evaluation()
+    levels_bound = 0        # form_res_rels' rel_levels array: te_chk_and_malloc's bound, kept across topics
+    if settings.v10:
+        order = sorted(qrels.topics)
+    else:
+        order = [qid for qid in sorted(run.topics) if qid in qrels.topics]
+    for qid in order:
+        topic_run = run.topics.get(qid)
+        bogus = topic_run is None
+        if bogus:
+            if not settings.complete:
+                raise TrecEvalFailure("trec_eval: result qid '%s' not found in qrels\n" % qid, 4,
+                                      "%s: error: topic %s of the qrels has no line in the run (trec_eval 10.0 "
+                                      "stops here; -c scores it as an empty ranking)" % (run_path, qid))
+            topic_run = TopicRun([BOGUS_DOCNO], [1.0], [0])
+        grades = qrels.grades(qid)
+        if "utility" in computed and len(params.get("utility", REGISTRY["utility"].params)) != 4:
+            raise TrecEvalFailure("trec_eval.calc_utility: improper number of coefficients\n"
+                                  "trec_eval: Can't calculate measure 'utility'\n", 4,
+                                  "%s: error: utility takes 4 coefficients, got %d" % (
+                                      run_path, len(params["utility"])))
+        if computed:
+            docnos = ranked_docnos(topic_run, "desc", settings.max_docs, dtype)
+            repeated = _first_duplicate(docnos)
+            if repeated is not None:
+                first = [line for d, line in zip(topic_run.docnos, topic_run.lines) if d == repeated][:2]
+                raise TrecEvalFailure("trec_eval.form_res_qrels: duplicate docs %s"
+                                      "trec_eval: Can't calculate measure '%s'\n" % (repeated, computed[0]), 4,
+                                      "%s:%d: error: duplicate docno %s in topic %s (first seen at line %d)"
+                                      % (run_path, first[-1], repeated, qid, first[0]))
+            twice = qrels.duplicate(qid)
+            if twice is not None:
+                raise TrecEvalFailure("trec_eval.form_res_rels: duplicate docs %s\n"
+                                      "trec_eval: Can't calculate measure '%s'\n" % (twice[0], computed[0]), 4,
+                                      "%s:%d: error: duplicate judgement of %s in topic %s (first at line %d)"
+                                      % (settings.qrels_path, twice[2], twice[0], qid, twice[1]))
+            needed = max(rel for _d, rel, _l in qrels.topics[qid]) + 1
+            if needed <= levels_bound and levels_bound == 0:
+                # Only negative grades, and no topic before allocated the array: te_chk_and_malloc returns its
+                # NULL pointer and trec_eval gives up (a later such topic reuses the array and scores 0).
+                raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
+                                      "%s: error: topic %s has only negative grades (trec_eval fails on it when "
+                                      "it is the first topic evaluated)" % (settings.qrels_path, qid))
+            if needed - 1 > MAX_GRADE:
+                # trec_eval allocates and clears grade + 1 longs per topic (gigabytes here, or a failed malloc).
+                raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
+                                      "%s: error: topic %s has grade %d; runscore refuses grades above %d "
+                                      "(trec_eval would allocate an array of that many counts)"
+                                      % (settings.qrels_path, qid, needed - 1, MAX_GRADE))
+            if needed > levels_bound:
+                levels_bound += needed
+            judged = judge_ranking(docnos, grades, settings.level)
+            if settings.judged_only:
+                judged.rels = judged.rels[judged.rels >= 0]
+            values = evaluate_topic(judged, computed, options, params)
+        else:
+            values = {}
+        if bogus:
+            # trec_eval 10.0 scores the placeholder ranking, then zeroes what it would otherwise count.
+            for name in values:
+                if name in _BOGUS_ZEROED or name.startswith("utility_") or name.startswith("unj_"):
+                    values[name] = 0.0
+                elif name.startswith("relstring"):
+                    values[name] = ""
+        result.values[qid] = values
+        result.printed.append(qid)
+        if settings.per_topic:
+            out.extend(topic_lines(qid, measures, values, params, settings.full_precision))
+    if not result.values:
+        raise TrecEvalFailure("trec_eval: No queries with both results and relevance info\n", 7,
+                              "%s: error: no topic of the run is in the qrels (nothing to evaluate)" % run_path)
+    result.denominator = len(result.values)
+    if settings.complete:
+        result.denominator = len(qrels.topics)
+        result.missing = result.denominator - len(result.values)
+        result.complete_num_rel = sum(1 for entries in qrels.topics.values() for _d, rel, _l in entries if rel > 0)
+    return result
+
+
+def summary_lines(measures: Sequence[str], evaluation: Evaluation, params: Dict, run_id: str,
+                  full: bool = False) -> List[str]:
+    """The `all` rows as trec_eval's calc_avg functions make them: sums in topic order, divided by num_q."""
     out = []
+    per_topic = list(evaluation.values.values())
+    n = evaluation.denominator
     for name in measures:
         if name == "runid":
             out.append(_line("runid", "all", run_id))
             continue
         if name == "num_q":
-            out.append(_line("num_q", "all", "%d" % len(per_topic)))
+            out.append(_line("num_q", "all", "%d" % n))
             continue
         measure = REGISTRY[name]
         if measure.summary == "none":
             continue
         for value_name in measure.value_names(params.get(name, measure.params)):
-            value = summarise(measure, [v[value_name] for v in per_topic.values()])
-            text = "%d" % int(value) if measure.is_count else format_value(value, full)
-            out.append(_line(value_name, "all", text))
+            values = [v[value_name] for v in per_topic]
+            if measure.summary == "sum":
+                total = 0.0
+                for v in values:
+                    total += v
+                if value_name == "num_rel" and evaluation.complete_num_rel is not None:
+                    total = evaluation.complete_num_rel
+                out.append(_line(value_name, "all", "%d" % int(total)))
+                continue
+            total = 0.0
+            if measure.summary == "gm":
+                for v in values:
+                    total += math.log(max(v, MIN_GEO_MEAN))
+                total += evaluation.missing * math.log(MIN_GEO_MEAN)
+                value = math.exp(total / n) if n else 0.0
+            else:
+                for v in values:
+                    total += v
+                value = total / n if n else total
+            out.append(_line(value_name, "all", format_value(value, full)))
     return out
-
-
-def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Dict, run_path: str):
-    """Per-topic values (topics in byte order) and which topics to print; raises for v10 missing topics."""
-    options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9",
-                          num_docs_in_coll=settings.num_docs_in_coll)
-    dtype = np.float64 if settings.v10 else np.float32
-    computed = [m for m in measures if m not in ("runid", "num_q")]
-    per_topic: Dict[str, Dict[str, object]] = {}
-    printed: List[str] = []
-    for qid in sorted(qrels):
-        topic_run = run.topics.get(qid)
-        if topic_run is None and not settings.complete:
-            if settings.v10:
-                raise _RunProblem("%s: error: topic %s of the qrels has no lines in the run (trec_eval 10.0 "
-                                  "stops here; use -c to score it as an empty ranking)" % (run_path, qid))
-            continue
-        values = evaluate_topic_run(topic_run, qrels[qid], computed, settings.level, options, "desc",
-                                    settings.max_docs, params, dtype, settings.judged_only)
-        if topic_run is None:
-            # trec_eval scores a missing topic with a one-document placeholder ranking and then zeroes the
-            # values that placeholder would change; utility is zeroed whatever its coefficients.
-            for value_name in values:
-                if value_name == "utility" or value_name.startswith("utility_"):
-                    values[value_name] = 0.0
-        per_topic[qid] = values
-        if topic_run is not None or settings.v10:
-            printed.append(qid)
-    return per_topic, printed
 
 
 def run(argv: Sequence[str]) -> int:
     try:
         return _run(argv)
     except _Usage as exc:
+        if exc.trec_eval_line:
+            print(exc.trec_eval_line, file=sys.stderr)
         print("runscore trec_eval: error: %s" % exc.args[0], file=sys.stderr)
         print("usage: runscore trec_eval [options] QRELS RUN  (runscore trec_eval -h for help)", file=sys.stderr)
+        return EXIT_USAGE
+    except _InitError as exc:
+        print(exc.text, file=sys.stderr)
         return EXIT_CONFIG
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_CONFIG
-    except _RunProblem as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_INVALID_RUN
 
 
 def help_text() -> str:
@@ -346,6 +502,71 @@ def help_text() -> str:
     return "\n".join(lines)
 
 
+def _read_bytes(path: str, what: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        if what == "qrels":
+            raise TrecEvalFailure("trec_eval.get_qrels: Cannot read qrels file '%s'\ntrec_eval: Quit in file '%s'\n"
+                                  % (path, path), 2, "%s: error: cannot read the qrels file: %s" % (path, exc.strerror))
+        raise TrecEvalFailure("trec_eval.get_results: Cannot read results file '%s'\ntrec_eval: Quit in file '%s'\n"
+                              % (path, path), 2, "%s: error: cannot read the run file: %s" % (path, exc.strerror))
+
+
+def _report_notes(notes, path: str, strict: bool, code: int) -> Optional[int]:
+    """Print what trec_eval reads silently: warnings, or errors with --strict (then the exit code)."""
+    notes = sorted(notes, key=lambda note: note.line)
+    for note in notes[:50]:
+        where = "%s:%d" % (path, note.line) if note.line else path
+        print("%s: %s: %s" % (where, "error" if strict else "warning", note.message), file=sys.stderr)
+    if len(notes) > 50:
+        print("%s: %s: ... and %d more" % (path, "error" if strict else "warning", len(notes) - 50), file=sys.stderr)
+    return code if strict and notes else None
+
+
+def _keep_first_lines(run, notes) -> None:
+    """--keep-first-duplicate: a repeated docno of a topic is dropped (its first line counts), with a warning."""
+    for qid, topic in run.topics.items():
+        seen: Dict[str, int] = {}
+        keep = []
+        for i, (docno, line) in enumerate(zip(topic.docnos, topic.lines)):
+            if docno in seen:
+                notes.append(Note(line, "duplicate docno %s in topic %s (first seen at line %d); this line is "
+                                        "ignored" % (docno, qid, seen[docno])))
+                continue
+            seen[docno] = line
+            keep.append(i)
+        if len(keep) != len(topic.docnos):
+            run.topics[qid] = TopicRun([topic.docnos[i] for i in keep], [topic.scores[i] for i in keep],
+                                       [topic.lines[i] for i in keep])
+
+
+def _duplicate_notes(run, notes) -> None:
+    """A docno listed twice for a topic: a warning (an error with --strict) wherever it is; trec_eval itself
+    only notices it within -M documents of an evaluated topic (then exit 4) and ranks it like any line elsewhere."""
+    for qid, topic in run.topics.items():
+        seen: Dict[str, int] = {}
+        for docno, line in zip(topic.docnos, topic.lines):
+            if docno in seen:
+                notes.append(Note(line, "duplicate docno %s in topic %s (first seen at line %d)"
+                                  % (docno, qid, seen[docno])))
+            else:
+                seen[docno] = line
+
+
+def _write(lines: Sequence[str]) -> None:
+    """Lines to stdout as bytes: ids are Latin-1 strings standing for the files' bytes."""
+    data = "".join(line + "\n" for line in lines).encode("latin-1")
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("latin-1"))
+    else:
+        buffer.write(data)
+        buffer.flush()
+
+
 def _run(argv: Sequence[str]) -> int:
     settings, positional = parse_settings(argv)
     if settings.help:
@@ -353,49 +574,76 @@ def _run(argv: Sequence[str]) -> int:
         return EXIT_OK
     if settings.version:
         from .. import __version__
+        # trec_eval prints its VersionID on stderr (9.0.8's still says 9.0.7), nothing on stdout.
+        print("trec_eval version %s" % ("10.0-rc3" if settings.v10 else "9.0.7"), file=sys.stderr)
         print("runscore %s trec_eval front end (trec_eval %s rules)" % (__version__,
-                                                                          "10.0" if settings.v10 else "9.0.8"))
+                                                                          "10.0" if settings.v10 else "9.0.8"),
+              file=sys.stderr)
         return EXIT_OK
     if len(positional) != 2:
         raise _Usage("expected two files, QRELS and RUN, got %d argument(s)" % len(positional))
     qrels_path, run_path = positional
+    settings.qrels_path = qrels_path
+    for note in settings.notes:
+        print("runscore trec_eval: %s: %s" % ("error" if settings.strict else "warning", note), file=sys.stderr)
+    if settings.notes and settings.strict:
+        return EXIT_USAGE
     if settings.max_docs is not None and settings.max_docs < 0:
-        raise _Usage("-M needs a number >= 0, got %d" % settings.max_docs)
-    measures, params = select_measures(settings.measure_args, settings.v10)
-    fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params, _RunProblem)  # big, clean
-    if fast is not None:
-        (per_topic, printed, run_id), shown = fast, run_path
-    else:
-        qrels = parse_qrels_text(read_text(qrels_path, error_class=ConfigError), qrels_path,
-                                 allow_comments=settings.v10)
-        if not qrels:
-            raise ConfigError("the qrels file has no judgements", qrels_path)
-        if run_path == "-":
-            data, shown = sys.stdin.buffer.read(), "<stdin>"
+        raise _Usage("-M needs a number >= 0, got %d (trec_eval would print num_ret %d)"
+                     % (settings.max_docs, settings.max_docs))
+    notes: List[str] = []
+    measures, params = select_measures(settings.measure_args, settings.v10, notes)
+    for note in notes:
+        print("runscore trec_eval: %s: %s" % ("error" if settings.strict else "warning", note), file=sys.stderr)
+    if notes and settings.strict:
+        return EXIT_USAGE
+    out: List[str] = []
+    try:
+        fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params, TrecEvalFailure)
+        if fast is not None:
+            evaluation, run_id = fast
+            if settings.per_topic:
+                for qid in evaluation.printed:
+                    out.extend(topic_lines(qid, measures, evaluation.values[qid], params, settings.full_precision))
         else:
-            try:
-                with open(run_path, "rb") as handle:
-                    data = handle.read()
-            except OSError as exc:
-                raise ConfigError("cannot read run file: %s" % exc.strerror, run_path)
-            shown = run_path
-        run_data, diags = read_trec_run(shown, comments=settings.v10, data=data,
-                                        keep_first_duplicate=settings.keep_first_duplicate)
-        for line in diags.lines():
-            print(line, file=sys.stderr)
-        if diags.has_errors:
-            return EXIT_INVALID_RUN
-        per_topic, printed = evaluate(settings, qrels, run_data, measures, params, shown)
-        run_id = run_data.run_id
-    if not per_topic:
-        raise _RunProblem("%s: error: no topic of the run is in the qrels (nothing to evaluate)" % shown)
-    out = io.StringIO()
-    if settings.per_topic:
-        for qid in printed:
-            for line in topic_lines(qid, measures, per_topic[qid], params, settings.full_precision):
-                out.write(line + "\n")
+            evaluation, run_id = _exact(settings, qrels_path, run_path, measures, params, out)
+            if evaluation is None:
+                return run_id
+    except TrecEvalFailure as failure:
+        _write(out)
+        sys.stderr.write(failure.stderr)
+        if failure.detail:
+            print(failure.detail, file=sys.stderr)
+        return failure.code
+    except MemoryError:
+        # The line-by-line reader holds about ten times the file; the columnar reader, which takes nearly every
+        # file in a tenth of that, declined this one (a BOM, -J, standard input, see docs/trec_eval.md).
+        print("runscore trec_eval: error: not enough memory to evaluate %s line by line; nothing was printed"
+              % run_path, file=sys.stderr)
+        return EXIT_FILES
     if settings.summary:
-        for line in summary_lines(measures, per_topic, params, run_id, settings.full_precision):
-            out.write(line + "\n")
-    sys.stdout.write(out.getvalue())
+        out.extend(summary_lines(measures, evaluation, params, run_id, settings.full_precision))
+    _write(out)
     return EXIT_OK
+
+
+def _exact(settings: Settings, qrels_path: str, run_path: str, measures, params, out: List[str]):
+    """Read both files as trec_eval does and run its main loop: (Evaluation, run id), or (None, exit code)
+    when --strict refuses what trec_eval would read silently."""
+    qrels = read_qrels(_read_bytes(qrels_path, "qrels"), qrels_path, settings.v10)
+    if run_path == "-":
+        run = read_run(sys.stdin.buffer.read(), "-", settings.v10, "<stdin>")
+        shown = "<stdin>"
+    else:
+        run = read_run(_read_bytes(run_path, "run"), run_path, settings.v10)
+        shown = run_path
+    if settings.keep_first_duplicate:
+        _keep_first_lines(run, run.notes)
+    else:
+        _duplicate_notes(run, run.notes)
+    code = _report_notes(qrels.notes, qrels_path, settings.strict, EXIT_CONFIG)
+    code = _report_notes(run.notes, shown, settings.strict, EXIT_INVALID_RUN) or code
+    if code:
+        return None, code
+    evaluation = evaluate(settings, qrels, run, measures, params, shown, out)
+    return evaluation, run.run_id

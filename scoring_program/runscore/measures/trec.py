@@ -50,10 +50,13 @@ class TrecOptions:
     11pt_avg (and Rprec_mult, which trec_eval never changed): `v9` = (long)(p*R + 0.9) in doubles (trec_eval
     9.x), `v10` = lround(p*R) (10.0), `ceil` = integer ceil(R*p) (trec_eval 7.2, NTCIR-1 era).
     num_docs_in_coll: trec_eval -N, used only by utility's fourth coefficient.
+    empty_is_nan: an empty ranking gets trec_eval's 0/0 (-nan) in iprec_at_recall and 11pt_avg, as `runscore
+    trec_eval` prints it after -M 0 or -J; the tasks score a topic missing from the run as 0 everywhere.
     """
 
     interp_cutoff: str = "v9"
     num_docs_in_coll: int = 0
+    empty_is_nan: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,10 @@ class TrecMeasure:
     def value_names(self, params: Optional[Sequence] = None) -> List[str]:
         params = self.params if params is None else params
         if self.param_kind in (LONG_CUTOFFS, DOUBLE_CUTOFFS):
-            fmt = "%s_%d" if self.param_kind == LONG_CUTOFFS else "%s_%3.2f"
-            return [fmt % (self.name, p) for p in params]
+            if self.param_kind == LONG_CUTOFFS:
+                return ["%s_%d" % (self.name, p) for p in params]
+            # meas_init.c's append_float: snprintf into strlen(name) + 10 bytes, so a long number is cut there
+            return [("%s_%3.2f" % (self.name, p))[:len(self.name) + 9] for p in params]
         text = getattr(params, "text", None)
         return ["%s_%s" % (self.name, text) if text else self.name]
 
@@ -113,10 +118,50 @@ def c_atol(text: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+_C_SPACE = "[ \t\n\v\f\r]*"          # C isspace, which strtod skips first
+_SPECIAL_PREFIX = re.compile(_C_SPACE + r"([+-]?)(inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+_HEX_PREFIX = re.compile(_C_SPACE + r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)")
+_DECIMAL_PREFIX = re.compile(_C_SPACE + r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+
+
 def c_atof(text: str) -> float:
-    """C atof: the leading decimal number of the text (`.25` -> 0.25, `abc` -> 0.0)."""
-    match = re.match(r"\s*([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)", text)
-    return float(match.group(1)) if match else 0.0
+    """glibc atof (strtod), as trec_eval reads scores and measure parameters: the longest number at the start of
+    the text (after C white space), 0.0 when there is none (`abc`); decimal and hexadecimal forms, inf/infinity/
+    nan(...) in any case; out of range gives +-inf or 0 as strtod. ASCII digits only."""
+    special = _SPECIAL_PREFIX.match(text)
+    if special:
+        value = math.inf if special.group(2)[:1] in "iI" else math.nan
+        return -value if special.group(1) == "-" else value
+    hexa = _HEX_PREFIX.match(text)
+    if hexa:
+        body = hexa.group(2)
+        if "p" not in body.lower():
+            body += "p0"
+        try:
+            value = float.fromhex("0x" + body)
+        except OverflowError:
+            value = math.inf
+        return -value if hexa.group(1) == "-" else value
+    match = _DECIMAL_PREFIX.match(text)
+    return float(match.group(1)) if match else 0.0   # correctly rounded as strtod: 1e400 -> inf, 1e-400 -> 0.0
+
+
+def c_long(x: float) -> int:
+    """(long)x as trec_eval's C does on x86-64: truncation toward zero, and LONG_MIN (the processor's "integer
+    indefinite") for NaN or a value out of range, where Python's int() raises (`-m Rprec_mult.1e308`)."""
+    if x != x or not -9223372036854775808.0 <= x < 9223372036854775808.0:
+        return -9223372036854775808
+    return int(x)
+
+
+def c_lround(x: float) -> int:
+    """glibc lround (trec_eval 10.0's recall points): halves away from zero, exactly; LONG_MIN for NaN or out of
+    range, as on x86-64."""
+    if x != x or not -9223372036854775808.0 <= x < 9223372036854775808.0:
+        return -9223372036854775808
+    whole = math.floor(abs(x))
+    whole += 1 if abs(x) - whole >= 0.5 else 0
+    return int(-whole if x < 0 else whole)
 
 
 def c_div(a: float, b: float) -> float:
@@ -164,7 +209,13 @@ def _rel_at(topic: JudgedTopic, k: int) -> int:
 
 
 def count_rel_ret(topic: JudgedTopic) -> int:
-    return int(np.count_nonzero(topic.relevant))
+    """num_rel_ret as trec_eval's form_res_rels counts it: judged documents (grade >= 0) at the level or above
+    (with -l 0 or below, a document outside the pool or unjudged is not counted here, though measures that test
+    `grade >= level` rank by rank do count it)."""
+    rels = topic.rels
+    if topic.level > 0:
+        return int(np.count_nonzero(rels >= topic.level))
+    return int(np.count_nonzero(rels >= 0))
 
 
 def rel_level_counts(topic: JudgedTopic) -> np.ndarray:
@@ -178,11 +229,9 @@ def rel_level_counts(topic: JudgedTopic) -> np.ndarray:
 def recall_point_cutoff(p: float, num_rel: int, rule: str) -> int:
     """Number of relevant documents that recall p stands for, under one of INTERP_RULES."""
     if rule == "v9":
-        return int(p * num_rel + 0.9)
+        return c_long(p * num_rel + 0.9)
     if rule == "v10":
-        x = p * num_rel
-        r = math.floor(x)
-        return int(r + 1 if x - r >= 0.5 else r)
+        return c_lround(p * num_rel)
     if rule == "ceil":
         # trec_eval 7.2: (R*i + 9) / 10 in integers, with i = 10p recovered exactly.
         tenths = int(round(p * 10))
@@ -192,8 +241,15 @@ def recall_point_cutoff(p: float, num_rel: int, rule: str) -> int:
     raise ValueError("unknown interpolation rule %r" % rule)
 
 
-def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: str) -> List[float]:
+def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: str,
+                           empty_is_nan: bool = False) -> List[float]:
     """Max precision at or after the rank of the c_p-th retrieved relevant document, for each recall point p."""
+    if topic.num_ret == 0 and not empty_is_nan:
+        return [0.0] * len(points)
+    cuts = [recall_point_cutoff(p, topic.num_rel, rule) for p in points]
+    if topic.num_ret == 0 or topic.level <= 0 or list(points) != sorted(points) or cuts != sorted(cuts):
+        # (11pt_avg keeps its parameters' order; a huge recall point's cutoff wraps to LONG_MIN as in C)
+        return _c_interpolated_precision(topic, points, rule)
     relevant = topic.relevant
     num_rel_ret = int(np.count_nonzero(relevant))
     if num_rel_ret == 0:
@@ -206,8 +262,7 @@ def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: st
     tail_max = np.maximum.accumulate(precision[:last][::-1])[::-1]
     rel_ranks = np.flatnonzero(relevant)          # 0-based rank of the 1st, 2nd, ... relevant document
     out = []
-    for p in points:
-        c = recall_point_cutoff(p, topic.num_rel, rule)
+    for c in cuts:
         if c > num_rel_ret:
             out.append(0.0)
         elif c <= 0:
@@ -217,15 +272,70 @@ def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: st
     return out
 
 
+def _c_interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: str) -> List[float]:
+    """trec_eval's loop itself (m_iprec_at_recall.c), for the cases where it is not the definition: an empty
+    ranking starts from precision 0/0 (-nan on x86) and gives it to the recall points whose cutoff is 0; with
+    -l 0 or below, num_rel_ret counts judged documents only while the loop tests `grade >= level` rank by rank
+    (so a document outside the pool counts there with -l -1)."""
+    rels = topic.rels.tolist()
+    level = topic.level
+    num_ret, num_rel_ret = len(rels), count_rel_ret(topic)
+    cutoffs = [recall_point_cutoff(p, topic.num_rel, rule) for p in points]
+    values = [0.0] * len(points)
+    current = len(points) - 1
+    while current >= 0 and cutoffs[current] > num_rel_ret:
+        current -= 1
+    int_precis = c_div(float(num_rel_ret), float(num_ret))
+    rel_so_far = num_rel_ret
+    i = num_ret
+    while i > 0 and rel_so_far > 0:
+        precis = rel_so_far / i
+        if int_precis < precis:
+            int_precis = precis
+        if rels[i - 1] >= level:
+            while current >= 0 and rel_so_far == cutoffs[current]:
+                values[current] = int_precis
+                current -= 1
+            rel_so_far -= 1
+        i -= 1
+    while current >= 0:
+        values[current] = int_precis
+        current -= 1
+    return values
+
+
+def _c_rprec_mult(t: JudgedTopic, params) -> List[float]:
+    """trec_eval's Rprec_mult loop itself (m_Rprec_mult.c), for -l 0 or below (see _c_interpolated_precision)."""
+    rels = t.rels.tolist()
+    num_ret, num_rel_ret = len(rels), count_rel_ret(t)
+    cutoffs = [c_long(m * t.num_rel + 0.9) for m in params]
+    values = [0.0] * len(cutoffs)
+    current = len(cutoffs) - 1
+    while current >= 0 and cutoffs[current] > num_ret:
+        values[current] = c_div(float(num_rel_ret), float(cutoffs[current]))
+        current -= 1
+    rel_so_far = num_rel_ret
+    i = num_ret
+    while i > 0 and rel_so_far > 0:
+        precis = rel_so_far / i
+        while current >= 0 and i == cutoffs[current]:
+            values[current] = precis
+            current -= 1
+        if rels[i - 1] >= t.level:
+            rel_so_far -= 1
+        i -= 1
+    return values
+
+
 def average_precision(topic: JudgedTopic, cutoff: Optional[int] = None) -> float:
     """AP over the first `cutoff` ranks (all when None), divided by R; 0 when R = 0."""
-    num_rel = topic.num_rel
-    if num_rel == 0:
-        return 0.0
     relevant = topic.relevant if cutoff is None else topic.relevant[:cutoff]
     rel_ranks = np.flatnonzero(relevant) + 1
+    if rel_ranks.shape[0] == 0:
+        return 0.0
     precisions = np.arange(1, rel_ranks.shape[0] + 1) / rel_ranks
-    return _ordered_sum(precisions) / num_rel
+    # As m_map.c: with -l 0 or below a document outside the pool counts rank by rank but not in R (x/0 = inf).
+    return c_div(_ordered_sum(precisions), float(topic.num_rel))
 
 
 def _ordered_sum(values) -> float:
@@ -342,7 +452,7 @@ def _recip_rank(t, _p, _o):
 
 
 def _iprec(t, params, o):
-    return interpolated_precision(t, params, o.interp_cutoff)
+    return interpolated_precision(t, params, o.interp_cutoff, o.empty_is_nan)
 
 
 def _precision(t, params, _o):
@@ -398,10 +508,12 @@ def _infap(t, _p, _o):
 
 def _rprec_mult(t, params, o):
     """Precision at ceil-ish(m * R) documents for each multiple m (cutoff (long)(m*R + 0.9), never lround)."""
+    cuts = [c_long(m * t.num_rel + 0.9) for m in params]
+    if t.level <= 0 or cuts != sorted(cuts):      # (a huge multiple's cutoff wraps to LONG_MIN as in C)
+        return _c_rprec_mult(t, params)
     num_ret, num_rel_ret = t.num_ret, count_rel_ret(t)
     out = []
-    for m in params:
-        cut = int(m * t.num_rel + 0.9)
+    for cut in cuts:
         if cut > num_ret:
             out.append(c_div(float(num_rel_ret), float(cut)))
         elif cut <= 0:
@@ -423,9 +535,7 @@ def _11pt(t, params, o):
     """Mean of interpolated precision over the recall points (default the 11 points 0.0 ... 1.0)."""
     if len(params) == 0:
         raise ValueError("11pt_avg needs at least one recall point")
-    if t.num_ret == 0:
-        return [0.0]
-    values = interpolated_precision(t, params, o.interp_cutoff)
+    values = interpolated_precision(t, params, o.interp_cutoff, o.empty_is_nan)
     return [_ordered_sum(values[::-1]) / len(values)]
 
 
@@ -435,7 +545,7 @@ def _bin_g(t, _p, _o):
     for i in np.flatnonzero(t.relevant).tolist():
         rel_so_far += 1
         total += 1.0 / math.log2(3 + i - rel_so_far)
-    return [total / t.num_rel if rel_so_far else 0.0]
+    return [c_div(total, float(t.num_rel)) if rel_so_far else 0.0]
 
 
 class _IdealWalk:
@@ -618,6 +728,8 @@ def _prefix_sum(values: np.ndarray, k: int) -> float:
 
 
 def _map_cut(t, params, _o):
+    if t.num_rel == 0:
+        return [0.0] * len(params)      # m_map_cut.c returns before its loop (unlike m_map.c)
     return [average_precision(t, k) for k in params]
 
 
@@ -649,8 +761,9 @@ def _set_map(t, _p, _o):
     """set_P * set_recall (trec_eval's "set map")."""
     if not (t.num_ret and t.num_rel):
         return [0.0]
-    rel_ret = count_rel_ret(t)
-    return [(float(rel_ret) * rel_ret) / (float(t.num_ret) * t.num_rel)]     # m_set_map.c's order of operations
+    rel_ret = float(count_rel_ret(t))
+    # trec_eval's arithmetic: rel_ret**2 / (ret * R); (rel_ret/ret) * (rel_ret/R) differs in the last bit.
+    return [(rel_ret * rel_ret) / (float(t.num_ret) * float(t.num_rel))]
 
 
 def _set_f(t, params, _o):

@@ -131,7 +131,8 @@ class QrelsColumns:
         made.grades = np.where(raw < 0, UNJUDGED, raw).astype(np.int32 if small else np.int64)
         return made
 
-    def __init__(self, qrels: Dict[str, Dict[str, int]]):
+    def __init__(self, qrels: Dict[str, Dict[str, int]], pack=None):
+        """`pack` turns the document ids (in qrels order) into words; default pack_strings (UTF-8)."""
         self.topics: Dict[str, Tuple[int, int]] = {}
         docnos: List[str] = []
         grades: List[int] = []
@@ -143,7 +144,7 @@ class QrelsColumns:
             self.topics[topic] = (start, len(docnos))
             judged_parts.append(np.fromiter(docs.values(), dtype=np.int64, count=len(docs)))
         self.judged = dict(zip(qrels, judged_parts))
-        words = pack_strings(docnos) if docnos else np.zeros((0, 1), dtype=np.uint64)
+        words = (pack or pack_strings)(docnos) if docnos else np.zeros((0, 1), dtype=np.uint64)
         self.usable = words is not None
         self.words = words if words is not None else np.zeros((0, 1), dtype=np.uint64)
         raw = np.asarray(grades, dtype=np.int64)

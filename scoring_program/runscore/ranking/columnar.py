@@ -29,15 +29,24 @@ QRELS = "qrels"      # TREC qrels `topic iter docno grade`, >= 4 fields (qrels.p
 LAYOUTS = (TREC, NACSIS, QRELS)
 
 CHUNK_BYTES = 4 * 1024 * 1024
-MAX_FIELD_BYTES = 256          # longer ids go to the exact reader
+MAX_FIELD_BYTES = 256          # longer ids go to the exact reader (except in trec_eval's reader: LONG_ID_BYTES)
+LONG_ID_BYTES = 64             # trec_eval's reader: a longer document id takes the long-id layout (ColumnarRun)
 PAD = MAX_FIELD_BYTES + 8
 FAST_DIGITS = 15               # a decimal with at most 15 digits is exact as mantissa / 10**k (Clinger)
 
 # Python's str.split() separators among ASCII bytes; bytes >= 0x80 never reach the fast path.
 _WHITESPACE = np.zeros(256, dtype=bool)
 _WHITESPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+# C isspace (trec_eval's separators): 0x1C-0x1F are id bytes to trec_eval (`c_space`).
+_C_SPACE = np.zeros(256, dtype=bool)
+_C_SPACE[[9, 10, 11, 12, 13, 32]] = True
 _NACSIS_FORBIDDEN = _WHITESPACE.copy()          # inside a NACSIS file only TAB and LF may separate
 _NACSIS_FORBIDDEN[[9, 10]] = False
+# A NACSIS file without any TAB: the task's parser splits its lines on whitespace, with one warning; the fast
+# reader takes it when spaces alone separate (any other whitespace, which the exact reader's line splitting
+# may treat differently, sends the file to the exact reader).
+_NACSIS_SPACES_FORBIDDEN = _NACSIS_FORBIDDEN.copy()
+_NACSIS_SPACES_FORBIDDEN[[9, 32]] = [True, False]
 _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _POW10 = 10.0 ** np.arange(FAST_DIGITS + 8)
 
@@ -61,6 +70,12 @@ class ColumnarRun:
     starts: np.ndarray
     run_id: str
     dummy: str = ""
+    # Document ids longer than LONG_ID_BYTES (trec_eval's reader only, `c_space`): such a row holds the first
+    # words of its id and, in one extra last column, 1 + the id's rank among the distinct long ids (every other
+    # row has 0 there), so the words still compare as the bytes do and one long id does not widen every row.
+    # long_ids: the distinct long ids as words, sorted (row k has code k + 1); None when there is none.
+    long_ids: Optional[np.ndarray] = None
+    space_separated: bool = False   # NACSIS: no TAB in the file, fields split on spaces (the task warns once)
 
     def __len__(self) -> int:
         return int(self.topic.shape[0])
@@ -164,7 +179,7 @@ def pack_strings(texts: List[str], words: int = 0) -> Optional[np.ndarray]:
 
 def unpack_words(words: np.ndarray) -> List[str]:
     """The strings of packed words (pack_fields, pack_strings), for the exact path: ASCII ids, no NUL."""
-    return [row.tobytes().rstrip(b"\0").decode("ascii") for row in words.astype(">u8")]
+    return [row.tobytes().rstrip(b"\0").decode("latin-1") for row in words.astype(">u8")]
 
 
 def widen(words: np.ndarray, count: int) -> np.ndarray:
@@ -213,7 +228,7 @@ def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Opt
     negative = chars[:, 0] == 45
     values[negative] = -values[negative]
     for i in np.flatnonzero(~simple).tolist():
-        text = buf[starts[i]:ends[i]].tobytes().decode("ascii")
+        text = buf[starts[i]:ends[i]].tobytes().decode("latin-1")     # any byte: the grammar decides
         if not _NUMBER.fullmatch(text):
             return None
         value = float(text)
@@ -327,8 +342,18 @@ def _nacsis_topic_order(topics: List[str]) -> bool:
 class _Reader:
     """State carried from chunk to chunk."""
 
-    def __init__(self, layout: str, comments: bool, capacity: int = 0, grade_map: Optional[Dict[str, int]] = None):
+    def __init__(self, layout: str, comments: bool, capacity: int = 0, grade_map: Optional[Dict[str, int]] = None,
+                 c_space: bool = False):
         self.layout = layout
+        self.whitespace = _C_SPACE if c_space else _WHITESPACE
+        # trec_eval's bytes (`c_space`): ids may hold any byte but NUL, are decoded as Latin-1 (one character a
+        # byte, as commands.trec_eval_files) and may be of any length; otherwise ASCII ids of at most
+        # MAX_FIELD_BYTES, as the tasks' exact readers decode them.
+        self.encoding = "latin-1" if c_space else "ascii"
+        self.max_field = None if c_space else MAX_FIELD_BYTES
+        self.nacsis_spaces: Optional[bool] = None     # NACSIS: does the file separate fields with spaces?
+        self.long_rows: List[np.ndarray] = []       # rows (in store order) whose document id is a long one
+        self.long_words: List[np.ndarray] = []      # and those ids as words
         self.grade_letters = _letter_table(grade_map)
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments
@@ -358,6 +383,14 @@ class _Reader:
         return False
 
     def _chunk(self, data: bytes) -> bool:
+        if self.lines_before == 0 and data.startswith(b"\xef\xbb\xbf"):
+            return False                # a byte order mark: the exact readers say something about it
+        if self.layout == NACSIS:
+            spaces = data.find(b"\t") < 0
+            if self.nacsis_spaces is None:
+                self.nacsis_spaces = spaces
+            elif spaces != self.nacsis_spaces:
+                return False            # TAB lines and space lines: the exact reader words the mix
         buf = padded_buffer(data)
         if buf.shape[0] == 0:
             return True
@@ -382,7 +415,8 @@ class _Reader:
         if buf[-1] != 10:
             return None
         fields = self.fields
-        cuts = np.flatnonzero(buf.view(np.int8) < 33)   # also bytes >= 0x80 (negative): then kinds fail
+        # Also bytes >= 0x80 (negative as int8) unless ids may hold them: then the kinds below fail.
+        cuts = np.flatnonzero(buf < 33) if self.encoding == "latin-1" else np.flatnonzero(buf.view(np.int8) < 33)
         if cuts.shape[0] % fields or buf[0] < 33:
             return None
         kinds = buf[cuts].reshape(-1, fields)
@@ -390,7 +424,7 @@ class _Reader:
         if np.any(kinds[:, fields - 1] != 10):
             return None
         if self.layout == NACSIS:
-            if np.any(separator != 9):
+            if np.any(separator != (32 if self.nacsis_spaces else 9)):
                 return None
         elif np.any((separator != 9) & (separator != 32)):
             return None
@@ -407,15 +441,16 @@ class _Reader:
 
     def _general_fields(self, buf):
         """Any whitespace between fields, blank lines, extra fields: (fields, line numbers, lines) or None."""
-        if int(buf.max()) >= 0x80 or np.count_nonzero(buf == 0):
+        if (self.encoding == "ascii" and int(buf.max()) >= 0x80) or np.count_nonzero(buf == 0):
             return None
         newline = np.flatnonzero(buf == 10)
         line_ends = newline if newline.shape[0] and newline[-1] == buf.shape[0] - 1 else \
             np.append(newline, buf.shape[0])
         lines = line_ends.shape[0]
-        if self.layout == NACSIS and np.count_nonzero(_NACSIS_FORBIDDEN[buf]):
+        if self.layout == NACSIS and np.count_nonzero(
+                (_NACSIS_SPACES_FORBIDDEN if self.nacsis_spaces else _NACSIS_FORBIDDEN)[buf]):
             return None
-        token = ~_WHITESPACE[buf]
+        token = ~self.whitespace[buf]
         before = np.empty_like(token)
         before[0] = False
         before[1:] = token[:-1]
@@ -429,12 +464,14 @@ class _Reader:
         per_line = np.bincount(line_of, minlength=lines)
         if self.layout == NACSIS:
             tabs = np.bincount(np.searchsorted(line_ends, np.flatnonzero(buf == 9)), minlength=lines)
-            if np.any(per_line != 6) or np.any(tabs != 5):
+            if np.any(per_line != 6) or (not self.nacsis_spaces and np.any(tabs != 5)):
                 return None      # blank lines, missing or empty fields: the exact reader words them
             kept = np.arange(lines)
         else:
             if np.any((per_line > 0) & (per_line < self.fields)):
                 return None
+            if self.layout == QRELS and self.encoding == "latin-1" and np.any(per_line != self.fields):
+                return None      # trec_eval's qrels (`c_space`): exactly 4 fields, no blank line
             kept = np.flatnonzero(per_line)
         first = (np.cumsum(per_line) - per_line)[kept]
         if self.comments and np.any(buf[starts[first]] == 35):
@@ -442,7 +479,7 @@ class _Reader:
         return [(starts[first + i], ends[first + i]) for i in range(self.fields)], self.lines_before + kept + 1, lines
 
     def _columns(self, buf, field, line_numbers) -> bool:
-        if any(int((e - s).max()) > MAX_FIELD_BYTES for s, e in field):
+        if self.max_field is not None and any(int((e - s).max()) > self.max_field for s, e in field):
             return False
         if self.layout == QRELS:
             grade = parse_grades(buf, *field[3], self.grade_letters)
@@ -456,9 +493,17 @@ class _Reader:
         topic = self._topics(buf, field[0], line_numbers)
         if self.layout == NACSIS and not self._nacsis_checks(buf, field, score, topic):
             return False
-        self.store.add(topic, pack_fields(buf, *field[2]), score)
+        doc_starts, doc_ends = field[2]
+        if self.max_field is None:
+            long = np.flatnonzero(doc_ends - doc_starts > LONG_ID_BYTES)
+            if long.shape[0]:
+                self.long_rows.append(long + self.store.size)
+                self.long_words.append(pack_fields(buf, doc_starts[long], doc_ends[long]))
+                doc_ends = doc_ends.copy()
+                doc_ends[long] = doc_starts[long] + 8      # a placeholder word; finish() writes the row
+        self.store.add(topic, pack_fields(buf, doc_starts, doc_ends), score)
         last = int(line_numbers.shape[0]) - 1
-        self.run_id = buf[field[5][0][last]:field[5][1][last]].tobytes().decode("ascii")
+        self.run_id = buf[field[5][0][last]:field[5][1][last]].tobytes().decode(self.encoding)
         return True
 
     def _topics(self, buf, field, line_numbers) -> np.ndarray:
@@ -469,7 +514,7 @@ class _Reader:
         segment_starts = np.flatnonzero(change)
         segment_codes = np.empty(segment_starts.shape[0], dtype=np.int32)
         for i, row in enumerate(segment_starts.tolist()):
-            topic = buf[field[0][row]:field[1][row]].tobytes().decode("ascii")
+            topic = buf[field[0][row]:field[1][row]].tobytes().decode(self.encoding)
             code = self.codes.get(topic)
             if code is None:
                 code = self.codes[topic] = len(self.topics)
@@ -538,7 +583,7 @@ class _Reader:
             return True
         at_cut = (self.lines_before, self.lines_before + 1, "")
         if self.layout == NACSIS and self.topics:
-            if other.dummy != self.dummy or other.run_id != self.run_id:
+            if other.dummy != self.dummy or other.run_id != self.run_id or other.nacsis_spaces != self.nacsis_spaces:
                 self.declined = at_cut
                 return False                # Dummy not constant, two Run-IDs
             code, rank, score = other.first_rank_score
@@ -561,6 +606,8 @@ class _Reader:
             self.declined = (0, 0, "a Topic-ID out of order after line %d" % self.lines_before)
             return False
         topic, docno, score = other.store.columns()
+        self.long_rows.extend(rows + self.store.size for rows in other.long_rows)
+        self.long_words.extend(other.long_words)
         self.store.add(mapping[topic], docno, score)
         self.lines_before += other.lines_before
         self.last_topic = int(mapping[other.last_topic])
@@ -579,12 +626,64 @@ class _Reader:
         starts = np.zeros(len(self.topics) + 1, dtype=np.int64)
         np.cumsum(counts, out=starts[1:])
         order = None if self.grouped else np.argsort(topic, kind="stable")
+        long_ids = None
+        if self.long_rows:
+            docno, long_ids = _with_long_ids(docno, np.concatenate(self.long_rows), self.long_words)
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
-                          (self.dummy or b"").decode("ascii"))
+                          (self.dummy or b"").decode("ascii"), long_ids, bool(self.nacsis_spaces))
         if has_duplicates(run):
             self.declined = (0, 0, "a document listed twice for one topic")
             return None
         return run
+
+
+def _with_long_ids(docno: np.ndarray, rows: np.ndarray, parts: List[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+    """The docno words with one more column (see ColumnarRun.long_ids) and the sorted distinct long ids. Costs one
+    copy of the word matrix and a sort of the long ids' words, whatever their number."""
+    longest = max(part.shape[1] for part in parts)
+    words = np.vstack([widen(part, longest) for part in parts])
+    unique, codes = _distinct_rows(words)
+    width = docno.shape[1]
+    out = np.zeros((docno.shape[0], width + 1), dtype=np.uint64)
+    out[:, :width] = docno
+    out[rows, :width] = words[:, :width]
+    out[rows, width] = codes
+    return out, unique
+
+
+def _distinct_rows(words: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(the distinct rows sorted, 1 + the index of each row among them)."""
+    order = np.lexsort(words.T[::-1])
+    ordered = words[order]
+    new = np.ones(ordered.shape[0], dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    codes = np.empty(ordered.shape[0], dtype=np.uint64)
+    codes[order] = np.cumsum(new)
+    return ordered[new], codes
+
+
+def long_id_words(words: np.ndarray, width: int, long_ids: np.ndarray) -> np.ndarray:
+    """Rows in the long-id layout (ColumnarRun.long_ids) for ids given as words, e.g. a qrels file's long ids:
+    the first `width` words and the code of the equal run id (an id no run line has gets a code of its own
+    above every run code, so it matches nothing)."""
+    common = max(words.shape[1], long_ids.shape[1])
+    both = np.vstack([widen(long_ids, common), widen(words, common)])
+    from_run = np.zeros(both.shape[0], dtype=bool)
+    from_run[:long_ids.shape[0]] = True
+    order = np.lexsort((~from_run,) + tuple(both.T[::-1]))      # equal rows together, the run's first
+    ordered = both[order]
+    group = np.cumsum(np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]) - 1
+    group_code = np.zeros(int(group[-1]) + 1, dtype=np.uint64)
+    run_rows = from_run[order]
+    group_code[group[run_rows]] = order[run_rows].astype(np.uint64) + np.uint64(1)
+    codes = np.empty(words.shape[0], dtype=np.uint64)
+    codes[order[~run_rows] - long_ids.shape[0]] = group_code[group[~run_rows]]
+    absent = codes == 0
+    codes[absent] = np.uint64(1 << 62) + np.arange(int(np.count_nonzero(absent)), dtype=np.uint64)
+    out = np.zeros((words.shape[0], width + 1), dtype=np.uint64)
+    out[:, :width] = widen(words, width)[:, :width]
+    out[:, width] = codes
+    return out
 
 
 class _Store:
@@ -673,7 +772,8 @@ def has_duplicates(run: ColumnarRun) -> bool:
 
 def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
                  chunk_bytes: int = CHUNK_BYTES, grade_map: Optional[Dict[str, int]] = None,
-                 split_at: Optional[int] = None, why: Optional[List[str]] = None) -> Optional[ColumnarRun]:
+                 split_at: Optional[int] = None, why: Optional[List[str]] = None,
+                 c_space: bool = False) -> Optional[ColumnarRun]:
     """Read a run from a binary file object; None = use the exact reader (see the module docstring).
     `grade_map` (QRELS only) lets the grade column hold one-letter grades, as qrels.parse_qrels_text's.
 
@@ -689,12 +789,12 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
         return None                 # a key like "10" would be read as the integer 10 here
     cut = _cut(handle, split_at)
     if cut is None:
-        reader = _Reader(layout, comments, _capacity(handle, layout), grade_map)
+        reader = _Reader(layout, comments, _capacity(handle, layout), grade_map, c_space)
         blocks = iter(lambda: handle.read(chunk_bytes), b"")
         return _finish(reader if _feed(reader, blocks) is not None else None, reader, why)
     fd, start, middle, end = cut
-    first = _Reader(layout, comments, (end - start) // _SHORTEST_LINE[layout] + 1, grade_map)
-    second = _Reader(layout, comments, (end - middle) // _SHORTEST_LINE[layout] + 1, grade_map)
+    first = _Reader(layout, comments, (end - start) // _SHORTEST_LINE[layout] + 1, grade_map, c_space)
+    second = _Reader(layout, comments, (end - middle) // _SHORTEST_LINE[layout] + 1, grade_map, c_space)
     half = max(chunk_bytes // 2, 1)     # two chunks in flight: their temporaries as one chunk's
     with ThreadPoolExecutor(max_workers=1) as pool:
         later = pool.submit(_feed, second, _blocks(fd, middle, end, half))

@@ -9,12 +9,15 @@ warnings, the same values). A file the fast reader declines goes to the exact pa
 it serves files of FAST_PATH_MIN_BYTES or more. See docs/performance.md.
 """
 import os
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from .columnar import NACSIS, QRELS, TREC, ColumnarRun, read_columns, unpack_words
+from .columnar import (LONG_ID_BYTES, NACSIS, QRELS, TREC, ColumnarRun, long_id_words, pack_fields, padded_buffer,
+                       read_columns,
+                       unpack_words, widen)
 from .columnar_qrels import ColumnarQrels
+from .qrels import MAX_GRADE
 from ..errors import Diagnostics, RunError
 from ..numeric import clip
 from ..measures.trec import TrecOptions
@@ -62,15 +65,17 @@ def _keep_freed_memory() -> None:
 
 
 def read(path: str, layout: str, comments: bool = False, why: Optional[List[str]] = None,
-         grade_map: Optional[Dict[str, int]] = None) -> Optional[ColumnarRun]:
+         grade_map: Optional[Dict[str, int]] = None, c_space: bool = False) -> Optional[ColumnarRun]:
     """The run (or qrels) as columns, or None when the exact path must read it (it would say something about
     it; `why` receives where the columnar reader stopped)."""
     _keep_freed_memory()
     try:
         with open(path, "rb") as handle:
-            if handle.read(len(BOM)) != BOM:     # a UTF-8 BOM is dropped, as the exact path drops it (issue 16)
+            # a task's run: a UTF-8 BOM is dropped, as the task's exact reader drops it (issue 16); the trec_eval
+            # command (c_space) reads bytes as trec_eval does, BOM included
+            if c_space or handle.read(len(BOM)) != BOM:
                 handle.seek(0)
-            return read_columns(handle, layout, comments, why=why, grade_map=grade_map)
+            return read_columns(handle, layout, comments, why=why, grade_map=grade_map, c_space=c_space)
     except OSError:
         return None                 # the exact path words the error
 
@@ -167,46 +172,120 @@ def topic_runs(run: ColumnarRun) -> Dict:
 
 # ------------------------------------------------------------------------------ runscore trec_eval ---
 
-def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
-              problem=Exception) -> Optional[Tuple[Dict[str, Dict[str, object]], List[str], str]]:
-    """commands.trec_eval.evaluate for a big clean run and clean qrels, both read as columns: (per_topic,
-    printed topics, run id), or None (then the exact path reads both files and words any problem).
+def _trec_eval_packer(run: ColumnarRun):
+    """How the qrels ids become words comparable with this run's: their Latin-1 bytes, and (when the run has
+    ids longer than columnar.LONG_ID_BYTES) the run's layout for long ids (ColumnarRun.long_ids)."""
+    def pack(docnos: List[str]):
+        raw = [d.encode("latin-1") for d in docnos]
+        long = [i for i, text in enumerate(raw) if len(text) > LONG_ID_BYTES]
+        if run.long_ids is None:
+            return pack_fields_of(raw)
+        width = run.docno.shape[1] - 1
+        keep = set(long)
+        words = widen(pack_fields_of([b"" if i in keep else text for i, text in enumerate(raw)]), width + 1)
+        if long:
+            rows = long_id_words(pack_fields_of([raw[i] for i in long]), width, run.long_ids)
+            words[long] = widen(rows, words.shape[1])
+        return words
+    return pack
 
-    `problem` is the exception raised, with the exact path's message, for a qrels topic missing from the run
-    under 10.0 rules without -c."""
-    if run_path == "-" or settings.judged_only or not wanted(run_path):
+
+def pack_fields_of(texts: List[bytes]) -> np.ndarray:
+    """pack_strings for bytes (no NUL, no LF: a qrels id read by trec_eval's rules has neither)."""
+    blob = b"\n".join(texts) + b"\n"
+    buf = padded_buffer(blob)
+    ends = np.flatnonzero(buf == 10)
+    starts = np.empty_like(ends)
+    starts[0:1] = 0
+    starts[1:] = ends[:-1] + 1
+    return pack_fields(buf, starts, ends)
+
+
+def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
+              problem=Exception):
+    """commands.trec_eval's main loop for a big clean run, read as columns: (Evaluation, run id), or None (then
+    the exact path reads both files and says what trec_eval would say). The files must be ones trec_eval reads
+    without a word from us (no note, no duplicate) in a case the columns reproduce (not -J, -M 0, -l below 1,
+    keep-first-duplicate, nor a 10.0 qrels topic missing from the run)."""
+    from ..commands.trec_eval import Evaluation      # here: the command imports this module
+    if run_path == "-" or settings.judged_only or not wanted(run_path) or settings.max_docs == 0 \
+            or settings.level < 1 or settings.keep_first_duplicate:
         return None
+    if "utility" in measures and len(params.get("utility", (0,) * 4)) != 4:
+        return None                 # trec_eval fails on the first topic: the exact path says so
+    if "11pt_avg" in params and list(params["11pt_avg"]) != sorted(params["11pt_avg"]):
+        return None                 # trec_eval's loop on unsorted recall points: the exact path runs it
     if not os.path.isfile(qrels_path) or os.path.getsize(qrels_path) > MAX_FILE_BYTES:
-        return None                 # the exact reader's size limit and messages apply
-    table = read(qrels_path, QRELS, comments=settings.v10)
-    if table is None:
         return None
-    run = read(run_path, TREC, comments=settings.v10)
+    found = _trec_eval_qrels(qrels_path, settings.v10)
+    if found is None:
+        return None
+    qrels_topics, maxima, positive, columns = found
+    if any(not 0 <= grade <= MAX_GRADE for grade in maxima):
+        return None                 # trec_eval's rel_levels array: the exact path words what it does
+    run = read(run_path, TREC, comments=settings.v10, c_space=True)
     if run is None:
         return None
-    columns = QrelsColumns.from_table(table)
-    del table
+    in_run = set(run.topics)
+    in_qrels = set(qrels_topics)
+    if settings.v10:
+        if any(qid not in in_run for qid in qrels_topics):
+            return None             # an error, or trec_eval 10.0's placeholder ranking: the exact path
+        topics = sorted(qrels_topics)
+    else:
+        topics = sorted(qid for qid in in_run if qid in in_qrels)
+    if not topics:
+        return None
+    # Columns read from the qrels file hold no long id (else None), so they compare with the run's words as they
+    # are: a run row in the long-id layout has a code word that no id of LONG_ID_BYTES or less can hold.
+    if columns is None:
+        qrels = _parsed_qrels(qrels_path, settings.v10)
+        if qrels is None:
+            return None
+        columns = QrelsColumns(qrels, _trec_eval_packer(run))
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in measures if m not in ("runid", "num_q")]
-    in_run = set(run.topics)
-    topics = []
-    for qid in sorted(columns.topics):
-        if qid not in in_run and not settings.complete:
-            if settings.v10:
-                raise problem("%s: error: topic %s of the qrels has no lines in the run (trec_eval 10.0 stops here; "
-                              "use -c to score it as an empty ranking)" % (run_path, qid))
-            continue
-        topics.append(qid)
     per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
                                       settings.max_docs, params, np.float64 if settings.v10 else np.float32)
+    result = Evaluation()
     for qid in topics:
-        if qid not in in_run:       # as commands.trec_eval.evaluate: utility of a missing topic is 0
-            values = per_topic[qid]
-            for name in values:
-                if name == "utility" or name.startswith("utility_"):
-                    values[name] = 0.0
-    printed = [qid for qid in topics if qid in in_run or settings.v10]
-    return per_topic, printed, run.run_id
+        result.values[qid] = per_topic[qid]
+        result.printed.append(qid)
+    result.denominator = len(topics)
+    if settings.complete:
+        result.denominator = len(qrels_topics)
+        result.missing = result.denominator - len(topics)
+        result.complete_num_rel = positive
+    return result, run.run_id
+
+
+def _trec_eval_qrels(path: str, v10: bool):
+    """(topics, each topic's highest grade, judgements with grade > 0, QrelsColumns or None) of a qrels file
+    trec_eval reads without a word from us, or None. Read as columns when the columnar reader takes it (ids as
+    raw bytes, as the run's words), else by the exact reader (QrelsColumns made later, packed as the run)."""
+    table = read(path, QRELS, comments=v10, c_space=True)
+    if table is not None and table.docno.shape[1] * 8 <= LONG_ID_BYTES:      # no id over LONG_ID_BYTES
+        raw = table.score if table.grouped_order is None else table.score[table.grouped_order]
+        maxima = np.maximum.reduceat(raw, table.starts[:-1]).tolist() if raw.shape[0] else []
+        return list(table.topics), maxima, int(np.count_nonzero(raw > 0)), QrelsColumns.from_table(table)
+    qrels = _parsed_qrels(path, v10)
+    if qrels is None:
+        return None
+    return (list(qrels), [max(grades.values()) for grades in qrels.values()],
+            sum(1 for grades in qrels.values() for rel in grades.values() if rel > 0), None)
+
+
+def _parsed_qrels(path: str, v10: bool) -> Optional[Dict[str, Dict[str, int]]]:
+    """The qrels by the exact reader (commands.trec_eval_files), or None if it notes or refuses anything."""
+    from ..commands.trec_eval_files import TrecEvalFailure, read_qrels
+    try:
+        with open(path, "rb") as handle:
+            parsed = read_qrels(handle.read(), path, v10)
+    except (OSError, TrecEvalFailure):
+        return None
+    if parsed.notes or any(parsed.duplicate(qid) for qid in parsed.topics):
+        return None
+    return {qid: parsed.grades(qid) for qid in parsed.topics}
 
 
 # ------------------------------------------------------------------------------ ntcir1-adhoc ---
@@ -221,6 +300,9 @@ def ntcir1_parse(path: str, display: str, diags: Diagnostics, reference, options
     if run is None:
         too_big_for_the_exact_reader(path, display, why)
         return None
+    if run.space_separated:         # tasks/ntcir1_adhoc.py's warning for such lines, with their count
+        diags.warning_once("notab", 1, "line has no TAB; fields split on spaces (the format asks for TABs)",
+                           repeats=len(run) - 1)
     max_docs = options["max_docs"]
     for code, topic in enumerate(run.topics):
         count = run.count(code)

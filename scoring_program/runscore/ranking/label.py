@@ -48,7 +48,9 @@ class JudgedTopic:
 
     @property
     def num_rel(self) -> int:
-        return int(np.count_nonzero(self.judged >= self.level))
+        """Judged documents at the level or above; a negative grade never counts (trec_eval counts grades >= 0
+        only, also with -l 0 or below)."""
+        return int(np.count_nonzero(self.judged >= max(self.level, 0)))
 
     @property
     def num_ret(self) -> int:

@@ -1,0 +1,174 @@
+"""`runscore trec_eval` against the real trec_eval 9.0.8 and 10.0 binaries, byte for byte (stdout and exit code).
+
+Seeded tricky qrels/run pairs (trec_eval_peer.pair: C-isspace separators and the bytes that are not, BOM,
+CRLF, non-ASCII and long docnos, lenient scores and grades, duplicates, one-sided topics, malformed lines) x
+the option sets of issue 19 x both versions. The suite runs a few seconds' worth; `make fuzz` sets
+RUNSCORE_FUZZ_TREC_EVAL_PAIRS for the long run. Skips (with the reason) where ../shared or a C compiler is
+absent.
+"""
+import os
+
+import pytest
+
+import trec_eval_peer as peer
+
+PAIRS = int(os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_PAIRS", "4"))
+VERSIONS = ("9.0.8", "10.0")
+
+
+def _need(version):
+    path, why = peer.binary(version)
+    if path is None:
+        pytest.skip(why)
+
+
+@pytest.mark.parametrize("path", ["exact", "fast"])
+@pytest.mark.parametrize("version", VERSIONS)
+def test_random_tricky_pairs_match_trec_eval_byte_for_byte(tmp_path, monkeypatch, version, path):
+    """Both readers: the exact one, and the columnar fast path forced on (it declines what it cannot take)."""
+    _need(version)
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "1" if path == "fast" else "0")
+    failures = []
+    for seed in range(PAIRS):
+        qrels, run = peer.pair(seed, version == "10.0")
+        for options in peer.OPTION_SETS:
+            problem = peer.compare(qrels, run, options, version, str(tmp_path))
+            if problem:
+                failures.append("seed %d: %s" % (seed, problem))
+    assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])
+
+
+# Hand-made cases of issue 19, each a (qrels, run, options) that once differed.
+CASES = [
+    ("set_map arithmetic: rel_ret**2 / (ret * R)",
+     b"".join(b"1 0 r%d 1\n" % i for i in range(10)),
+     b"".join(b"1 Q0 %s %d %d r\n" % (b"r%d" % i if i < 3 else b"n%d" % i, i, 100 - i) for i in range(16)),
+     ["-m", "set_map", "-q"]),
+    ("-nan for an empty ranking after -M 0", b"1 0 a 1\n1 0 b 0\n", b"1 Q0 a 1 0.5 r\n", ["-M", "0", "-q"]),
+    ("-nan for an empty ranking after -J", b"1 0 a 1\n", b"1 Q0 x 1 0.5 r\n", ["-J", "-q", "-m", "all_trec"]),
+    ("9.0.8 -c with no common topic: exit 7", b"1 0 a 1\n", b"2 Q0 a 1 0.5 r\n", ["-c"]),
+    ("-l -1", b"1 0 a 1\n1 0 b -1\n", b"1 Q0 a 1 0.5 r\n1 Q0 c 2 0.4 r\n", ["-l", "-1", "-q", "-m", "all_trec"]),
+    ("qrels blank line: Malformed line", b"1 0 a 1\n\n1 0 b 0\n", b"1 Q0 a 1 0.5 r\n", []),
+    ("qrels 5 fields: Malformed line", b"1 0 a 1 x\n", b"1 Q0 a 1 0.5 r\n", []),
+    ("NBSP is not a separator", b"1 0 d2\xc2\xa0x 1\n", b"1 Q0 d2\xc2\xa0x 2 0.5 r\n", ["-q"]),
+    ("BOM kept in the first topic id", b"\xef\xbb\xbf1 0 a 1\n1 0 b 1\n", b"\xef\xbb\xbf1 Q0 a 1 0.5 r\n", ["-q"]),
+    ("CR-only run is one line", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\r1 Q0 b 2 0.4 r\r", ["-q"]),
+    ("CR-only qrels is malformed", b"1 0 a 1\r1 0 b 1\r", b"1 Q0 a 1 0.5 r\n", []),
+    ("10.0 missing topic without -c: exit 4 after partial output", b"1 0 a 1\n2 0 b 1\n", b"1 Q0 a 1 0.5 r\n",
+     ["-q"]),
+    ("duplicate judgement: exit 4", b"1 0 a 1\n1 0 a 0\n", b"1 Q0 a 1 0.5 r\n", []),
+    ("duplicate docno within -M: exit 4", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n1 Q0 a 2 0.4 r\n", ["-q"]),
+    ("duplicate docno beyond -M: no error", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n1 Q0 a 3 0.1 r\n",
+     ["-M", "2"]),
+    ("duplicate docno in a topic without qrels: no error", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n2 Q0 b 1 1 r\n2 Q0 b 2 1 r\n",
+     []),
+    ("malformed run line: exit 2", b"1 0 a 1\n", b"1 Q0 a 1 0.5\n", []),
+    ("empty run: exit 2", b"1 0 a 1\n", b"", []),
+    ("scores atof reads", b"1 0 a 1\n1 0 b 1\n1 0 c 0\n1 0 d 0\n1 0 e 1\n1 0 f 0\n",
+     b"1 Q0 a 1 abc r\n1 Q0 b 2 0x1A r\n1 Q0 c 3 inf r\n1 Q0 d 4 1e400 r\n1 Q0 e 5 1.5x r\n1 Q0 f 6 -inf r\n",
+     ["-q", "-m", "all_trec"]),
+    ("grades atol reads", b"1 0 a 1.5\n1 0 b rel\n1 0 c +2\n", b"1 Q0 a 1 1 r\n1 Q0 b 2 2 r\n1 Q0 c 3 3 r\n",
+     ["-q", "-m", "all_trec"]),
+    ("usage: exit 1", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n", ["-m", "mapp"]),
+    ("-v: the version on stderr, nothing on stdout", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n", ["-v"]),
+    ("9.0.8 has no rbp (10.0 has)", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n", ["-m", "rbp"]),
+    ("first topic with only negative grades: exit 4", b"1 0 a -1\n2 0 b 1\n", b"1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n", []),
+    ("-c summary num_rel counts grades > 0 whatever -l", b"1 0 a 1\n1 0 b 2\n2 0 c 1\n", b"1 Q0 a 1 1 r\n",
+     ["-c", "-l", "2"]),
+]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name,qrels,run,options", CASES, ids=[c[0] for c in CASES])
+def test_issue_19_cases_match_trec_eval(tmp_path, monkeypatch, version, name, qrels, run, options):
+    _need(version)
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "0")
+    problem = peer.compare(qrels, run, options, version, str(tmp_path))
+    assert problem is None, problem
+
+
+def test_long_and_non_ascii_ids_take_the_fast_path_and_match_trec_eval(tmp_path, monkeypatch):
+    """Long ids (sharing long prefixes, one equal to another's first 256 bytes, tied scores so the
+    docno order decides) and non-ASCII bytes: the columnar reader keeps them (no fallback, no widened rows)
+    and the output is trec_eval's."""
+    _need("9.0.8")
+    from runscore.ranking import fastpath
+    base = b"L" * 256
+    ids = [base, base + b"a", base + b"b", base + b"ab", b"L" * 300, b"short", b"caf\xc3\xa9", b"\xe2\x80\x80x"]
+    qrels = b"".join(b"1 0 %s %d\n" % (d, i % 3) for i, d in enumerate(ids[::2] + [base + b"zz", b"Z" * 400]))
+    run = b"".join(b"1 Q0 %s %d %s r\n" % (d, i, b"0.5" if i % 2 else b"0.25") for i, d in enumerate(ids))
+    run += b"2 Q0 x 1 1 r\n"
+    seen = []
+    real = fastpath.read
+    monkeypatch.setattr(fastpath, "read", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "1")
+    for options in (["-q", "-m", "all_trec"], ["-q", "-M", "3", "-m", "relstring", "-m", "map"]):
+        problem = peer.compare(qrels, run, options, "9.0.8", str(tmp_path))
+        assert problem is None, problem
+        assert seen[-1] is not None and seen[-1].long_ids is not None      # the columnar reader took it
+        assert seen[-1].docno.shape[1] <= 2                        # one word of id + the long-id code
+
+
+BIG = os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_BIG", "0") == "1"
+
+
+@pytest.mark.skipif(not BIG, reason="a 40 MB run: make fuzz sets RUNSCORE_FUZZ_TREC_EVAL_BIG=1")
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_big_tricky_run_read_in_chunks_and_two_parts_matches_trec_eval(tmp_path, monkeypatch, version):
+    """A 40 MB run (several chunks, read in two parts at once) mixing TAB and space separators, CRLF, long and
+    non-ASCII ids and ties: the fast path reads it and prints trec_eval's bytes."""
+    _need(version)
+    import random
+    rng = random.Random(19)
+    ids = [b"d%05d" % i for i in range(3000)] + [b"caf\xc3\xa9%d" % i for i in range(50)] + \
+        [b"L" * 70 + b"%d" % i for i in range(50)] + [b"L" * 300]
+    qrels, run = [], []
+    for topic in range(1, 421):
+        for d in rng.sample(ids, 60):
+            qrels.append(b"%d 0 %s %d" % (topic, d, rng.choice([0, 0, 1, 2, 3])))
+        for rank, d in enumerate(rng.sample(ids, 3000), 1):
+            sep = rng.choice([b"\t", b" ", b"  "])
+            run.append(sep.join([b"%d" % topic, b"Q0", d, b"%d" % rank, b"%.2f" % rng.random(), b"big"]) +
+                       (b"\r" if rng.random() < 0.01 else b""))
+    rng.shuffle(run)
+    from runscore.ranking import fastpath
+    seen = []
+    real = fastpath.read
+    monkeypatch.setattr(fastpath, "read", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    options = ["-q", "-m", "all_trec"]
+    data = b"\n".join(run) + b"\n"
+    assert len(data) > 32 * 1024 * 1024           # columnar.PARALLEL_MIN_BYTES: read in two parts
+    problem = peer.compare(b"\n".join(qrels) + b"\n", data, options, version, str(tmp_path))
+    assert problem is None, problem[:3000]
+    assert seen and seen[-1] is not None and seen[-1].long_ids is not None     # the fast path read it
+
+
+# Parameter forms after `-m name.`: odd cutoffs, duplicates, unsorted lists, pairs whose level is not an integer
+# (9.0.8 reads it with atol, 10.0 skips it), parameters of measures without any, wrong coefficient counts.
+PARAMETER_SPECS = [
+    "P.0", "utility.1,2", "map.5", "relstring.0", "ndcg.1", "P.", "ndcg.1=2,x=3", "ndcg.a=2", "G.1=2=3",
+    "11pt_avg.0.5,0.5", "iprec_at_recall.0.5,0.5", "P.3.5", "relstring.5,10", "map_cut.0", "Rprec_mult.1,1",
+    "P.abc", "success.1,1", "ndcg_cut.5.5", "recall.-1", "iprec_at_recall.-0.5", "iprec_at_recall.1.5",
+    "Rprec_mult.-1", "ndcg.0=0", "ndcg.2=-1", "Rndcg.1=0", "binG.3", "num_ret.7", "set_F.0", "set_F.2.5",
+    "set_F.-1", "utility.1,2,3,4,5", "relstring.abc", "ndcg_rel.1=1", "P.5,3,5", "iprec_at_recall.0.3,0.1",
+    "11pt_avg.0.9,0.1", "Rprec_mult.2,0.5", "infAP.3", "bpref.x", "ndcg.1=1.5,2=0.1", "ndcg.1=5,2=5",
+    "ndcg.3=1,1=3", "G.1=0.3,2=0.7", "rbp.0.5", "rbp.p=0.5", "rbp.p=0.5,1=2", "unj.3", "unj.0",
+    # Issue 16: huge, infinite and NaN multiples and recall points (C's (long) gives LONG_MIN; Python's int()
+    # raised OverflowError), one beside an ordinary one, names cut as snprintf cuts them, hex and strtod forms.
+    "Rprec_mult.1e308", "iprec_at_recall.1e308", "Rprec_mult.1e300", "iprec_at_recall.-1e300", "Rprec_mult.0.5,1e20",
+    "iprec_at_recall.0.5,1e20", "iprec_at_recall.nan", "Rprec_mult.nan,0.2", "iprec_at_recall.inf,0.1",
+    "Rprec_mult.-inf", "Rprec_mult.12345.678", "Rprec_mult.0x1p3", "P.0x10", "11pt_avg.1e308",
+]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_measure_parameter_forms_match_trec_eval(tmp_path, monkeypatch, version):
+    _need(version)
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "0")
+    failures = []
+    qrels, run = peer.pair(1, version == "10.0")
+    for spec in PARAMETER_SPECS:
+        problem = peer.compare(qrels, run, ["-q", "-m", spec], version, str(tmp_path))
+        if problem:
+            failures.append(problem)
+    assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])
