@@ -11,7 +11,7 @@ not apply there. Only digests are kept, so no message can quote the assessed tex
 import hashlib
 import os
 from collections import Counter
-from typing import Dict, Optional
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 from ...errors import ConfigError, Diagnostics, RunError
 from .ac_format import parse_ac_run
@@ -44,22 +44,30 @@ class AssessedAC:
         self.nuggets: Dict[str, Counter] = {}
 
 
-def read_assessed_ac_runs(folder: str, aliases: Optional[Dict[str, str]] = None) -> Dict[str, AssessedAC]:
-    """Every AC run file of `folder` (named by its run id), fingerprinted; ConfigError if one is unreadable or
-    invalid (the organiser's copy of what was assessed must be clean)."""
-    runs: Dict[str, AssessedAC] = {}
+def _assessed_runs(folder: str, parse) -> Iterator[Tuple[str, Any]]:
+    """(run name, parsed run) of every run file of `folder`, read with the task's own parser; ConfigError if one
+    is unreadable, invalid or named twice (the organiser's copy of what was assessed must be clean)."""
+    seen = set()
     for entry, path in _files(folder):
         diags = Diagnostics(path)
         try:
-            parsed = parse_ac_run(path, entry, diags)
+            parsed = parse(path, entry, diags)
         except RunError as exc:
             raise ConfigError("assessed run is unreadable: %s" % exc.diagnostic.message, path)
         if diags.has_errors:
             raise ConfigError("assessed run is invalid (%d error(s)); first: %s"
                               % (diags.error_count, diags.first_error()), path)
-        if parsed.name in runs:
+        if parsed.name in seen:
             raise ConfigError("two assessed runs are named %s" % parsed.name, folder)
-        fingerprints = runs[parsed.name] = AssessedAC()
+        seen.add(parsed.name)
+        yield parsed.name, parsed
+
+
+def read_assessed_ac_runs(folder: str, aliases: Optional[Dict[str, str]] = None) -> Dict[str, AssessedAC]:
+    """Every AC run file of `folder` (named by its run id), fingerprinted."""
+    runs: Dict[str, AssessedAC] = {}
+    for name, parsed in _assessed_runs(folder, parse_ac_run):
+        fingerprints = runs[name] = AssessedAC()
         for qid, block in parsed.blocks.items():
             if block.answered:
                 fingerprints.answers[qid] = answer_fingerprint(block.answer, block.confidence)
@@ -71,21 +79,9 @@ def read_assessed_ac_runs(folder: str, aliases: Optional[Dict[str, str]] = None)
 
 def read_assessed_pr_runs(folder: str) -> Dict[str, Dict[tuple, str]]:
     """{run name: {(qID, PassageRank): content passage key text}} of every PR run file of `folder`."""
-    runs: Dict[str, Dict[tuple, str]] = {}
-    for entry, path in _files(folder):
-        diags = Diagnostics(path)
-        try:
-            parsed = parse_pr_run(path, entry, diags)
-        except RunError as exc:
-            raise ConfigError("assessed run is unreadable: %s" % exc.diagnostic.message, path)
-        if diags.has_errors:
-            raise ConfigError("assessed run is invalid (%d error(s)); first: %s"
-                              % (diags.error_count, diags.first_error()), path)
-        if parsed.name in runs:
-            raise ConfigError("two assessed runs are named %s" % parsed.name, folder)
-        runs[parsed.name] = {(qid, rank): key_text(parsed.key(qid, rank, "content"))
-                             for qid in parsed.topics for rank, _ in parsed.passages(qid)}
-    return runs
+    return {name: {(qid, rank): key_text(parsed.key(qid, rank, "content"))
+                   for qid in parsed.topics for rank, _ in parsed.passages(qid)}
+            for name, parsed in _assessed_runs(folder, parse_pr_run)}
 
 
 def _files(folder: str):
