@@ -66,8 +66,8 @@ fuzz-ci: setup
 # and reference file); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
 fuzz: setup
 	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 \
-		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest $(FUZZ_TESTS) tests/test_trec_eval_differential.py
-	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest tests/test_pytrec_eval_compat.py
+		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_trec_eval_differential.py
+	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest -n auto tests/test_pytrec_eval_compat.py
 
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
