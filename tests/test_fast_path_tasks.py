@@ -229,3 +229,20 @@ def test_a_space_separated_ntcir1_run_takes_the_fast_path_with_the_same_warning(
     assert fast_diags == exact_diags
     assert any("line has no TAB" in line for line in fast_diags)
     assert fast_scores == exact_scores
+
+
+def test_trec_eval_a_score_beyond_a_float_gets_the_exact_paths_warning(tmp_path, monkeypatch, capsys):
+    """trec_eval 9.0.8 stores scores as C floats, so 1e308 is inf there: the exact reader warns; the columnar
+    reader must not score it silently (found by make fuzz). Same stdout either way, and the same warning."""
+    from runscore.commands import trec_eval as command
+
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 d2 1\n")
+    run.write_text("1 Q0 d1 1 0.5 r\n1 Q0 d2 2 1e308 r\n1 Q0 d3 3 0.25 r\n")
+    outputs = []
+    for switch in ("0", "1"):
+        monkeypatch.setenv(fastpath.ENVIRONMENT, switch)
+        assert command.run(["-m", "map", str(qrels), str(run)]) == 0
+        outputs.append(capsys.readouterr())
+    assert outputs[0].out == outputs[1].out == "map                   \tall\t1.0000\n"
+    assert outputs[0].err == outputs[1].err and "'1e308' is out of range for a float" in outputs[1].err

@@ -201,6 +201,13 @@ def pack_fields_of(texts: List[bytes]) -> np.ndarray:
     return pack_fields(buf, starts, ends)
 
 
+def _beyond_float(scores: np.ndarray) -> bool:
+    """Whether a finite score is too big for a C float (trec_eval 9.0.8 stores scores as float and reads it as
+    inf; the exact reader warns about it, so such a run is left to that reader)."""
+    with np.errstate(over="ignore"):
+        return bool(np.any(np.isinf(scores.astype(np.float32)) & np.isfinite(scores)))
+
+
 def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
               problem=Exception):
     """commands.trec_eval's main loop for a big clean run, read as columns: (Evaluation, run id), or None (then
@@ -226,6 +233,8 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
     run = read(run_path, TREC, comments=settings.v10, c_space=True)
     if run is None:
         return None
+    if not settings.v10 and _beyond_float(run.score):
+        return None                 # trec_eval 9.0.8 reads it as inf: the exact path says so in a warning
     in_run = set(run.topics)
     in_qrels = set(qrels_topics)
     if settings.v10:
