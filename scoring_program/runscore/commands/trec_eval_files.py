@@ -137,6 +137,19 @@ def _line_ends_note(data: bytes, notes: List[Note]) -> None:
         notes.append(Note(1, "the file has CR line ends only: trec_eval reads it as one line"))
 
 
+def _lines(data: bytes, notes: List[Note]) -> List[bytes]:
+    """The file's lines as trec_eval reads them (split on LF; a final LF ends the last line), after noting what
+    it keeps silently: a UTF-8 byte order mark (part of the first topic id) and CR line ends."""
+    if data.startswith(BOM):
+        notes.append(Note(1, "the file starts with a UTF-8 byte order mark: trec_eval keeps it as part of the first "
+                             "topic id"))
+    _line_ends_note(data, notes)
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    return lines
+
+
 def read_qrels(data: bytes, path: str, v10: bool = False) -> Qrels:
     """Parse qrels bytes as trec_eval's get_qrels (10.0: a line whose first non-space byte is `#` is a comment,
     what 10.0 means to do; see docs/trec_eval.md for its bugs)."""
@@ -145,13 +158,7 @@ def read_qrels(data: bytes, path: str, v10: bool = False) -> Qrels:
                               % (path, path), 2, "%s: error: the qrels file is empty" % path)
     _check_nul(data, path, "qrels")
     qrels = Qrels()
-    if data.startswith(BOM):
-        qrels.notes.append(Note(1, "the file starts with a UTF-8 byte order mark: trec_eval keeps it as part of "
-                                   "the first topic id"))
-    _line_ends_note(data, qrels.notes)
-    lines = data.split(b"\n")
-    if data.endswith(b"\n"):
-        lines.pop()
+    lines = _lines(data, qrels.notes)
     parsed = 0
     topics = qrels.topics
     for number, line in enumerate(lines, 1):
@@ -187,13 +194,7 @@ def read_run(data: bytes, path: str, v10: bool = False, shown_path: Optional[str
                               % (path, path), 2, "%s: error: the run file is empty" % display)
     _check_nul(data, display, "run")
     run = Run()
-    if data.startswith(BOM):
-        run.notes.append(Note(1, "the file starts with a UTF-8 byte order mark: trec_eval keeps it as part of "
-                                 "the first topic id"))
-    _line_ends_note(data, run.notes)
-    lines = data.split(b"\n")
-    if data.endswith(b"\n"):
-        lines.pop()
+    lines = _lines(data, run.notes)
     parsed = 0
     topics = run.topics
     last_run_id = None
