@@ -241,23 +241,32 @@ def _trec_eval_files(command, settings, qrels_path, run_path, names, params, war
     if fast is not None:
         evaluation, run_id = fast
         return evaluation.values, evaluation.printed, run_id
-    from .ranking.qrels import parse_qrels_text
-    from .textfile import read_text
-    from .ranking.trec_format import read_trec_run
-
-    qrels = parse_qrels_text(read_text(qrels_path, error_class=ConfigError), qrels_path,
-                             allow_comments=settings.v10)
+    qrels = _qrels_file(qrels_path, settings)
     if not qrels:
         raise ConfigError("the qrels file has no judgements", qrels_path)
-    try:
-        run_data, diags = read_trec_run(run_path, comments=settings.v10,
-                                        keep_first_duplicate=settings.keep_first_duplicate)
-    except OSError as exc:
-        raise ConfigError("cannot read run file: %s" % exc.strerror, run_path)
-    _raise_or_warn(diags, warnings)
-    run = {qid: dict(zip(topic.docnos, topic.scores)) for qid, topic in run_data.topics.items()}
+    run, run_id = _run_file(run_path, settings, warnings)
     per_topic, printed = _trec_eval_memory(command, settings, qrels, run, names, params, warnings)
-    return per_topic, printed, run_data.run_id
+    return per_topic, printed, run_id
+
+
+def _qrels_file(path: str, settings):
+    """A qrels file read by runscore's strict reader (see docs/python-api.md: stricter than the command)."""
+    from .ranking.qrels import parse_qrels_text
+    from .textfile import read_text
+
+    return parse_qrels_text(read_text(path, error_class=ConfigError), path, allow_comments=settings.v10)
+
+
+def _run_file(path: str, settings, warnings):
+    """({qid: {docno: score}}, run id) of a run file read by runscore's strict reader; its warnings appended."""
+    from .ranking.trec_format import read_trec_run
+
+    try:
+        run_data, diags = read_trec_run(path, comments=settings.v10, keep_first_duplicate=settings.keep_first_duplicate)
+    except OSError as exc:
+        raise ConfigError("cannot read run file: %s" % exc.strerror, path)
+    _raise_or_warn(diags, warnings)
+    return {qid: dict(zip(topic.docnos, topic.scores)) for qid, topic in run_data.topics.items()}, run_data.run_id
 
 
 def _raise_or_warn(diags, warnings):
@@ -268,23 +277,11 @@ def _raise_or_warn(diags, warnings):
 
 def _memory_side(command, settings, qrels, run, warnings):
     """Qrels and run as checked dicts, whatever each was given as."""
-    from .ranking.qrels import parse_qrels_text
-    from .textfile import read_text
-    from .ranking.trec_format import read_trec_run
-
     if isinstance(qrels, (str, os.PathLike)):
-        path = os.fspath(qrels)
-        qrels = parse_qrels_text(read_text(path, error_class=ConfigError), path, allow_comments=settings.v10)
+        qrels = _qrels_file(os.fspath(qrels), settings)
     qrels = inmemory.qrels_dict(qrels)
     if isinstance(run, (str, os.PathLike)):
-        path = os.fspath(run)
-        try:
-            run_data, diags = read_trec_run(path, comments=settings.v10,
-                                            keep_first_duplicate=settings.keep_first_duplicate)
-        except OSError as exc:
-            raise ConfigError("cannot read run file: %s" % exc.strerror, path)
-        _raise_or_warn(diags, warnings)
-        run = {qid: dict(zip(topic.docnos, topic.scores)) for qid, topic in run_data.topics.items()}
+        run = _run_file(os.fspath(run), settings, warnings)[0]
     run = inmemory.run_dict(run)
     inmemory.check_run(run)
     return qrels, run
