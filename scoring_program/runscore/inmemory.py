@@ -22,7 +22,7 @@ import numpy as np
 from .errors import ConfigError, RunError
 from .ranking.label import NOT_IN_POOL, UNJUDGED
 from .measures.trec import TrecOptions
-from .measures.vectorised import evaluate_columnar
+from .measures.vectorised import evaluate_columnar, tie_groups
 from .ranking.qrels import MAX_GRADE
 
 def _run_error(message: str) -> RunError:
@@ -242,14 +242,7 @@ def _break_ties(order: np.ndarray, counts: np.ndarray, scores: np.ndarray, docno
     tied[ends[(ends > 0) & (ends < order.shape[0])] - 1] = False        # never across two topics
     if not tied.any():
         return order
-    member = np.zeros(order.shape[0], dtype=bool)
-    member[1:] |= tied
-    member[:-1] |= tied
-    slots = np.flatnonzero(member)
-    starts_group = np.ones(slots.shape[0], dtype=bool)
-    starts_group[1:] = ~tied[slots[1:] - 1]
-    group = np.cumsum(starts_group)
-    size = np.bincount(group)[group]
+    slots, starts_group, group, size = tie_groups(tied)
     order = order.copy()
     # Most ties are two documents: put each pair in order with one comparison of their ids.
     first = slots[starts_group & (size == 2)]

@@ -67,15 +67,8 @@ def _presorted_order(run: ColumnarRun, scores: np.ndarray, tie_order: str,
     tied = same & (scores[1:] == scores[:-1])          # line i+1 ties with line i
     if tie_order == "file" or not np.any(tied):
         return order
-    member = np.zeros(len(run), dtype=bool)
-    member[1:] |= tied
-    member[:-1] |= tied
-    lines = np.flatnonzero(member)
-    starts_group = np.ones(lines.shape[0], dtype=bool)
-    starts_group[1:] = ~tied[lines[1:] - 1]
-    group = np.cumsum(starts_group)
+    lines, starts_group, group, size = tie_groups(tied)
     # Most groups are two lines: put each pair in order with one comparison; sort the bigger groups.
-    size = np.bincount(group)[group]
     first = lines[starts_group & (size == 2)]
     a, b = run.docno[first], run.docno[first + 1]
     swap = first[_rows_less(a, b) if tie_order == "desc" else _rows_less(b, a)]
@@ -88,6 +81,20 @@ def _presorted_order(run: ColumnarRun, scores: np.ndarray, tie_order: str,
         keys = [words[:, j] for j in range(words.shape[1] - 1, -1, -1)] + [group]
         order[lines] = lines[np.lexsort(keys)]
     return order
+
+
+def tie_groups(tied: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The groups of tied items, from tied[i] = "item i+1 ties with item i": (positions of the items that are in a
+    group, whether each starts its group, its group number, its group's size). Shared by the rankers of the
+    columnar and the in-memory paths, which order pairs with one comparison and sort only bigger groups."""
+    member = np.zeros(tied.shape[0] + 1, dtype=bool)
+    member[1:] |= tied
+    member[:-1] |= tied
+    slots = np.flatnonzero(member)
+    starts_group = np.ones(slots.shape[0], dtype=bool)
+    starts_group[1:] = ~tied[slots[1:] - 1]
+    group = np.cumsum(starts_group)
+    return slots, starts_group, group, np.bincount(group)[group]
 
 
 def _rows_less(a: np.ndarray, b: np.ndarray) -> np.ndarray:
