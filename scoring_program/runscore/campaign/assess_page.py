@@ -29,7 +29,7 @@ progress{width:16em;height:1em}button{font-size:.95em;padding:.3em .7em;cursor:p
 .text{white-space:pre-wrap;margin:.4em 0}.passage{white-space:pre-wrap;color:#444;border-left:3px solid #bbb;
 padding-left:.6em;margin:.4em 0;font-size:.92em}.meta{color:#666;font-size:.85em}
 .labels button{margin-right:.4em}.labels button.on{background:#1f6feb;color:#fff;border-color:#1f6feb}
-kbd{border:1px solid #aaa;border-radius:3px;padding:0 .3em;font-size:.85em;background:#fafafa}
+kbd{border:1px solid #aaa;border-radius:3px;padding:0 .3em;font-size:.85em;background:#fafafa;color:#222}
 """
 
 PAGE_SCRIPT = r"""
