@@ -55,6 +55,9 @@ class Significance:
     residual_variance: float
     order: List[int]                       # run columns by mean, best first
 
+    def column(self, label: str) -> int:
+        return self.matrix.runs.index(label)
+
     def pairs(self) -> List[Tuple[str, str, float, float, float]]:
         """(run_a, run_b, diff, p, ES_E) for every pair, run_a the one with the higher mean (ties: input order)."""
         out = []
@@ -81,7 +84,7 @@ class Overview:
     titles: Dict[str, str]
     sorting: Dict[str, str]                # measure -> desc | asc
     groups: Dict[str, str]                 # run label -> group letters ('' when there is no test)
-    significance: List[Significance]       # primary first, then --measure
+    significance: List[Significance]       # primary first, then --measure; runs in the order given
     tau: List[agreement_tau.TauRow]
     pool: Optional["reusability.PoolTable"]
     reuse: Optional["reusability.Reusability"]
@@ -196,8 +199,8 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
           tau_bootstrap: int = agreement_tau.DEFAULT_TAU_BOOTSTRAP, confidence: float = 0.95,
           pool_depth: Optional[int] = None) -> Overview:
     """Every number of the report. Needs at least 2 runs; the tests need at least 2 topics."""
-    if len(runs) < 2:
-        raise ConfigError("a report needs at least 2 runs, got %d" % len(runs))
+    if not runs:
+        raise ConfigError("a report needs at least 1 run")
     if trials < 1:
         raise ConfigError("--trials must be at least 1, got %d" % trials)
     if not 0.0 < alpha < 1.0:
@@ -217,7 +220,9 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
     available = analysis.per_topic_measure_names(scored)
     tested: Dict[str, str] = {}
     primary_key = per_topic_key(task, ordered, task.primary.measure)
-    if primary_key is not None:
+    if len(runs) < 2:
+        notes.append("one run: no significance test, no group letters, no tau")
+    elif primary_key is not None:
         tested[task.primary.measure] = primary_key
     else:
         notes.append("the primary measure %s is not a mean of per-topic values: no significance test, no group "
@@ -225,18 +230,23 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
     for name in extra_measures:
         key = task.measure_key(name, sorted(set(available) | set(measures)), "per-topic")
         found = per_topic_key(task, ordered, key)
+        if len(runs) < 2:
+            continue
         if found is None:
             raise ConfigError("measure %s is not a mean of per-topic values in task %s; per-topic measures: %s"
                               % (name, task.id, ", ".join(available)))
         tested.setdefault(key, found)
-    tests = [significance(ordered, m, trials, seed, key) for m, key in tested.items()]
+    # The tests see the runs in the order given, as `runscore compare` does: the random permutations depend on the
+    # column order, so the same files in the same order with the same seed give the same p-values.
+    tests = [significance(runs, m, trials, seed, key) for m, key in tested.items()]
     groups = {r.label: "" for r in ordered}
     if tests and tests[0].measure == task.primary.measure:
-        found = letters.compact_letters(tests[0].p, list(range(len(ordered))), alpha)
-        groups = {r.label: found[k] for k, r in enumerate(ordered)}
+        column = {r.label: k for k, r in enumerate(runs)}
+        found = letters.compact_letters(tests[0].p, [column[r.label] for r in ordered], alpha)
+        groups = {r.label: found[column[r.label]] for r in ordered}
     means, per_topic, tau_notes = tau_inputs(task, ordered, measures)
     notes.extend(tau_notes)
-    tau = agreement_tau.tau_table(means, per_topic, tau_bootstrap, seed, confidence)
+    tau = agreement_tau.tau_table(means, per_topic, tau_bootstrap, seed, confidence) if len(runs) > 1 else []
     pool = reuse = None
     if ranking_tasks.is_ranking_task(task.id):
         pool = reusability.pool_table(reference, ordered, pool_depth)

@@ -101,6 +101,14 @@ def means_section(ov: Overview) -> str:
     return "<h2 id=\"means\">Mean scores</h2><p>%s</p>%s" % (text, _table(header, rows, 3, raw=True))
 
 
+def _range(values: np.ndarray):
+    """The axis: 0..1 for values in [0, 1] (most measures), else from min(0, lowest) to the highest."""
+    low, high = min(0.0, float(values.min())), float(values.max())
+    if low >= 0.0 and high <= 1.0:
+        return 0.0, 1.0
+    return low, max(high, low + 1e-9)
+
+
 def _axis_ticks(low: float, high: float, count: int = 5) -> List[float]:
     return [low + (high - low) * k / (count - 1) for k in range(count)]
 
@@ -114,8 +122,7 @@ def per_topic_figure(values: np.ndarray, run: int, topics: Sequence[str], measur
     n = len(topics)
     width, left, right, top, plot_h = 760, 44, 10, 10, 160
     plot_w = width - left - right
-    low = min(0.0, float(values.min()))
-    high = max(float(values.max()), low + 1e-9)
+    low, high = _range(values)
     slot = plot_w / float(max(1, n))
     label_every = max(1, int(math.ceil(14.0 / slot)))
     longest = max((len(t) for t in topics), default=1)
@@ -162,11 +169,12 @@ def per_topic_section(ov: Overview) -> str:
     test = ov.significance[0]
     values, topics = test.matrix.values, test.matrix.topics
     blocks = []
-    for k, run in enumerate(test.matrix.runs):
+    for position, run in enumerate(r.label for r in ov.runs):
+        k = test.column(run)
         above = int((values[:, k] > np.median(values, axis=1)).sum())
         below = int((values[:, k] < np.median(values, axis=1)).sum())
         blocks.append('<details%s><summary>%s: %d topics above the median, %d below</summary><figure>%s</figure>'
-                      '</details>' % (" open" if k < OPEN_PER_TOPIC else "", _e(run), above, below,
+                      '</details>' % (" open" if position < OPEN_PER_TOPIC else "", _e(run), above, below,
                                       per_topic_figure(values, k, topics, test.measure, run)))
     return ("<h2 id=\"per-topic\">Per-topic %s</h2><p>For each run (best first), its score on every topic (dot: green "
             "above the topic's median over all runs, red below), the median (tick) and the best score of any run "
@@ -178,11 +186,11 @@ def box_plot(ov: Overview) -> str:
     if not ov.significance:
         return ""
     test = ov.significance[0]
-    values, runs = test.matrix.values, test.matrix.runs
+    runs = [r.label for r in ov.runs]
+    values = test.matrix.values[:, [test.column(run) for run in runs]]
     row_h, left, right, width = 16, 150, 16, 760
     plot_w = width - left - right
-    low = min(0.0, float(values.min()))
-    high = max(float(values.max()), low + 1e-9)
+    low, high = _range(values)
     height = 12 + row_h * len(runs) + 26
 
     def sx(v: float) -> float:
