@@ -459,6 +459,7 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
     from .campaign import overview, report_files, report_inputs
 
     task = _task(task)
+    overview.check_settings(trials, alpha, confidence, tau_bootstrap, pool_depth)
     report_files.check_output(os.fspath(output))
     reference = load_reference(task, ref, options)
     workdir = tempfile.mkdtemp(prefix="runscore-report-")

@@ -194,13 +194,8 @@ def _column_means_match(values: np.ndarray, means: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(found)) and np.allclose(found, means, rtol=1e-9, atol=1e-12))
 
 
-def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], extra_measures: Sequence[str] = (),
-          trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA,
-          tau_bootstrap: int = agreement_tau.DEFAULT_TAU_BOOTSTRAP, confidence: float = 0.95,
-          pool_depth: Optional[int] = None) -> Overview:
-    """Every number of the report. Needs at least 2 runs; the tests need at least 2 topics."""
-    if not runs:
-        raise ConfigError("a report needs at least 1 run")
+def check_settings(trials: int, alpha: float, confidence: float, tau_bootstrap: int, pool_depth: Optional[int]):
+    """Bad settings are usage errors (exit 2), found before any run is read."""
     if trials < 1:
         raise ConfigError("--trials must be at least 1, got %d" % trials)
     if not 0.0 < alpha < 1.0:
@@ -211,6 +206,16 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
         raise ConfigError("--tau-bootstrap must be at least 0, got %d" % tau_bootstrap)
     if pool_depth is not None and pool_depth < 1:
         raise ConfigError("--pool-depth must be at least 1, got %d" % pool_depth)
+
+
+def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], extra_measures: Sequence[str] = (),
+          trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA,
+          tau_bootstrap: int = agreement_tau.DEFAULT_TAU_BOOTSTRAP, confidence: float = 0.95,
+          pool_depth: Optional[int] = None) -> Overview:
+    """Every number of the report. Needs at least 2 runs; the tests need at least 2 topics."""
+    if not runs:
+        raise ConfigError("a report needs at least 1 run")
+    check_settings(trials, alpha, confidence, tau_bootstrap, pool_depth)
     ordered = sort_runs(task, runs)
     measures = leaderboard_measures(task)
     titles = {c.measure: c.title for c in reversed(list(task.columns))}
