@@ -26,7 +26,9 @@ main{max-width:1200px;margin:0 auto;padding:16px}
 h1{font-size:1.5rem;margin:.2rem 0 .6rem}
 h2{font-size:1.2rem;margin:1.8rem 0 .5rem;border-bottom:1px solid #d6dbe3;padding-bottom:.2rem}
 p,li{max-width:75ch;overflow-wrap:anywhere}
-.scroll{overflow-x:auto;max-width:100%;border:1px solid #e3e7ee;border-radius:4px}
+.scroll{overflow-x:auto;width:fit-content;max-width:100%;border:1px solid #e3e7ee;border-radius:4px}
+.fig{overflow-x:auto;max-width:100%}
+.fig svg{min-width:560px}
 table{border-collapse:collapse;font-size:.9rem;font-variant-numeric:tabular-nums}
 th,td{padding:4px 8px;border-bottom:1px solid #eceff4;text-align:right;white-space:nowrap}
 th{background:#f4f6f9;position:sticky;top:0}
@@ -173,7 +175,7 @@ def per_topic_section(ov: Overview) -> str:
         k = test.column(run)
         above = int((values[:, k] > np.median(values, axis=1)).sum())
         below = int((values[:, k] < np.median(values, axis=1)).sum())
-        blocks.append('<details%s><summary>%s: %d topics above the median, %d below</summary><figure>%s</figure>'
+        blocks.append('<details%s><summary>%s: %d topics above the median, %d below</summary><figure class="fig">%s</figure>'
                       '</details>' % (" open" if position < OPEN_PER_TOPIC else "", _e(run), above, below,
                                       per_topic_figure(values, k, topics, test.measure, run)))
     return ("<h2 id=\"per-topic\">Per-topic %s</h2><p>For each run (best first), its score on every topic (dot: green "
@@ -217,7 +219,7 @@ def box_plot(ov: Overview) -> str:
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="box plot of per-topic %s per run" '
            'viewBox="0 0 %d %d" width="%d" font-family="sans-serif" font-size="10">%s</svg>'
            % (_e(test.measure), width, height, width, "".join(parts)))
-    return ("<h2 id=\"spread\">Spread over topics</h2><figure>%s<figcaption>Per-topic %s of each run, best first: box "
+    return ("<h2 id=\"spread\">Spread over topics</h2><figure><div class=\"fig\">%s</div><figcaption>Per-topic %s of each run, best first: box "
             "from the first to the third quartile, black line the median, whiskers the lowest and highest topic, red "
             "dot the mean.</figcaption></figure>" % (svg, _e(test.measure)))
 
