@@ -3,7 +3,6 @@ in headless Chromium: the page never scrolls sideways (wide tables scroll inside
 
 The Chromium tests skip with the reason when the `chromium` binary is absent (Debian package `chromium`).
 """
-import os
 import re
 import shutil
 import subprocess

@@ -2,22 +2,15 @@
 reference with items taken out.
 
 Why a module of its own: judged@k, the unique relevant documents and the leave-one-team-out test must see exactly
-what the evaluation sees, so every function here calls the task's own ranking code (ntcir1-adhoc: Similarity
-descending with its tie order and max_docs; temporalia-tir: rank ascending in file order; r2c2-pr: PassageRank with
-its passage keys), and a reduced reference is the task's own reference object with fewer judgements, scored by the
-task's own `score`. Tasks without ranked items (classification, QA) are not here: the report writes no pool files
+what the evaluation sees, so the rankings are the pool's (campaign/pool.py, which asks the task's own ranking code:
+ntcir1-adhoc Similarity descending with its tie order and max_docs, temporalia-tir rank ascending in file order,
+r2c2-pr PassageRank with its passage keys), and a reduced reference is the task's own reference object with fewer
+judgements, scored by the task's own `score`. Tasks without ranked items (classification, QA) are not here: the report writes no pool files
 for them.
 """
-import os
 from typing import Dict, List, Mapping, Optional, Set
 
-import numpy as np
-
-from ..errors import Diagnostics
 from ..pipeline import LoadedReference
-from ..ranking import fastpath
-from ..ranking.columnar import ColumnarRun
-from ..ranking.rankeval import ranked_docnos
 from ..tasks.base import ParsedRun
 
 RANKING_TASKS = ("ntcir1-adhoc", "temporalia-tir", "r2c2-pr")
@@ -30,39 +23,22 @@ def is_ranking_task(task_id: str) -> bool:
 
 
 def ranked_items(reference: LoadedReference, run: ParsedRun) -> Dict[str, List[str]]:
-    """topic -> the run's items in the order the task ranks them (only the items the task scores)."""
-    task_id = reference.task.id
-    options = reference.options
-    if task_id == "ntcir1-adhoc":
-        topics = run.data.topics
-        if isinstance(topics, ColumnarRun):          # a big run read as columns: read it again per topic
-            topics = _exact_parse(reference, run).data.topics
-        dtype = np.float32 if options["similarity_precision"] == "single" else np.float64
-        return {topic: ranked_docnos(topic_run, options["tie_order"], options["max_docs"], dtype)
-                for topic, topic_run in topics.items()}
-    if task_id == "temporalia-tir":
-        return {subtopic: run.data.ranking(subtopic) for subtopic in run.data.entries}
-    if task_id == "r2c2-pr":
-        from ..tasks.r2c2.pr import MAX_PASSAGES, _key
+    """topic -> the run's items in the order the task ranks them, as far as the evaluation reads them: the pool's
+    own rankings (campaign/pool.py, ranked_lists); an r2c2-pr passage that differs from the run as it was assessed
+    gets the scorer's never-judged key, as the scorer gives it."""
+    from .pool import ranked_lists
 
-        mode = options["passage_key_mode"]
-        return {topic: [_key(run.data, topic, rank, mode) for rank, _ in run.data.passages(topic)][:MAX_PASSAGES]
-                for topic in run.data.topics}
-    raise ValueError("task %s has no ranked items" % task_id)
+    ranked = {topic: [entry.item for entry in entries]
+              for topic, entries in ranked_lists(reference.task, run, reference.options).items()}
+    changed = getattr(run.data, "unjudged", None) if reference.task.id == "r2c2-pr" else None
+    if changed:
+        from ..tasks.r2c2.pr import _key
 
-
-def _exact_parse(reference: LoadedReference, run: ParsedRun) -> ParsedRun:
-    """The run parsed again on the exact path (one TopicRun per topic instead of columns)."""
-    before = os.environ.get(fastpath.ENVIRONMENT)
-    os.environ[fastpath.ENVIRONMENT] = "0"
-    try:
-        parsed = reference.task.parse(run.path, run.path, Diagnostics(run.path), reference.data, reference.options)
-    finally:
-        if before is None:
-            del os.environ[fastpath.ENVIRONMENT]
-        else:
-            os.environ[fastpath.ENVIRONMENT] = before
-    return parsed[0]
+        for topic, items in ranked.items():
+            ranks = [rank for rank, _ in run.data.passages(topic)][:len(items)]
+            ranked[topic] = [_key(run.data, topic, rank, reference.options["passage_key_mode"])
+                             if (topic, rank) in changed else item for rank, item in zip(ranks, items)]
+    return ranked
 
 
 def judgements(reference: LoadedReference) -> Judgements:

@@ -87,14 +87,12 @@ class Reusability:
 
 
 def team_contributions(reference: LoadedReference, runs: Sequence, depth: int) -> Dict[str, Dict[str, Set[str]]]:
-    """topic -> item -> the teams whose runs put it in the depth-k pool."""
-    pool: Dict[str, Dict[str, Set[str]]] = {}
-    for run in runs:
-        for topic, kept in ranking_tasks.top_k(ranking_tasks.ranked_items(reference, run.run), depth).items():
-            row = pool.setdefault(topic, {})
-            for item in kept:
-                row.setdefault(item, set()).add(run.team)
-    return pool
+    """topic -> item -> the teams whose runs put it in the depth-k pool (campaign/pool.py's build_pool)."""
+    from .pool import build_pool
+
+    teams = {id(r.run): r.team for r in runs}
+    pool = build_pool(reference.task, [r.run for r in runs], depth, reference.options, lambda run: teams[id(run)])
+    return {topic: {item: set(pooled.teams) for item, pooled in items.items()} for topic, items in pool.topics.items()}
 
 
 def rank_against(value: float, others: Sequence[float], sorting: str) -> int:
