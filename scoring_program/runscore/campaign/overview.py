@@ -254,9 +254,10 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
     tau = agreement_tau.tau_table(means, per_topic, tau_bootstrap, seed, confidence) if len(runs) > 1 else []
     pool = reuse = None
     if ranking_tasks.is_ranking_task(task.id):
-        pool = reusability.pool_table(reference, ordered, pool_depth)
+        campaign_pool = reusability.campaign_pool(reference, ordered, pool_depth)
+        pool = reusability.pool_table(reference, ordered, pool_depth, campaign_pool)
         if pool_depth is not None:
-            reuse = reusability.leave_one_team_out(reference, ordered, pool_depth)
+            reuse = reusability.leave_one_team_out(reference, ordered, pool_depth, campaign_pool)
     settings = {"task": task.id, "trials": trials, "seed": seed, "alpha": alpha, "tau_bootstrap": tau_bootstrap,
                 "confidence": confidence, "pool_depth": pool_depth, "topics": len(tests[0].matrix.topics)
                 if tests else None}

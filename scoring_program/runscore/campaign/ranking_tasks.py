@@ -1,17 +1,14 @@
-"""What the report needs from a ranking task: each run's ranked items per topic, the judgements, and the
+"""What the report needs from a ranking task's reference: its judgements, the relevant items, and the same
 reference with items taken out.
 
 Why a module of its own: judged@k, the unique relevant documents and the leave-one-team-out test must see exactly
-what the evaluation sees, so the rankings are the pool's (campaign/pool.py, which asks the task's own ranking code:
-ntcir1-adhoc Similarity descending with its tie order and max_docs, temporalia-tir rank ascending in file order,
-r2c2-pr PassageRank with its passage keys), and a reduced reference is the task's own reference object with fewer
-judgements, scored by the task's own `score`. Tasks without ranked items (classification, QA) are not here: the report writes no pool files
+what the evaluation sees. The rankings are the pool's (campaign/pool.py asks the task's own ranking code), and a
+reduced reference is the task's own reference object with fewer judgements, scored by the task's own `score`. Tasks without ranked items (classification, QA) are not here: the report writes no pool files
 for them.
 """
-from typing import Dict, List, Mapping, Optional, Set
+from typing import Dict, Mapping, Set
 
 from ..pipeline import LoadedReference
-from ..tasks.base import ParsedRun
 
 RANKING_TASKS = ("ntcir1-adhoc", "temporalia-tir", "r2c2-pr")
 
@@ -20,25 +17,6 @@ Judgements = Dict[str, Dict[str, int]]        # topic -> item -> grade
 
 def is_ranking_task(task_id: str) -> bool:
     return task_id in RANKING_TASKS
-
-
-def ranked_items(reference: LoadedReference, run: ParsedRun) -> Dict[str, List[str]]:
-    """topic -> the run's items in the order the task ranks them, as far as the evaluation reads them: the pool's
-    own rankings (campaign/pool.py, ranked_lists); an r2c2-pr passage that differs from the run as it was assessed
-    gets the scorer's never-judged key, as the scorer gives it."""
-    from .pool import ranked_lists
-
-    ranked = {topic: [entry.item for entry in entries]
-              for topic, entries in ranked_lists(reference.task, run, reference.options).items()}
-    changed = getattr(run.data, "unjudged", None) if reference.task.id == "r2c2-pr" else None
-    if changed:
-        from ..tasks.r2c2.pr import _key
-
-        for topic, items in ranked.items():
-            ranks = [rank for rank, _ in run.data.passages(topic)][:len(items)]
-            ranked[topic] = [_key(run.data, topic, rank, reference.options["passage_key_mode"])
-                             if (topic, rank) in changed else item for rank, item in zip(ranks, items)]
-    return ranked
 
 
 def judgements(reference: LoadedReference) -> Judgements:
@@ -104,8 +82,3 @@ def without(reference: LoadedReference, removed: Mapping[str, Set[str]]) -> Load
     else:
         raise ValueError("task %s has no qrels to reduce" % task_id)
     return LoadedReference(reference.task, reference.path, reference.options, reduced)
-
-
-def top_k(items: Dict[str, List[str]], depth: Optional[int]) -> Dict[str, List[str]]:
-    """The first `depth` items of each topic (all of them when depth is None)."""
-    return {topic: ranked if depth is None else ranked[:depth] for topic, ranked in items.items()}

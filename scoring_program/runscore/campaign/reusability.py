@@ -33,34 +33,43 @@ class PoolTable:
     rows: List[PoolRow]
 
 
-def pool_table(reference: LoadedReference, runs: Sequence, depth: Optional[int]) -> PoolTable:
+def campaign_pool(reference: LoadedReference, runs: Sequence, depth: Optional[int]):
+    """One pool.build_pool over every run, deep enough for judged@10, judged@depth and the unique relevant items
+    (the whole ranking as the task scores it when there is no depth)."""
+    from .pool import build_pool
+
+    teams = {id(r.run): r.team for r in runs}
+    deepest = max(depth, JUDGED_AT) if depth is not None else 10 ** 9
+    return build_pool(reference.task, [r.run for r in runs], deepest, reference.options, lambda run: teams[id(run)])
+
+
+def pool_table(reference: LoadedReference, runs: Sequence, depth: Optional[int], pool) -> PoolTable:
     """judged@10 and judged@depth of every run, averaged over the topics of the qrels (a topic the run does not
     answer counts 0; fewer than k items count the missing ranks as unjudged), and the relevant items (at the task's
     most lenient level) found by this run alone within its top `depth` (its whole ranking without a depth)."""
     judged = ranking_tasks.judgements(reference)
     relevant = ranking_tasks.relevant(reference)
     topics = sorted(judged)
-    items = [ranking_tasks.ranked_items(reference, r.run) for r in runs]
     cutoffs = sorted({JUDGED_AT} | ({depth} if depth is not None else set()))
-    found_by: Dict[Tuple[str, str], Set[int]] = {}
-    for index, ranked in enumerate(items):
-        for topic, kept in ranking_tasks.top_k(ranked, depth).items():
-            for item in kept:
-                if item in relevant.get(topic, ()):
-                    found_by.setdefault((topic, item), set()).add(index)
-    alone: Dict[int, int] = {}
-    for owners in found_by.values():
-        if len(owners) == 1:
-            owner = next(iter(owners))
-            alone[owner] = alone.get(owner, 0) + 1
+    limit = depth if depth is not None else 10 ** 9
+    counts: Dict[Tuple[str, int], int] = {}            # (run name, k) -> judged items at ranks 1..k, all topics
+    alone: Dict[str, int] = {}
+    for topic, items in pool.topics.items():
+        for item, pooled in items.items():
+            if item in judged.get(topic, ()) and topic in judged:
+                for hit in pooled.hits:
+                    for k in cutoffs:
+                        if hit.rank <= k:
+                            counts[(hit.run, k)] = counts.get((hit.run, k), 0) + 1
+            if item in relevant.get(topic, ()):
+                finders = {hit.run for hit in pooled.hits if hit.rank <= limit}
+                if len(finders) == 1:
+                    owner = finders.pop()
+                    alone[owner] = alone.get(owner, 0) + 1
     rows = []
-    for index, (run, ranked) in enumerate(zip(runs, items)):
-        shares = {}
-        for k in cutoffs:
-            per_topic = [sum(1 for item in ranked.get(topic, [])[:k] if item in judged[topic]) / float(k)
-                         for topic in topics]
-            shares[k] = float(np.mean(per_topic)) if per_topic else 0.0
-        rows.append(PoolRow(run.label, run.team, shares, alone.get(index, 0)))
+    for run in runs:
+        shares = {k: counts.get((run.run.name, k), 0) / float(k) / len(topics) if topics else 0.0 for k in cutoffs}
+        rows.append(PoolRow(run.label, run.team, shares, alone.get(run.run.name, 0)))
     return PoolTable(depth, cutoffs, len(topics), rows)
 
 
@@ -86,13 +95,15 @@ class Reusability:
     largest_change_run: str
 
 
-def team_contributions(reference: LoadedReference, runs: Sequence, depth: int) -> Dict[str, Dict[str, Set[str]]]:
-    """topic -> item -> the teams whose runs put it in the depth-k pool (campaign/pool.py's build_pool)."""
-    from .pool import build_pool
-
-    teams = {id(r.run): r.team for r in runs}
-    pool = build_pool(reference.task, [r.run for r in runs], depth, reference.options, lambda run: teams[id(run)])
-    return {topic: {item: set(pooled.teams) for item, pooled in items.items()} for topic, items in pool.topics.items()}
+def team_contributions(pool, depth: int) -> Dict[str, Dict[str, Set[str]]]:
+    """topic -> item -> the teams whose runs put it in the depth-k pool (ranks 1..depth of the campaign pool)."""
+    out: Dict[str, Dict[str, Set[str]]] = {}
+    for topic, items in pool.topics.items():
+        for item, pooled in items.items():
+            teams = {hit.team for hit in pooled.hits if hit.rank <= depth}
+            if teams:
+                out.setdefault(topic, {})[item] = teams
+    return out
 
 
 def rank_against(value: float, others: Sequence[float], sorting: str) -> int:
@@ -101,7 +112,7 @@ def rank_against(value: float, others: Sequence[float], sorting: str) -> int:
     return 1 + sum(1 for other in others if sign * other > sign * value)
 
 
-def leave_one_team_out(reference: LoadedReference, runs: Sequence, depth: int) -> Reusability:
+def leave_one_team_out(reference: LoadedReference, runs: Sequence, depth: int, pool) -> Reusability:
     """For each team: the judged items only its runs put in the depth-k pool are taken out of the qrels, and its
     runs are scored again with the task's own scorer; each reduced score is ranked among the other runs' full
     scores. Items judged but in no run's top k stay (they did not come from this pool)."""
@@ -109,13 +120,13 @@ def leave_one_team_out(reference: LoadedReference, runs: Sequence, depth: int) -
     measure = task.primary.measure
     sorting = task.primary.sorting
     judged = ranking_tasks.judgements(reference)
-    pool = team_contributions(reference, runs, depth)
+    contributed = team_contributions(pool, depth)
     full = [float(task.leaderboard_value(r.scores, task.primary)) for r in runs]
     reduced = list(full)
     removed_count: Dict[str, int] = {}
     for team in dict.fromkeys(r.team for r in runs):
         removed = {topic: {item for item, teams in items.items() if teams == {team} and item in judged.get(topic, ())}
-                   for topic, items in pool.items()}
+                   for topic, items in contributed.items()}
         removed = {topic: items for topic, items in removed.items() if items}
         removed_count[team] = sum(len(items) for items in removed.values())
         smaller = ranking_tasks.without(reference, removed) if removed else reference
