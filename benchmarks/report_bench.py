@@ -12,6 +12,7 @@ B = 10,000 and 1,000 tau bootstrap samples. The wall time of the whole command a
 """
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,24 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 
 from campaign_sim import ntcir1_campaign      # noqa: E402  (after the path is set)
+
+
+def timed(command):
+    """(wall, user + system CPU seconds) of a command run as its own process on one CPU (the machine may be shared:
+    CPU time is the figure that does not depend on other jobs)."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scoring_program"), OMP_NUM_THREADS="1",
+               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    pin = (lambda: os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})) \
+        if hasattr(os, "sched_setaffinity") else None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=pin)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -41,29 +60,23 @@ def main() -> int:
         command = [sys.executable, "-m", "runscore", "report", "--task", "ntcir1-adhoc", "--ref", ref,
                    "--pool-depth", str(args.pool_depth), "--trials", str(args.trials), runs, "-o",
                    os.path.join(folder, "out")]
-        one_cpu = hasattr(os, "sched_setaffinity")
-        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scoring_program"), OMP_NUM_THREADS="1",
-                   OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-        start = time.perf_counter()
-        proc = subprocess.run(command, env=env, capture_output=True, text=True,
-                              preexec_fn=(lambda: os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]}))
-                              if one_cpu else None)
-        wall = time.perf_counter() - start
-        if proc.returncode != 0:
-            print(proc.stderr)
-            return 1
         runs_count = args.teams * args.runs_per_team
-        print("runscore report: %d runs x %d topics, B = %d, pool depth %d: %.1f s wall%s"
-              % (runs_count, args.topics, args.trials, args.pool_depth, wall, " (one CPU)" if one_cpu else ""))
+        files = [os.path.join(runs, name) for name in sorted(os.listdir(runs))]
+        baseline = [sys.executable, "-m", "runscore", "score", "--task", "ntcir1-adhoc", "--ref", ref, "--json"] + files
+        wall, cpu = timed(baseline)
+        print("runscore score (the same runs, for comparison): %.1f s wall, %.1f s CPU" % (wall, cpu))
+        wall, cpu = timed(command)
+        print("runscore report: %d runs x %d topics, B = %d, pool depth %d: %.1f s wall, %.1f s CPU (one CPU)"
+              % (runs_count, args.topics, args.trials, args.pool_depth, wall, cpu))
 
         import numpy as np
         from runscore import compare
 
         values = np.random.default_rng(25).random((args.topics, runs_count))
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         compare.randomised_tukey_hsd(values, args.trials, 0)
-        print("randomised Tukey HSD alone (in process, %d x %d, B = %d): %.1f s"
-              % (args.topics, runs_count, args.trials, time.perf_counter() - start))
+        print("randomised Tukey HSD alone (in process, %d topics x %d runs, B = %d): %.1f s wall, %.1f s CPU"
+              % (args.topics, runs_count, args.trials, time.perf_counter() - start, time.process_time() - cpu))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0
