@@ -38,7 +38,8 @@ def campaign(tmp_path_factory):
     runs, ref, truth = ntcir1_campaign(str(folder), teams=4, runs_per_team=2, topics=8, seed=7)
     out = folder / "report"
     code, stdout, stderr = run_cli("report", "--task", "ntcir1-adhoc", "--ref", ref, "--pool-depth", "10",
-                                   "--trials", TRIALS, "--seed", "3", "--measure", "P_10_rel2", "--discpower", runs,
+                                   "--trials", TRIALS, "--seed", "3", "--measure", "P_10_rel2", "--discpower", "--tau-bootstrap",
+                                   "200", runs,
                                    "-o", out)
     assert code == 0, stderr
     return {"runs": runs, "ref": ref, "out": out, "truth": truth, "stdout": stdout}
@@ -164,7 +165,7 @@ def test_same_seed_same_bytes_other_seed_other_p(campaign, tmp_path):
 
     def report(seed, out):
         api.report("ntcir1-adhoc", campaign["ref"], [campaign["runs"]], out, pool_depth=10, trials=int(TRIALS),
-                   measures=["P_10_rel2"], discpower=True, seed=seed)
+                   measures=["P_10_rel2"], discpower=True, seed=seed, tau_bootstrap=200)
 
     report(3, again)
     for name in os.listdir(campaign["out"]):
