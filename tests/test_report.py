@@ -421,3 +421,13 @@ def test_api_report_returns_the_overview(campaign, tmp_path):
     rows = read_csv(tmp_path / "api" / "means.csv")
     assert [r.label for r in result.overview.runs] == [r["run"] for r in rows]
     assert io.StringIO((tmp_path / "api" / "report.json").read_text()).read().startswith("{")
+
+
+def test_tir_per_class_measures_get_tau_intervals(tmp_path):
+    """TIR's P@20 per temporal class is P@20 averaged over that class's subtopics: resampled as such (the check that
+    the class means are the official ones passes), so every pair of measures gets an interval."""
+    ref = os.path.join(ROOT, "reference_data", "temporalia-tir")
+    api.report("temporalia-tir", ref, [os.path.join(SAMPLES, "temporalia-tir", "tir_sample")], tmp_path / "tir",
+               trials=50, tau_bootstrap=50)
+    rows = read_csv(tmp_path / "tir" / "tau.csv")
+    assert len(rows) == 21 and all(r["ci_low"] != "" and r["note"] == "" for r in rows)

@@ -32,6 +32,15 @@ PER_TOPIC_NAMES = {
     ("datasearch-qa", "macro_f1"): "f1",
     ("datasearch-qa", "exact_match_squad"): "em_squad",
 }
+# Leaderboard means over a subset of the topics: (per-topic key, the topic ids' last letter). TIR's per-class P@20
+# is P@20 averaged over the subtopics of one temporal class (id + p/r/f/a). Used for the tau bootstrap, after the
+# same check.
+PER_TOPIC_SUBSETS = {
+    ("temporalia-tir", "p20_past"): ("p20", "p"),
+    ("temporalia-tir", "p20_recency"): ("p20", "r"),
+    ("temporalia-tir", "p20_future"): ("p20", "f"),
+    ("temporalia-tir", "p20_atemporal"): ("p20", "a"),
+}
 
 
 @dataclass
@@ -174,10 +183,12 @@ def tau_inputs(task: Task, overview_runs: Sequence[CampaignRun], measures: Seque
     per_topic: Dict[str, Optional[np.ndarray]] = {}
     notes = []
     for m in usable:
-        key = per_topic_key(task, overview_runs, m) or m
+        key, suffix = PER_TOPIC_SUBSETS.get((task.id, m), (per_topic_key(task, overview_runs, m) or m, ""))
         values = np.full((len(topics), len(scored)), np.nan)
         for col, (_, scores) in enumerate(scored):
             for row, topic in enumerate(topics):
+                if not topic.endswith(suffix):
+                    continue
                 value = scores.per_topic.get(topic, {}).get(key)
                 if value is not None:
                     values[row, col] = float(value)
@@ -249,9 +260,11 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
         column = {r.label: k for k, r in enumerate(runs)}
         found = letters.compact_letters(tests[0].p, [column[r.label] for r in ordered], alpha)
         groups = {r.label: found[column[r.label]] for r in ordered}
-    means, per_topic, tau_notes = tau_inputs(task, ordered, measures)
-    notes.extend(tau_notes)
-    tau = agreement_tau.tau_table(means, per_topic, tau_bootstrap, seed, confidence) if len(runs) > 1 else []
+    tau: List[agreement_tau.TauRow] = []
+    if len(runs) > 1:
+        means, per_topic, tau_notes = tau_inputs(task, ordered, measures)
+        notes.extend(tau_notes)
+        tau = agreement_tau.tau_table(means, per_topic, tau_bootstrap, seed, confidence)
     pool = reuse = None
     if ranking_tasks.is_ranking_task(task.id):
         campaign_pool = reusability.campaign_pool(reference, ordered, pool_depth)

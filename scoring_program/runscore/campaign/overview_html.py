@@ -315,13 +315,17 @@ def pool_section(ov: Overview) -> str:
     return "".join(out)
 
 
+def _count(number: int, noun: str) -> str:
+    return "%d %s%s" % (number, noun, "" if number == 1 else "s")
+
+
 def page(ov: Overview) -> str:
     task = ov.task
     notes = "".join("<li>%s</li>" % _e(n) for n in ov.notes)
     body = "".join([
-        "<h1>%s: overview of %d runs</h1>" % (_e(task.title or task.id), len(ov.runs)),
-        '<p class="meta">runscore %s &middot; task %s &middot; %d teams &middot; made by <code>runscore report</code>'
-        '</p>' % (_e(__version__), _e(task.id), len({r.team for r in ov.runs})),
+        "<h1>%s: overview of %s</h1>" % (_e(task.title or task.id), _count(len(ov.runs), "run")),
+        '<p class="meta">runscore %s &middot; task %s &middot; %s &middot; made by <code>runscore report</code>'
+        '</p>' % (_e(__version__), _e(task.id), _count(len({r.team for r in ov.runs}), "team")),
         means_section(ov), pairs_section(ov), per_topic_section(ov), box_plot(ov), tau_section(ov), pool_section(ov),
         '<h2 id="notes">Notes</h2><ul class="notes">%s</ul>' % notes if notes else ""])
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" '

@@ -66,5 +66,6 @@ def run(argv: List[str]) -> int:
         print(message, file=sys.stderr)
     for note in written.notes:
         print("note: %s" % note, file=sys.stderr)
-    print("%d runs of %s: wrote %s into %s" % (written.runs, args.task, ", ".join(written.files), args.output))
+    print("%d run%s of %s: wrote %s into %s" % (written.runs, "" if written.runs == 1 else "s", args.task,
+                                                ", ".join(written.files), args.output))
     return EXIT_OK
