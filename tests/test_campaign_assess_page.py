@@ -17,11 +17,12 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync", "--no-first-run")
 
 
-@pytest.fixture
-def browser(tmp_path):
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
     webdriver = pytest.importorskip("selenium.webdriver")
     if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
         pytest.skip("Chromium or chromedriver is not installed")
+    tmp_path = tmp_path_factory.mktemp("chromium")
     downloads = str(tmp_path / "downloads")
     os.makedirs(downloads)
     options = webdriver.ChromeOptions()

@@ -176,3 +176,33 @@ def test_two_sheets_report_kappa_per_topic_and_overall(tmp_path, capsys):
                      "b": "L1" if r.values["item"] in ("D2", "D4") else "L0"} for r in rows}
     expected = agreement(given, ["a", "b"])
     assert found["overall"] == pytest.approx(expected["overall"]) and set(found["per_topic"]) == {"001p", "002f"}
+
+
+def test_majority_resolution_and_its_tie(tmp_path, capsys):
+    pool = make_pool(tmp_path)
+    sheets = [fill(pool, tmp_path / ("%s.tsv" % n), lambda v, lab=lab: lab)
+              for n, lab in (("a", "L1"), ("b", "L1"), ("c", "L2"))]
+    ref = str(tmp_path / "ref")
+    assert main(["judgements", "--task", "temporalia-tir", "--pool", pool] + sheets +
+                ["--resolve", "majority", "-o", ref]) == 0
+    assert set(l.split()[-1] for l in open(os.path.join(ref, "qrels.txt")).read().split("\n") if l) == {"L1"}
+    assert "krippendorff_alpha" in capsys.readouterr().out
+    assert main(["judgements", "--task", "temporalia-tir", "--pool", pool, sheets[0], sheets[2],
+                 "--resolve", "majority", "-o", str(tmp_path / "ref2")]) == 2
+    assert "no majority" in capsys.readouterr().err and not os.path.exists(str(tmp_path / "ref2"))
+
+
+def test_ntcir1_grade_letters_any_case_become_rel1_and_rel2(tmp_path):
+    (tmp_path / "ntc1").write_text("0031\t0\tgakkai-1\t1\t9\tntc1\n0031\t0\tgakkai-2\t2\t8\tntc1\n"
+                                   "0031\t0\tgakkai-3\t3\t7\tntc1\n0031\t0\tgakkai-4\t4\t6\tntc1\n")
+    out = str(tmp_path / "pool")
+    assert main(["pool", "--task", "ntcir1-adhoc", "--depth", "10", str(tmp_path / "ntc1"), "-o", out]) == 0
+    grades = {"gakkai-1": "s", "gakkai-2": "A", "gakkai-3": "b", "gakkai-4": "C"}
+    sheet = fill(os.path.join(out, "pool.tsv"), tmp_path / "s.tsv", lambda v: grades[v["item"]])
+    ref = str(tmp_path / "ref")
+    assert main(["judgements", "--task", "ntcir1-adhoc", "--pool", os.path.join(out, "pool.tsv"), sheet,
+                 "-o", ref]) == 0
+    rel1 = sorted(open(os.path.join(ref, "rel1")).read().split("\n"))[1:]
+    rel2 = sorted(open(os.path.join(ref, "rel2")).read().split("\n"))[1:]
+    assert rel1 == ["0031\tA\tgakkai-2\t1", "0031\tB\tgakkai-3\t0", "0031\tC\tgakkai-4\t0", "0031\tS\tgakkai-1\t1"]
+    assert rel2 == ["0031\tA\tgakkai-2\t1", "0031\tB\tgakkai-3\t1", "0031\tC\tgakkai-4\t0", "0031\tS\tgakkai-1\t1"]

@@ -16,7 +16,10 @@ import pytest
 from runscore.campaign.sheet import read_sheet, write_sheet
 from runscore.cli import main
 
-from test_campaign_assess_page import browser, press, saved_sheet  # noqa: F401  (a fixture and its helpers)
+import test_campaign_assess_page as page_test
+from test_campaign_assess_page import press, saved_sheet
+
+browser = page_test.browser       # the headless Chromium fixture (skips without Chromium)
 
 
 def fill_sheets(pool_path, truth_of, folder, split=2):
@@ -90,7 +93,7 @@ def msndcg(levels, all_levels, gains, cutoff=20):
     return dcg(levels) / ideal
 
 
-def test_temporalia_tir_campaign_one_topic_through_the_page(tmp_path, capsys, browser):  # noqa: F811
+def test_temporalia_tir_campaign_one_topic_through_the_page(tmp_path, capsys, browser):
     rng = random.Random(11)
     subtopics = ["%03d%s" % (t, c) for t in range(1, 5) for c in "praf"]
     docs = ["lk-2013%04d_%d" % (d, d % 7) for d in range(50)]

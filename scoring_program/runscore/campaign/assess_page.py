@@ -14,7 +14,7 @@ import os
 import re
 from typing import Dict, List, Sequence
 
-from .sheet import LABEL, scale_of
+from .sheet import scale_of
 
 PAGE_STYLE = """
 body{font-family:system-ui,sans-serif;margin:0;background:#f6f6f4;color:#222}

@@ -45,7 +45,12 @@ def run(argv: List[str]) -> int:
     pool_dir = os.path.dirname(os.path.abspath(args.pool))
     stats_path = os.path.join(pool_dir, "pool_stats.json")
     if os.path.isfile(stats_path):
-        pooled_task = json.load(open(stats_path, encoding="utf-8")).get("task")
+        try:
+            with open(stats_path, encoding="utf-8") as handle:
+                stats = json.load(handle)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ConfigError("cannot read the pool's statistics: %s" % exc, stats_path)
+        pooled_task = stats.get("task") if isinstance(stats, dict) else None
         if pooled_task != args.task:
             raise ConfigError("the pool was built for task %s, not %s" % (pooled_task, args.task), stats_path)
     for sheet in args.sheets:
