@@ -23,7 +23,7 @@ def test_the_walkthrough_runs(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scoring_program"))
     listed = commands()
     assert [c.split()[1] for c in listed if c.startswith("runscore")] == ["bundle", "pool", "judgements", "score",
-                                                                                    "report"]
+                                                                             "report"]
     outputs = []
     for command in listed:
         if command.startswith("runscore "):
