@@ -15,6 +15,7 @@ from ..errors import ConfigError
 from ..pipeline import CheckedFile, LoadedReference, check_file, check_run_limit, score_run
 from ..tasks.base import submission_scope
 from .overview import CampaignRun
+from .pool import default_team
 
 
 @dataclass
@@ -75,6 +76,6 @@ def read_runs(reference: LoadedReference, inputs: Sequence[str], workdir: str, m
             return ReadRuns([], messages, True)
         scored = [(run, score_run(reference, run)) for c in checked for run in c.runs]
     labels = analysis.run_labels(scored)
-    runs = [CampaignRun(label, task.team_of(run) or run.name, run, scores)
+    runs = [CampaignRun(label, default_team(task, run), run, scores)
             for label, (run, scores) in zip(labels, scored)]
     return ReadRuns(runs, messages, False)

@@ -91,10 +91,6 @@ class Ntcir1Adhoc(Task):
         Column("11pt_avg_rel2", "11-pt average (relaxed)"),
     )
 
-    def team_of(self, run: ParsedRun) -> str:
-        """The group the Run-ID names: the Run-ID without its trailing run number (`ntc1` -> `ntc`)."""
-        return run.name.rstrip("0123456789") or run.name
-
     def sniff(self, head: str) -> bool:
         line = first_line(head)
         # not a tag line: a datasearch-qa <SYSDESC> may hold TABs too (issue 16)
