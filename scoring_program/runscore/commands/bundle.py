@@ -12,8 +12,8 @@ import os
 import sys
 from typing import List, Optional
 
-from ..codabench.bundle import (BundlePlan, PhaseDates, build_zip, select_tasks, tasks_without_samples,
-                                write_root)
+from ..codabench.bundle import (BundlePlan, PhaseDates, build_zip, check_plans, select_tasks,
+                                tasks_without_samples, write_root)
 from ..errors import EXIT_CONFIG, EXIT_OK, ConfigError
 
 NAME = "bundle"
@@ -111,11 +111,14 @@ def run(argv: List[str]) -> int:
                               "competition per task; --per-task DIR builds them all)")
         task = select_tasks(root, wanted)[0]
         plan = BundlePlan(root, [task], _formal_reference(args.reference), dates)
+        check_plans([plan])
         return EXIT_OK if _build(plan, args.output, args.v1, not args.no_lint) else EXIT_CONFIG
+    plans = [BundlePlan(root, [task], _formal_reference(args.reference), dates)
+             for task in select_tasks(root, wanted)]
+    check_plans(plans)            # every task's inputs first: an error writes no zip at all
     status = EXIT_OK
-    for task in select_tasks(root, wanted):
-        plan = BundlePlan(root, [task], _formal_reference(args.reference), dates)
-        out = os.path.join(args.per_task, "%s.zip" % task.id)
+    for plan in plans:
+        out = os.path.join(args.per_task, "%s.zip" % plan.task.id)
         if not _build(plan, out, args.v1, not args.no_lint):
             status = EXIT_CONFIG
     return status

@@ -1,0 +1,173 @@
+"""What a newcomer meets in the built competitions (issue 23): every page of every dist/<task>.zip is
+self-contained (its links resolve in the bundle or are absolute public URLs, it cites no repository file, its
+tables keep their columns), each kit holds only its task's files, the leaderboard sorts every column by its
+measure's better direction, `make bundle REFERENCE=dir` writes nothing when a task folder is missing, and the
+CodaLab v1.5 pages show no Markdown markup.
+"""
+import os
+import re
+import zipfile
+
+import pytest
+import yaml
+
+from conftest import ROOT, run_cli
+from runscore.codabench.bundle import BundlePlan, build_zip, competition_v2, select_tasks
+from runscore.tasks.base import SORTING
+
+TASKS = select_tasks(ROOT)
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    """dist/<task>.zip for every task, as `make bundle` builds them (the linter is test_bundle's business)."""
+    folder = tmp_path_factory.mktemp("dist")
+    for task in TASKS:
+        build_zip(BundlePlan(ROOT, [task]), str(folder / ("%s.zip" % task.id)))
+    return folder
+
+
+def members(path):
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+# ------------------------------------------------------------------------------------------ the crawler ---
+
+LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]*)\)")
+# A file of the repository the participant does not have, or a citation of a source they cannot read.
+REPOSITORY = re.compile(r"(\.\./(?:shared|docs|tests)\b|(?<![\w/.])(?:shared|docs|tests|benchmarks|starting_kit)/|"
+                        r"(?<![\w/])(?:scoring_program/)?runscore/\w|\(spec\b|\bspecs?(?: section)? \d|"
+                        r"\bseeds?\b|\bissue \d)")
+PUBLIC_URL = re.compile(r"https?://[a-z0-9.-]+\.[a-z]{2,}(/\S*)?")
+
+
+def slug(heading):
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def page_problems(name, text, bundle):
+    """Every broken link, repository citation and broken table row of one Markdown page."""
+    problems = []
+    anchors = {slug(h) for h in re.findall(r"^#+ (.*)$", text, re.M)}
+    for _, target in LINK.findall(text):
+        if target.startswith("#"):
+            ok = target[1:] in anchors
+        elif re.match(r"[a-z]+:", target):
+            ok = bool(PUBLIC_URL.fullmatch(target))
+        else:
+            ok = os.path.normpath(os.path.join(os.path.dirname(name), target)).replace(os.sep, "/") in bundle
+        if not ok:
+            problems.append("%s: link %r resolves nowhere in the bundle" % (name, target))
+    for line in text.splitlines():
+        match = REPOSITORY.search(line)
+        if match:
+            problems.append("%s: cites %r, which the participant does not have: %s" % (name, match.group(0), line))
+        for md in re.findall(r"(?<![\w/.-])([\w-]+\.md)\b", line):
+            if "pages/" + md not in bundle and "starting_kit/" + md not in bundle:
+                problems.append("%s: names %s, not in the bundle: %s" % (name, md, line))
+    fenced, width = False, None
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced or not line.startswith("|"):
+            width = None
+            continue
+        cells = len(re.split(r"(?<!\\)\|", line.strip().strip("|")))
+        if width is None:
+            width = cells
+        elif cells != width:
+            problems.append("%s: table row of %d cells under a header of %d: %s" % (name, cells, width, line))
+    return problems
+
+
+def test_every_page_of_every_competition_is_self_contained(dist):
+    problems = []
+    for task in TASKS:
+        bundle = members(dist / ("%s.zip" % task.id))
+        pages = yaml.safe_load(bundle["competition.yaml"])["pages"]
+        for page in pages:
+            problems += ["%s %s" % (task.id, p) for p in
+                         page_problems(page["file"], bundle[page["file"]].decode("utf-8"), bundle)]
+    assert problems == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("| a | b |\n|---|---|\n| `x|y` | z |\n", "table row of 3 cells"),
+    ("see [the docs](docs/r2c2-pr.md)\n", "resolves nowhere"),
+    ("rule (spec 1.1)\n", "cites '(spec'"),
+    ("from shared/specs/r2c2.md\n", "cites 'shared/'"),
+    ("in `runscore/tasks/r2c2/pr.py`\n", "cites 'runscore/t'"),
+    ("[ntcireval.md](ntcireval.md)\n", "names ntcireval.md"),
+])
+def test_the_crawler_finds_what_it_looks_for(text, expected):
+    assert any(expected in p for p in page_problems("pages/x.md", text, {"pages/x.md": b""}))
+
+
+def test_a_pipe_in_a_code_span_of_a_table_is_escaped():
+    from runscore.codabench.pages import participant_doc
+    text = participant_doc("# T\n\n## Run file\n\n| rule | kind |\n|---|---|\n| name `[T]-{PG|PO}-[1-4]` | error |\n")
+    assert "`[T]-{PG\\|PO}-[1-4]`" in text
+
+
+# ------------------------------------------------------------------------------- leaderboard directions ---
+
+def test_every_column_sorts_by_its_measures_better_direction():
+    """competition.yaml's `sorting` of each column is the measure registry's direction; a column whose measure
+    has none (OB, avconf, a count) comes after every ranked column, so it never breaks a tie on rank."""
+    for task in TASKS:
+        columns = competition_v2(BundlePlan(ROOT, [task]))["leaderboards"][0]["columns"]
+        by_key = {task.leaderboard_key(c): c for c in task.columns}
+        directions = [task.better(by_key[c["key"]].measure) for c in columns]
+        for column, better in zip(columns, directions):
+            if better is not None:
+                assert column["sorting"] == SORTING[better], (task.id, column)
+        ranked = [i for i, d in enumerate(directions) if d is not None]
+        unranked = [i for i, d in enumerate(directions) if d is None]
+        assert not unranked or max(ranked) < min(unranked), (task.id, columns)
+
+
+def test_r2c2_ac_overconfidence_is_not_a_ranking_column():
+    task = next(t for t in TASKS if t.id == "r2c2-ac")
+    assert task.better("ob") is None and task.better("avconf") is None and task.better("hmr") == "higher"
+    assert task.better("auto_hmr") == "higher"
+
+
+# ------------------------------------------------------------------------------------- the starting kit ---
+
+def test_each_kit_carries_only_its_own_task(dist):
+    others = {t.id for t in TASKS}
+    for task in TASKS:
+        names = [n for n in members(dist / ("%s.zip" % task.id))
+                 if n.startswith("starting_kit/") and not n.startswith("starting_kit/scoring_program/")]
+        strangers = {n for n in names for other in others - {task.id}
+                     if other in n or other.replace("-", "_") in n}
+        assert strangers == set(), task.id
+        for folder in ("sample_submission/", "schemas/", "reference_data/"):
+            assert any(n.startswith("starting_kit/" + folder + task.id) for n in names), (task.id, folder)
+
+
+# ------------------------------------------------------------------------------- all or nothing in dist/ ---
+
+def test_a_missing_reference_folder_writes_nothing(tmp_path):
+    reference = tmp_path / "ref"
+    for task in TASKS[:-1]:                      # every task's folder but the last one's
+        (reference / task.id).mkdir(parents=True)
+        (reference / task.id / "task.yaml").write_text("task: %s\n" % task.id)
+    out = tmp_path / "dist"
+    code, stdout, stderr = run_cli("bundle", "--per-task", out, "--reference", reference, "--no-lint")
+    assert code == 2, stdout + stderr
+    assert TASKS[-1].id in stderr and "nothing written" in stderr
+    assert not out.exists() or os.listdir(out) == []
+
+
+# ------------------------------------------------------------------------------------- CodaLab v1.5 ---
+
+def test_v1_pages_show_no_markdown_markup(tmp_path):
+    for task in TASKS:
+        out = tmp_path / ("%s.zip" % task.id)
+        build_zip(BundlePlan(ROOT, [task]), str(out), v1=True)
+        for name, content in members(out).items():
+            if name.endswith(".html"):
+                text = re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", content.decode("utf-8"), flags=re.S)
+                assert "**" not in text and "](" not in text, (task.id, name)
