@@ -171,3 +171,28 @@ def test_v1_pages_show_no_markdown_markup(tmp_path):
             if name.endswith(".html"):
                 text = re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", content.decode("utf-8"), flags=re.S)
                 assert "**" not in text and "](" not in text, (task.id, name)
+
+
+# ------------------------------------------------------------------------------- runscore bundle, installed ---
+
+def test_bundle_from_an_installed_package_says_what_it_needs(tmp_path):
+    """The package alone (as `pip install .` puts it in site-packages) has no repository around it."""
+    import shutil
+    import subprocess
+    import sys
+    site = tmp_path / "venv" / "lib" / "site-packages"
+    shutil.copytree(os.path.join(ROOT, "scoring_program", "runscore"), site / "runscore",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = dict(os.environ, PYTHONPATH=str(site))
+    done = subprocess.run([sys.executable, "-m", "runscore", "bundle", "--per-task", "dist"], cwd=str(tmp_path),
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "installed as a package" in done.stderr and "clone of the repository" in done.stderr
+    assert "scoring_program/score.py" in done.stderr
+    assert not (tmp_path / "dist").exists()
+
+
+def test_bundle_with_a_root_that_is_no_clone_says_so(tmp_path):
+    code, _, stderr = run_cli("bundle", "--per-task", tmp_path / "dist", "--root", tmp_path)
+    assert code == 2 and "is not a clone of the runscore repository" in stderr

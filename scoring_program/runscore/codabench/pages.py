@@ -259,8 +259,9 @@ def _blocks(lines) -> List[str]:
 
 # The campaign's run-submission instructions are "the seed" in the repository's docs.
 SEED_WORDS = ((re.compile(r"\b([Tt])he seed's\b"), r"\1he campaign's"),
-              (re.compile(r"\b([Tt])he seed\b"), r"\1he campaign's instructions"),
-              (re.compile(r"\bas the seed says\b"), "as the campaign's instructions say"))
+              (re.compile(r"\bas the seed says\b"), "as the campaign's instructions say"),
+              (re.compile(r"\b([Tt])he seed allows\b"), r"\1he campaign's instructions allow"),
+              (re.compile(r"\b([Tt])he seed\b"), r"\1he campaign's instructions"))
 # A module of the package, which the participant has in the starting kit's scoring_program/ under another path.
 PACKAGE_FILE = re.compile(r"`(?:scoring_program/)?runscore/(?:[\w.*-]+/)*([\w.*-]+)`")
 # A file only the repository has (specs, seeds, docs, tests, benchmarks): the sentence citing it is dropped.

@@ -89,9 +89,29 @@ def _build(plan: BundlePlan, out: str, v1: bool, lint: bool) -> bool:
     return True
 
 
+# What a bundle is built from: the repository, not the installed package (which holds only runscore/).
+ROOT_PARTS = ("scoring_program/score.py", "scoring_program/metadata", "reference_data", "starting_kit", "docs")
+
+
+def check_root(root: str, default: bool) -> None:
+    """A bundle is built from a clone of the repository (the scoring program's score.py and metadata, the sample
+    reference data, the starting kit, the task docs). Installed with `pip install .` the package has none of
+    them: say so and what to do, instead of failing on the first missing file."""
+    missing = [part for part in ROOT_PARTS if not os.path.exists(os.path.join(root, *part.split("/")))]
+    if not missing:
+        return
+    where = ("runscore is installed as a package here (%s), without the repository it is built from"
+             % os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) if default else \
+        "--root %s is not a clone of the runscore repository" % root
+    raise ConfigError("%s: `runscore bundle` needs the repository's %s (missing: %s); run it in a clone of the "
+                      "repository (`make bundle` there), or give --root CLONE"
+                      % (where, ", ".join(ROOT_PARTS), ", ".join(missing)))
+
+
 def run(argv: List[str]) -> int:
     args = parser().parse_args(argv)
     root = os.path.abspath(args.root)
+    check_root(root, args.root == DEFAULT_ROOT)
     if args.write_root:
         for name in write_root(root):
             print("wrote %s" % name)
