@@ -196,3 +196,56 @@ def test_bundle_from_an_installed_package_says_what_it_needs(tmp_path):
 def test_bundle_with_a_root_that_is_no_clone_says_so(tmp_path):
     code, _, stderr = run_cli("bundle", "--per-task", tmp_path / "dist", "--root", tmp_path)
     assert code == 2 and "is not a clone of the runscore repository" in stderr
+
+
+# ------------------------------------------------------------------------------- the README's figures ---
+
+def _demo_block():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    block = text.split("$ make demo\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip() and line.strip() != "..."]
+
+
+def _normalised(line):
+    """Paths as the README shows them and as this test's temporary folders make them, reduced alike."""
+    line = re.sub(r"\S*?(?:starting_kit/run/|/)((?:%s)/(?:input|output)\S*)" % "|".join(t.id for t in TASKS),
+                  r"\1", line)
+    return re.sub(r"(?<!\S)\S*dist\d*/", "dist/", line).rstrip()
+
+
+def test_readme_demo_is_what_make_demo_prints(dist, tmp_path, capfd):
+    """The README's trimmed `make demo` (file counts, and the dry run of the competitions it shows) is what the
+    code prints today."""
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "starting_kit"))
+    import dry_run
+    lines = _demo_block()
+    shown = []
+    for line in lines:
+        wrote = re.match(r"wrote dist/([\w-]+)\.zip: (\d+) files", line)
+        if wrote:
+            task = next(t for t in TASKS if t.id == wrote.group(1))
+            names = build_zip(BundlePlan(ROOT, [task]), str(tmp_path / "count.zip"))
+            assert line == "wrote dist/%s.zip: %d files, the %s competition, linted" % (task.id, len(names),
+                                                                                      task.id)
+        match = re.match(r"== dist/([\w-]+)\.zip", line)
+        if match:
+            shown.append(match.group(1))
+    assert shown, "the README shows no competition of make demo"
+    argv = [a for task_id in shown for a in ("--bundle", str(dist / ("%s.zip" % task_id)))]
+    capfd.readouterr()
+    assert dry_run.main(argv + ["--workdir", str(tmp_path / "w")]) == 0
+    printed = [_normalised(line) for line in capfd.readouterr().out.splitlines()]
+    def found(line):        # a line the README cuts short ends in "...": the printed line starts with the rest
+        line = _normalised(line)
+        if line.endswith(" ..."):
+            return any(p.startswith(line[:-3]) for p in printed)
+        return line in printed
+    missing = [line for line in lines if not line.startswith("wrote ") and not found(line)]
+    assert missing == [], "\n".join(printed)
+
+
+def test_readme_has_an_install_line_for_the_package_alone():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        assert re.search(r"^pip install \.(\s|$)", handle.read(), re.M)
