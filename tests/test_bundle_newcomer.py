@@ -70,6 +70,10 @@ def page_problems(name, text, bundle):
     for line in text.splitlines():
         if line.startswith("```"):
             fenced = not fenced
+        if not fenced and line.count("$") >= 2:
+            # Codabench typesets $...$ on a page as LaTeX (src/static/js/ours/latex_markdown_html.js), code
+            # spans included: only a fenced block is safe
+            problems.append("%s: $...$ would be typeset as LaTeX on Codabench: %s" % (name, line))
         if fenced or not line.startswith("|"):
             width = None
             continue
@@ -99,6 +103,7 @@ def test_every_page_of_every_competition_is_self_contained(dist):
     ("from shared/specs/r2c2.md\n", "cites 'shared/'"),
     ("in `runscore/tasks/r2c2/pr.py`\n", "cites 'runscore/t'"),
     ("[ntcireval.md](ntcireval.md)\n", "names ntcireval.md"),
+    ("run `python3 $program/score.py $input`\n", "typeset as LaTeX"),
 ])
 def test_the_crawler_finds_what_it_looks_for(text, expected):
     assert any(expected in p for p in page_problems("pages/x.md", text, {"pages/x.md": b""}))
