@@ -254,3 +254,17 @@ def test_readme_demo_is_what_make_demo_prints(dist, tmp_path, capfd):
 def test_readme_has_an_install_line_for_the_package_alone():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
         assert re.search(r"^pip install \.(\s|$)", handle.read(), re.M)
+
+
+def test_each_kit_readme_and_data_page_speak_of_its_own_task(dist):
+    for task in TASKS:
+        bundle = members(dist / ("%s.zip" % task.id))
+        readme = bundle["starting_kit/README.md"].decode("utf-8")
+        assert readme.startswith("# ") and "the one of the `%s` competition" % task.id in readme.split("\n## ")[0]
+        data = bundle["pages/data.md"].decode("utf-8")
+        baselines = sorted(n[len("starting_kit/baselines/"):] for n in bundle
+                           if n.startswith("starting_kit/baselines/"))
+        for name in baselines:
+            assert "`%s`" % name in data, (task.id, name)
+        if not baselines:
+            assert "no baseline" in data, task.id

@@ -293,7 +293,8 @@ def yaml_text(data: Dict) -> str:
 
 
 def pages_of(plan: BundlePlan, v1: bool = False) -> List[Tuple[str, str, str]]:
-    return markdown_pages(plan.tasks, plan.title, os.path.join(plan.root, "docs"), v1)
+    return markdown_pages(plan.tasks, plan.title, os.path.join(plan.root, "docs"), v1,
+                          kit_baselines(plan.root, plan.task))
 
 
 # ------------------------------------------------------------------------------------- the logo ---
@@ -410,6 +411,24 @@ def starting_kit_files(root: str, tasks: Sequence[Task]) -> Dict[str, str]:
     return files
 
 
+def kit_note(task: Task) -> str:
+    """The first lines of a competition's kit README: the kit is one task's, and the README's worked examples
+    (written for every task of the repository) take that task's id."""
+    note = ("> **This starting kit is the one of the `%s` competition**: it holds that task's sample submission "
+            "(`sample_submission/%s/`), sample reference data (`reference_data/%s/`), schema and baselines."
+            % (task.id, task.id, task.id))
+    if task.id != "ntcir1-adhoc":
+        note += (" The examples below use `ntcir1-adhoc`; with this kit, write `--task %s` and "
+                 "`reference_data/%s`." % (task.id, task.id))
+    return note + "\n\n"
+
+
+def kit_baselines(root: str, task: Task) -> List[str]:
+    """The baselines (runs and scripts) the task's kit carries, as named in the kit."""
+    kit = os.path.join(root, "starting_kit")
+    return sorted(name for name, path in tree_files(kit, "", ["baselines"]).items() if kit_file_of(name, path, task))
+
+
 def schema_files(root: str) -> Dict[str, str]:
     """{file name: text} of the published JSON Schemas (runscore/schemas/*.json)."""
     folder = os.path.join(root, "scoring_program", "runscore", "schemas")
@@ -506,6 +525,9 @@ def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
     formal = _read(reference_files(plan.formal_reference, plan.tasks, "formal reference data")) \
         if plan.formal_reference else None
     kit = _read(starting_kit_files(plan.root, plan.tasks))
+    if "README.md" in kit:
+        title, _, rest = kit["README.md"].decode("utf-8").partition("\n\n")
+        kit["README.md"] = ("%s\n\n%s%s" % (title, kit_note(plan.task), rest)).encode("utf-8")
     if not v1:
         members = generated_files(plan)
         for prefix, files in (("scoring_program/", program), ("reference_data/", reference),

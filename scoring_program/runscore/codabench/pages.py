@@ -65,12 +65,13 @@ primary column. A submission that fails is never posted.
 """
 
 
-def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str],
-                   v1: bool = False) -> List[Tuple[str, str, str]]:
-    """(page title, file name under pages/, Markdown text) for every page, overview first."""
+def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str], v1: bool = False,
+                   baselines: Optional[Sequence[str]] = None) -> List[Tuple[str, str, str]]:
+    """(page title, file name under pages/, Markdown text) for every page, overview first; `baselines`: the
+    kit's baseline files (None: not known, described in general)."""
     pages = [("Overview", "overview.md", overview_page(tasks, title, v1)),
              ("Evaluation", "evaluation.md", evaluation_page(tasks)),
-             ("Data and starting kit", "data.md", data_page(tasks))]
+             ("Data and starting kit", "data.md", data_page(tasks, baselines))]
     for task in tasks:
         pages.append(("Task %s" % task.id, "task-%s.md" % task.id, task_page(task, docs_dir)))
     return pages
@@ -119,18 +120,28 @@ def evaluation_page(tasks: Sequence[Task]) -> str:
     return "\n".join(lines)
 
 
-def data_page(tasks: Sequence[Task]) -> str:
+def _baselines_item(baselines: Optional[Sequence[str]]) -> str:
+    if baselines is None:
+        return "* `baselines/`: simple baseline runs on the sample data and the scripts that make them."
+    if not baselines:
+        return "* no baseline: this task's kit has none (the sample submission is the example run)."
+    return "* `baselines/`: simple baselines on the sample data (runs, and the scripts that make them): %s." % (
+        ", ".join("`%s`" % name[len("baselines/"):] for name in baselines))
+
+
+def data_page(tasks: Sequence[Task], baselines: Optional[Sequence[str]] = None) -> str:
     lines = ["# Data and starting kit", "",
              "The starting kit (downloadable from the *Files* tab of each phase) holds:", "",
              "* `README.md`: how to check and score a run locally, with the same program the platform runs;",
-             "* `sample_submission/<task-id>/`: a valid sample submission per task;",
-             "* `schemas/`: the JSON Schemas of the run records of each task (the structural rules; the "
-             "semantic rules are listed on each task's page);",
+             "* `sample_submission/%s/`: a valid sample submission;" % "/, `sample_submission/".join(
+                 t.id for t in tasks),
+             "* `schemas/`: the JSON Schema of the task's run records (the structural rules; the semantic "
+             "rules are listed on the task's page);",
              "* `dry_run.py`: scores a submission laid out exactly as Codabench lays it out "
              "(`input/ref`, `input/res`, `output/`) and prints the leaderboard row;",
              "* `scoring_program/` and `reference_data/`: the scoring program this competition runs and the "
              "sample reference data of the dry-run phase;",
-             "* `baselines/`: simple baseline runs on the sample data and the scripts that make them.", "",
+             _baselines_item(baselines), "",
              "The sample reference data of the dry-run phase are synthetic. The formal phase uses the "
              "campaigns' reference data, which the organisers obtained under the campaigns' agreements.", "",
              "## Check a submission before uploading it", "",
