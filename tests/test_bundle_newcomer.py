@@ -268,3 +268,16 @@ def test_each_kit_readme_and_data_page_speak_of_its_own_task(dist):
             assert "`%s`" % name in data, (task.id, name)
         if not baselines:
             assert "no baseline" in data, task.id
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("a rule (spec 1.1) here", "a rule here"),
+    ("x (a (b) spec 1) y", "x y"),
+    ("x (a (spec 1) b) y", "x (a b) y"),
+    ("x (kept) y", "x (kept) y"),
+    ("see `runscore/tasks/r2c2/pr.py`.", "see `pr.py` of the scoring program."),
+    ("The seed's typo, as the seed says.", "The campaign's typo, as the campaign's instructions say."),
+])
+def test_participant_text(text, expected):
+    from runscore.codabench.pages import participant_text
+    assert participant_text(text) == expected

@@ -302,16 +302,17 @@ def _unlink_local(line: str) -> str:
                   lambda m: m.group(0) if re.match(r"https?://", m.group(2)) else m.group(1), line)
 
 
-def _drop_citations(line: str) -> str:
-    """Parentheses that cite a source or a repository file are removed, with the sentences that do so."""
+def _drop_citations(text: str) -> str:
+    """Parentheses that cite a source or a repository file removed, nested ones too: "(a (b) spec 1)" goes
+    whole, "(a (spec 1) b)" becomes "(a b)"."""
     def parenthesis(match):
         inner = match.group(0)
-        return "" if CITATION.search(inner) or REPOSITORY_PATH.search(inner) else inner
-    previous = None
-    while previous != line:               # innermost first: "(a (spec 1) b)" -> "(a b)"
-        previous = line
-        line = re.sub(r"\s?\([^()]*\)", parenthesis, line)
-    return line
+        if CITATION.search(inner) or REPOSITORY_PATH.search(inner):
+            return ""
+        return inner.replace("(", "\x01").replace(")", "\x02")     # kept: hidden while the outer ones are read
+    while re.search(r"\([^()]*\)", text):
+        text = re.sub(r"\s?\([^()]*\)", parenthesis, text)
+    return text.replace("\x01", "(").replace("\x02", ")")
 
 
 def _escape_code_pipes(line: str) -> str:
