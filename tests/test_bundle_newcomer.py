@@ -156,13 +156,14 @@ def test_each_kit_carries_only_its_own_task(dist):
 
 def test_a_missing_reference_folder_writes_nothing(tmp_path):
     reference = tmp_path / "ref"
-    for task in TASKS[:-1]:                      # every task's folder but the last one's
+    for task in TASKS[1:-1]:                     # every task's folder but the first and the last one's
         (reference / task.id).mkdir(parents=True)
         (reference / task.id / "task.yaml").write_text("task: %s\n" % task.id)
     out = tmp_path / "dist"
     code, stdout, stderr = run_cli("bundle", "--per-task", out, "--reference", reference, "--no-lint")
     assert code == 2, stdout + stderr
-    assert TASKS[-1].id in stderr and "nothing written" in stderr
+    assert "nothing written" in stderr
+    assert TASKS[0].id in stderr and TASKS[-1].id in stderr            # every missing folder is named
     assert not out.exists() or os.listdir(out) == []
 
 

@@ -564,7 +564,9 @@ def check_plans(plans: Sequence[BundlePlan]) -> None:
                 problems.append(exc)
     unique = list({str(p): p for p in problems}.values())
     if unique:
-        raise ConfigError("%s; nothing written" % "; ".join(str(p) for p in unique))
+        first = unique[0]
+        raise ConfigError("%s (nothing written: no zip is built until every task's data is there)" % first.args[0],
+                          first.path, first.line, unique[1:])
 
 
 def build_zip(plan: BundlePlan, out_path: str, v1: bool = False,
