@@ -173,10 +173,14 @@ def test_v1_pages_show_no_markdown_markup(tmp_path):
     for task in TASKS:
         out = tmp_path / ("%s.zip" % task.id)
         build_zip(BundlePlan(ROOT, [task]), str(out), v1=True)
-        for name, content in members(out).items():
+        bundle = members(out)
+        for name, content in bundle.items():
             if name.endswith(".html"):
                 text = re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", content.decode("utf-8"), flags=re.S)
                 assert "**" not in text and "](" not in text, (task.id, name)
+                for target in re.findall(r'(?:href|src)="([^"]*)"', text):
+                    assert PUBLIC_URL.fullmatch(target) or target in bundle, (task.id, name, target)
+                assert not REPOSITORY.search(re.sub(r"<[^>]+>", "", text)), (task.id, name)
 
 
 # ------------------------------------------------------------------------------- runscore bundle, installed ---
