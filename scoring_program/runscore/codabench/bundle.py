@@ -526,7 +526,7 @@ def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
         if plan.formal_reference else None
     kit = _read(starting_kit_files(plan.root, plan.tasks))
     if "README.md" in kit:
-        title, _, rest = kit["README.md"].decode("utf-8").partition("\n\n")
+        title, _, rest = str(kit["README.md"], "utf-8").partition("\n\n")
         kit["README.md"] = ("%s\n\n%s%s" % (title, kit_note(plan.task), rest)).encode("utf-8")
     if not v1:
         members = generated_files(plan)
