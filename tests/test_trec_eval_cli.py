@@ -379,6 +379,7 @@ def test_running_out_of_memory_is_a_message_and_exit_2(tmp_path, monkeypatch, ca
     def exhausted(*args, **kwargs):
         raise MemoryError
 
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "0")     # the line-by-line reader (every run is read as columns)
     monkeypatch.setattr(command, "_exact", exhausted)
     code = command.run(["-q", str(qrels), str(run)])
     captured = capsys.readouterr()
