@@ -25,17 +25,25 @@ import collections
 import difflib
 import math
 import re
+import sys
+import warnings
+from numbers import Integral
 from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set
 
 import numpy as np
 
+from . import __version__ as _runscore_version
 from . import inmemory
 from .errors import ConfigError, RunError
 from .measures.trec import (ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions,
                              recall_point_cutoff)
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
-           "compute_aggregated_measure", "UnsupportedMeasure"]
+           "compute_aggregated_measure", "UnsupportedMeasure", "register", "__version__"]
+
+# runscore's version: ir_measures uses a pytrec_eval module only if it has a __version__ (older pytrec_eval
+# builds had none), and a script that records `pytrec_eval.__version__` records what computed its numbers.
+__version__ = _runscore_version
 
 _OFFICIAL = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
              "iprec_at_recall", "P")
@@ -172,15 +180,69 @@ def resolve_measures(measures: Iterable[str]) -> Dict[str, Any]:
     return resolved
 
 
+_C_INT_MAX = 2 ** 31 - 1
+
+
+def _c_int(value: Any, name: str) -> int:
+    """An argument pytrec_eval parses as a C int: an integer within a C int (bool and numpy integers too)."""
+    if isinstance(value, Integral) and -_C_INT_MAX - 1 <= value <= _C_INT_MAX:
+        return int(value)
+    raise TypeError("Argument %s must be an integer within a C int (pytrec_eval reads it as one), got %r"
+                    % (name, value))
+
+
+def _trec_eval_order(docs: Sequence[str], scores: np.ndarray) -> List[int]:
+    """Indices of `docs` in trec_eval's ranking of a topic (score descending as a C float, then docno
+    descending), with NaN below every number: pytrec_eval's own order of NaN is whatever libstdc++'s std::sort
+    and glibc's qsort make of comparators NaN breaks, which no other program reproduces (docs/python-api.md)."""
+    by_docno = sorted(range(len(docs)), key=docs.__getitem__, reverse=True)
+    nan = np.isnan(scores).tolist()
+    negated = (-scores).tolist()
+    return sorted(by_docno, key=lambda i: (nan[i], 0.0 if nan[i] else negated[i]))
+
+
+def _rank_non_finite(run: Mapping[str, Mapping[str, Any]], topics: Sequence[str]) -> Mapping[str, Mapping[str, Any]]:
+    """The run with every topic that has an infinite or NaN score ranked as pytrec_eval ranks it, handed on as
+    scores that give that ranking (its rank, counted down), with a warning; other topics untouched. pytrec_eval
+    computes on such scores (models do produce them), so a drop-in must too. (The whole-run kernels take only
+    finite scores.)"""
+    changed: Dict[str, Dict[str, float]] = {}
+    counts = collections.Counter()
+    for topic in topics:
+        ranked = run[topic]
+        try:
+            values = np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked))
+        except (OverflowError, TypeError, ValueError):
+            continue                        # not numbers: evaluate() says which
+        bad = ~np.isfinite(values)
+        if not bad.any():
+            continue
+        counts["NaN"] += int(np.isnan(values).sum())
+        counts["infinite"] += int(np.isinf(values).sum())
+        docs = list(ranked)
+        order = _trec_eval_order(docs, values.astype(np.float32))
+        changed[topic] = {docs[i]: float(len(docs) - rank) for rank, i in enumerate(order)}
+    if not changed:
+        return run
+    warnings.warn("runscore.pytrec_eval: %s in %d topic(s) (first: %s); ranked as pytrec_eval ranks them (score "
+                  "descending as a C float, then docno descending), NaN below every number (pytrec_eval's order "
+                  "of NaN depends on its C++ and C libraries' sorts)" % (" and ".join("%d %s score(s)" % (n, kind) for kind, n in sorted(counts.items())
+                                                  if n), len(changed), next(iter(changed))),
+                  RuntimeWarning, stacklevel=3)
+    return {topic: changed.get(topic, ranked) for topic, ranked in run.items()}
+
+
 class RelevanceEvaluator:
     """pytrec_eval.RelevanceEvaluator: the qrels and measures once, then evaluate(run) for any number of runs."""
 
     def __init__(self, query_relevance: Mapping[str, Mapping[str, int]], measures: Iterable[str],
                  relevance_level: int = 1, judged_docs_only_flag: bool = False) -> None:
-        if not isinstance(relevance_level, int):
-            raise TypeError("relevance_level must be an integer, got %r" % (relevance_level,))
-        if judged_docs_only_flag not in (0, 1):
-            raise TypeError("Argument judged_docs_only_flag must be either 0 or 1.")
+        # pytrec_eval reads both as C ints: any integer (bool and numpy integers too) within a C int, else a
+        # TypeError; a level <= 0 is refused (0) or crashes it (below 0); any non-zero flag is "on".
+        relevance_level = _c_int(relevance_level, "relevance_level")
+        if relevance_level <= 0:
+            raise TypeError("Argument relevance_level should be positive.")
+        judged_docs_only_flag = _c_int(judged_docs_only_flag, "judged_docs_only_flag")
         if not isinstance(query_relevance, Mapping):
             raise BadQrels("Argument query_relevance should be of type dictionary.", "qrels")
         self.relevance_level = relevance_level
@@ -211,6 +273,7 @@ class RelevanceEvaluator:
         except RunError as exc:
             raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
         topics = [t for t in run if t in self._qrels.qrels]
+        run = _rank_non_finite(run, topics)
         params = {m: p for m, p in self._params.items() if p is not None}
         # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
         nan_rule = self.judged_docs_only_flag and any(m in self._params for m in _NAN_WHEN_EMPTY)
@@ -245,3 +308,18 @@ class RelevanceEvaluator:
                 row[name] = 1.0 if name == "num_q" else 0.0
             out[topic] = row
         return out
+
+
+def register() -> "object":
+    """Make `import pytrec_eval` give this module, for code that imports it by name (BEIR, mteb, ir_measures).
+
+    Call it before that code first imports pytrec_eval (ir_measures imports it at its first computation): a
+    module that already holds the real pytrec_eval keeps it, so a warning says so when one is loaded."""
+    module = sys.modules[__name__]
+    current = sys.modules.get("pytrec_eval")
+    if current is not None and current is not module:
+        warnings.warn("pytrec_eval (%s) was imported before runscore.pytrec_eval.register(): modules that "
+                      "imported it keep it; later imports get runscore's" % getattr(current, "__file__", "?"),
+                      RuntimeWarning, stacklevel=2)
+    sys.modules["pytrec_eval"] = module
+    return module
