@@ -209,7 +209,7 @@ def trec_eval(qrels: Any, run: Any, measures: Optional[Sequence[str]] = None, co
     (--v10). run_id: the runid of a run given as a dict or DataFrame (a file's is its last line's tag).
     """
     from .commands import trec_eval as command
-    from .commands.trec_eval_files import TrecEvalFailure
+    from .ranking.trec_eval_files import TrecEvalFailure
 
     argv = _trec_argv(measures, complete, level, max_docs, judged_only, num_docs_in_coll, version,
                       keep_first_duplicate)
@@ -239,8 +239,7 @@ def _trec_eval_files(command, settings, qrels_path, run_path, names, params, war
     both are the in-memory evaluation's (every qrels topic with -c, a missing one as an empty ranking)."""
     fast = None if settings.complete else fastpath.trec_eval(settings, qrels_path, run_path, names, params)
     if fast is not None:
-        evaluation, run_id = fast
-        return evaluation.values, evaluation.printed, run_id
+        return fast.values, fast.topics, fast.run_id
     qrels = _qrels_file(qrels_path, settings)
     if not qrels:
         raise ConfigError("the qrels file has no judgements", qrels_path)

@@ -35,8 +35,8 @@ import numpy as np
 from . import __version__ as _runscore_version
 from . import inmemory
 from .errors import ConfigError, RunError
-from .measures.trec import (ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions,
-                             recall_point_cutoff)
+from .measures.trec import ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions
+from .measures.trec_blocks import recall_point_cutoff
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
            "compute_aggregated_measure", "UnsupportedMeasure", "register", "__version__"]

@@ -18,11 +18,12 @@ from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
 from ..measures.names import ir_measures_to_trec_eval
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, PAIR_PARAMS, REGISTRY,
-                             V10_ONLY, Params, TrecOptions, c_atof, evaluate_topic)
+                             V10_ONLY, Params, TrecOptions, evaluate_topic)
+from ..measures.c_numbers import c_atof
 from ..ranking.label import judge_ranking
 from ..ranking.qrels import MAX_GRADE
 from ..ranking.rankeval import TopicRun, ranked_docnos
-from .trec_eval_files import Note, TrecEvalFailure, c_atol, read_qrels, read_run
+from ..ranking.trec_eval_files import Note, TrecEvalFailure, c_atol, read_qrels, read_run
 
 EXIT_USAGE = 1      # trec_eval's exit code for a bad command line (and an illegal measure)
 EXIT_FILES = 2      # trec_eval's exit code for a file it cannot read or use
@@ -330,6 +331,21 @@ class Evaluation:
         self.missing = 0                # 9.0.8 -c: qrels topics averaged as 0 without being evaluated
         self.complete_num_rel: Optional[int] = None   # -c: num_rel of the summary (qrels lines with rel > 0)
 
+    @classmethod
+    def of_columns(cls, fast: "fastpath.TrecEvalColumns", complete: bool) -> "Evaluation":
+        """The fast path's result (every evaluated topic printed, in its order); -c averages over every qrels
+        topic (a topic missing from the run scores 0)."""
+        result = cls()
+        for qid in fast.topics:
+            result.values[qid] = fast.values[qid]
+            result.printed.append(qid)
+        result.denominator = len(fast.topics)
+        if complete:
+            result.denominator = fast.qrels_topics
+            result.missing = result.denominator - len(fast.topics)
+            result.complete_num_rel = fast.positive_judgements
+        return result
+
 
 BOGUS_DOCNO = "ceci_nest_pas_un_docno"     # trec_eval 10.0's one-document ranking for a missing topic (-c)
 _BOGUS_ZEROED = ("num_ret", "utility", "rbp_resid")
@@ -599,9 +615,9 @@ def _run(argv: Sequence[str]) -> int:
         return EXIT_USAGE
     out: List[str] = []
     try:
-        fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params, TrecEvalFailure)
+        fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params)
         if fast is not None:
-            evaluation, run_id = fast
+            evaluation, run_id = Evaluation.of_columns(fast, settings.complete), fast.run_id
             if settings.per_topic:
                 for qid in evaluation.printed:
                     out.extend(topic_lines(qid, measures, evaluation.values[qid], params, settings.full_precision))

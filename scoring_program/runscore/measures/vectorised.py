@@ -5,16 +5,19 @@ topics and far too slow for MS MARCO-sized runs. Here all topics live in one gra
 after topic (`offsets`), and each measure is a few segment operations over it (bincount per topic, positions
 within a topic, ...). The numbers are the exact path's: the same ranking rule (label.rank_order: score
 descending, docno in byte order), the same truncation, and every sum taken in the same left-to-right order as
-measures.trec._ordered_sum (`ordered_segment_sums`), so values agree bit for bit, not just to rounding. A
+measures.c_numbers.ordered_sum (`ordered_segment_sums`), so values agree bit for bit, not just to rounding. A
 measure without a kernel here is computed per topic by measures.trec itself on the same grade arrays.
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..ranking.columnar import ColumnarRun, pack_strings, widen
+from ..ranking.columnar_run import ColumnarRun
+from ..ranking.columnar_words import pack_strings, widen
 from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
-from .trec import REGISTRY, TrecOptions, _ordered_sum, log2_discounts, recall_point_cutoff
+from .c_numbers import log2_discounts, ordered_sum
+from .trec import REGISTRY, TrecOptions
+from .trec_blocks import recall_point_cutoff
 
 # Measures with a kernel below; any other trec_eval measure goes through measures.trec per topic.
 KERNELS = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
@@ -252,7 +255,7 @@ def _depth_layers(segment: np.ndarray, count: int) -> List[np.ndarray]:
 
 
 def ordered_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
-    """Per-segment sums added left to right (as the C loops and measures.trec._ordered_sum add), for values
+    """Per-segment sums added left to right (as the C loops and measures.c_numbers.ordered_sum add), for values
     grouped by a non-decreasing segment id: step j adds the j-th value of every segment at once."""
     totals = np.zeros(count, dtype=np.float64)
     for chosen in _depth_layers(segment, count):
@@ -388,7 +391,7 @@ def _kernel(name: str, c: _Context, params, options: TrecOptions) -> List[np.nda
         out = np.zeros(seg.count)
         for t in range(seg.count):
             if seg.sizes[t]:
-                out[t] = _ordered_sum(table[t][::-1]) / len(params)
+                out[t] = ordered_sum(table[t][::-1]) / len(params)
         return [out]
     raise KeyError(name)
 

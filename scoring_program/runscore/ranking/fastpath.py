@@ -9,13 +9,13 @@ warnings, the same values). A file the fast reader declines goes to the exact pa
 it serves files of FAST_PATH_MIN_BYTES or more. See docs/performance.md.
 """
 import os
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from .columnar import (LONG_ID_BYTES, NACSIS, QRELS, TREC, ColumnarRun, long_id_words, pack_fields, padded_buffer,
-                       read_columns,
-                       unpack_words, widen)
+from .columnar import LONG_ID_BYTES, NACSIS, QRELS, TREC, read_columns
+from .columnar_run import ColumnarRun
+from .columnar_words import long_id_words, pack_fields, padded_buffer, unpack_words, widen
 from .columnar_qrels import ColumnarQrels
 from .qrels import MAX_GRADE
 from ..errors import Diagnostics, RunError
@@ -24,6 +24,7 @@ from ..measures.trec import TrecOptions
 from ..textfile import BOM, MAX_FILE_BYTES
 from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
 from .rankeval import TopicRun, evaluate_rankings
+from .trec_eval_files import TrecEvalFailure, read_qrels
 
 FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
 # A task's qrels file of this size or more (about 60k judgements, 0.2 s as Python dicts) is read as columns.
@@ -208,13 +209,23 @@ def _beyond_float(scores: np.ndarray) -> bool:
         return bool(np.any(np.isinf(scores.astype(np.float32)) & np.isfinite(scores)))
 
 
-def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
-              problem=Exception):
-    """commands.trec_eval's main loop for a big clean run, read as columns: (Evaluation, run id), or None (then
+class TrecEvalColumns(NamedTuple):
+    """What trec_eval's main loop gives for a run on the fast path: the evaluated topics (sorted, as trec_eval
+    evaluates them), their values, the qrels' topic count and judgements with grade > 0 (for -c), the run id."""
+
+    topics: List[str]
+    values: Dict[str, Dict[str, float]]
+    qrels_topics: int
+    positive_judgements: int
+    run_id: str
+
+
+def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict) \
+        -> Optional[TrecEvalColumns]:
+    """commands.trec_eval's main loop for a big clean run, read as columns, or None (then
     the exact path reads both files and says what trec_eval would say). The files must be ones trec_eval reads
     without a word from us (no note, no duplicate) in a case the columns reproduce (not -J, -M 0, -l below 1,
     keep-first-duplicate, nor a 10.0 qrels topic missing from the run)."""
-    from ..commands.trec_eval import Evaluation      # here: the command imports this module
     if run_path == "-" or settings.judged_only or not wanted(run_path) or settings.max_docs == 0 \
             or settings.level < 1 or settings.keep_first_duplicate:
         return None
@@ -256,16 +267,7 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
     computed = [m for m in measures if m not in ("runid", "num_q")]
     per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
                                       settings.max_docs, params, np.float64 if settings.v10 else np.float32)
-    result = Evaluation()
-    for qid in topics:
-        result.values[qid] = per_topic[qid]
-        result.printed.append(qid)
-    result.denominator = len(topics)
-    if settings.complete:
-        result.denominator = len(qrels_topics)
-        result.missing = result.denominator - len(topics)
-        result.complete_num_rel = positive
-    return result, run.run_id
+    return TrecEvalColumns(topics, per_topic, len(qrels_topics), positive, run.run_id)
 
 
 def _trec_eval_qrels(path: str, v10: bool):
@@ -285,8 +287,7 @@ def _trec_eval_qrels(path: str, v10: bool):
 
 
 def _parsed_qrels(path: str, v10: bool) -> Optional[Dict[str, Dict[str, int]]]:
-    """The qrels by the exact reader (commands.trec_eval_files), or None if it notes or refuses anything."""
-    from ..commands.trec_eval_files import TrecEvalFailure, read_qrels
+    """The qrels by the exact reader (trec_eval_files), or None if it notes or refuses anything."""
     try:
         with open(path, "rb") as handle:
             parsed = read_qrels(handle.read(), path, v10)

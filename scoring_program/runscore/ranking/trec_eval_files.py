@@ -20,8 +20,8 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..measures.trec import c_atof as trec_c_atof
-from ..ranking.rankeval import TopicRun
+from ..measures.c_numbers import c_atof as trec_c_atof
+from .rankeval import TopicRun
 
 BOM = b"\xef\xbb\xbf"
 _STRICT_DECIMAL = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
@@ -50,7 +50,7 @@ class Note:
 
 
 def c_atof(text: bytes) -> float:
-    """glibc atof of a field's bytes (measures.trec.c_atof; a field holds no white space, and Latin-1 keeps every
+    """glibc atof of a field's bytes (measures.c_numbers.c_atof; a field holds no white space, and Latin-1 keeps every
     byte one character)."""
     return trec_c_atof(text.decode("latin-1"))
 
