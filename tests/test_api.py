@@ -257,9 +257,49 @@ def test_api_trec_eval_reports_a_bad_run_file_with_its_lines(tmp_path):
     run = tmp_path / "run"
     run.write_text("1 Q0 a 1 2.0 r\n1 Q0 a 2 1.0 r\n1 Q0 b 3 abc r\n")
     with pytest.raises(api.InvalidRunsError) as caught:
-        api.trec_eval(str(qrels), str(run))
+        api.trec_eval(str(qrels), str(run), strict=True)
     assert len([line for line in caught.value.lines if ": error:" in line]) == 2
     assert all(line.startswith(str(run) + ":") for line in caught.value.lines)
+    with pytest.raises(api.RunError, match="run:2: error: duplicate docno a in topic 1"):
+        api.trec_eval(str(qrels), str(run))         # trec_eval stops on it (exit 4), so does the command
+
+
+LENIENT = [  # (qrels, run, what `runscore trec_eval` warns about): trec_eval reads each silently
+    (b"1 0 a 1\n1 0 b 0\n", b"1 Q0 a 1 abc r\n1 Q0 b 2 1.0 r\n", "score"),
+    (b"1 0 a 1.5\n1 0 b 0\n", b"1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n", "grade"),
+    (b"\xef\xbb\xbf1 0 a 1\n1 0 b 0\n", b"\xef\xbb\xbf1 Q0 a 1 2.0 r\n", "byte order mark"),
+    (b"1 0 a 1\n", b"1 Q0 a 1 2.0 r\r\n1 Q0 c 2 1.0 r\r\n", ""),       # CRLF: read as trec_eval does, silently
+]
+
+
+@pytest.mark.parametrize("qrels_bytes, run_bytes, word", LENIENT)
+def test_api_trec_eval_reads_files_as_the_command_does(tmp_path, qrels_bytes, run_bytes, word):
+    """The same values and the same warnings as `runscore trec_eval -q --full-precision`; strict=True refuses
+    what the command refuses with --strict."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_bytes(qrels_bytes)
+    run.write_bytes(run_bytes)
+    code, out, err = run_cli("trec_eval", "-q", "--full-precision", "-m", "all_trec", str(qrels), str(run))
+    assert code == 0, err
+    result = api.trec_eval(str(qrels), str(run), measures=["all_trec"])
+    printed = {}
+    for line in out.splitlines():
+        name, topic, value = [f.strip() for f in line.split("\t")]
+        printed[(topic, name)] = value
+    for (topic, name), value in printed.items():
+        got = result["all"][name] if topic == "all" else result["per_topic"][topic][name]
+        if isinstance(got, str):
+            assert value in (got, "'%s'" % got), (topic, name, got, value)       # relstring is quoted
+        else:
+            assert float(value) == got, (topic, name, got, value)
+    warned = [line for line in err.splitlines() if ": warning: " in line]
+    assert result["warnings"] == warned and (word in " ".join(warned) if word else not warned)
+    if not word:
+        return
+    strict_code, _, _ = run_cli("trec_eval", "--strict", str(qrels), str(run))
+    with pytest.raises((api.RunError, api.ConfigError)) as caught:
+        api.trec_eval(str(qrels), str(run), strict=True)
+    assert strict_code == (2 if isinstance(caught.value, api.ConfigError) else 1)
 
 
 # ------------------------------------------------------------------------------------------- compare() ---

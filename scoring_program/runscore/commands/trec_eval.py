@@ -447,18 +447,18 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
     return result
 
 
-def summary_lines(measures: Sequence[str], evaluation: Evaluation, params: Dict, run_id: str,
-                  full: bool = False) -> List[str]:
-    """The `all` rows as trec_eval's calc_avg functions make them: sums in topic order, divided by num_q."""
-    out = []
+def summary_values(measures: Sequence[str], evaluation: Evaluation, params: Dict, run_id: str) -> List[Tuple]:
+    """The `all` rows as trec_eval's calc_avg functions make them, as (name, value) with counts as ints: sums in
+    topic order, divided by num_q (api.trec_eval returns them; summary_lines prints them)."""
+    out: List[Tuple] = []
     per_topic = list(evaluation.values.values())
     n = evaluation.denominator
     for name in measures:
         if name == "runid":
-            out.append(_line("runid", "all", run_id))
+            out.append(("runid", run_id))
             continue
         if name == "num_q":
-            out.append(_line("num_q", "all", "%d" % n))
+            out.append(("num_q", n))
             continue
         measure = REGISTRY[name]
         if measure.summary == "none":
@@ -471,7 +471,7 @@ def summary_lines(measures: Sequence[str], evaluation: Evaluation, params: Dict,
                     total += v
                 if value_name == "num_rel" and evaluation.complete_num_rel is not None:
                     total = evaluation.complete_num_rel
-                out.append(_line(value_name, "all", "%d" % int(total)))
+                out.append((value_name, int(total)))
                 continue
             total = 0.0
             if measure.summary == "gm":
@@ -483,8 +483,16 @@ def summary_lines(measures: Sequence[str], evaluation: Evaluation, params: Dict,
                 for v in values:
                     total += v
                 value = total / n if n else total
-            out.append(_line(value_name, "all", format_value(value, full)))
+            out.append((value_name, value))
     return out
+
+
+def summary_lines(measures: Sequence[str], evaluation: Evaluation, params: Dict, run_id: str,
+                  full: bool = False) -> List[str]:
+    """The `all` rows as trec_eval prints them."""
+    return [_line(name, "all", value if name == "runid" else "%d" % value if isinstance(value, int)
+                  else format_value(value, full))
+            for name, value in summary_values(measures, evaluation, params, run_id)]
 
 
 def run(argv: Sequence[str]) -> int:
