@@ -42,7 +42,7 @@ def main(side, count):
     import ir_measures
     from ir_measures import AP, P, RR, Judged, R, nDCG
     measures = [nDCG @ 10, P @ 10, AP, R @ 100, RR, Judged @ 10]
-    out = {"module": pytrec_eval.__name__, "aggregates": [], "per_query": [], "beir": []}
+    out = {"module": pytrec_eval.__name__, "aggregates": [], "per_query": [], "beir": [], "beir_raw": []}
     try:
         from beir.retrieval.evaluation import EvaluateRetrieval
     except ImportError:
@@ -52,6 +52,10 @@ def main(side, count):
         out["aggregates"].append({str(m): v for m, v in ir_measures.calc_aggregate(measures, qrels, run).items()})
         out["per_query"].append(sorted((m.query_id, str(m.measure), m.value)
                                        for m in ir_measures.pytrec_eval.iter_calc(measures[:5], qrels, run)))
+        # BEIR's call pattern (EvaluateRetrieval.evaluate) unrounded: one evaluator, four parameterised measures
+        ks = [1, 3, 5, 10, 100]
+        strings = {"%s.%s" % (m, ",".join(map(str, ks))) for m in ("map_cut", "ndcg_cut", "recall", "P")}
+        out["beir_raw"].append(pytrec_eval.RelevanceEvaluator(qrels, strings).evaluate(run))
         if EvaluateRetrieval is not None:
             out["beir"].append(EvaluateRetrieval.evaluate(qrels, {q: dict(d) for q, d in run.items()},
                                                           [1, 3, 5, 10, 100]))

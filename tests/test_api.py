@@ -333,3 +333,36 @@ def test_api_compare_from_a_matrix():
         api.compare({"a": {"t": 1.0}})
     with pytest.raises(ConfigError, match="which to compare"):
         api.compare({"a": {"t": {"x": 1.0}}, "b": {"t": {"x": 2.0}}})
+
+
+def test_api_trec_eval_takes_ir_measures_names_with_ir_measures_values():
+    """nDCG@10, P@10, AP, R@100, RR and Judged@10 asked by their ir_measures names come back under those names,
+    per topic equal to ir_measures' (pytrec-eval-terrier backend; its judged provider for Judged@10) bit for bit,
+    and in the summary to its means (up to the order of the sum)."""
+    ir_measures = pytest.importorskip("ir_measures", reason="ir_measures (test extra) is not installed")
+    import math
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from adopter_side import case
+    names = ["nDCG@10", "P@10", "AP", "R@100", "RR", "Judged@10"]
+    for seed in range(40):
+        qrels, run = case(seed)
+        run = {q: {d: (v if math.isfinite(v) else 9.5 if v > 0 else -9.5) for d, v in docs.items()}
+               for q, docs in run.items()}
+        # ir_measures scores a qrels topic missing from the run 0 and averages over every qrels topic: -c
+        result = api.trec_eval(qrels, run, measures=names, complete=True)
+        assert sorted(result["all"]) == sorted(names)
+        measures = [ir_measures.parse_measure(n) for n in names]
+        theirs = {}
+        for metric in ir_measures.iter_calc(measures, qrels, run):
+            theirs.setdefault(metric.query_id, {})[str(metric.measure)] = metric.value
+        assert {q: theirs[q] for q in result["per_topic"]} == result["per_topic"], "seed %d" % seed
+        assert all(set(theirs[q].values()) == {0} for q in set(theirs) - set(result["per_topic"])), seed
+        for measure, value in ir_measures.calc_aggregate(measures, qrels, run).items():
+            assert math.isclose(result["all"][str(measure)], value, rel_tol=1e-12, abs_tol=1e-15), (seed, measure)
+    both = api.trec_eval(qrels, run, measures=["map", "P.5", "P@10", "Judged@5"])
+    assert sorted(both["all"]) == ["Judged@5", "P@10", "P_5", "map"]
+    with pytest.raises(api.ConfigError, match="ir_measures parameters"):
+        api.trec_eval(qrels, run, measures=["P(rel=2)@10"])
+    with pytest.raises(api.ConfigError, match="needs a cutoff"):
+        api.trec_eval(qrels, run, measures=["R"])

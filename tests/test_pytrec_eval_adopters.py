@@ -71,3 +71,13 @@ def test_beir_evaluate_retrieval_equals_pytrec_eval_terrier(both):
     if not theirs["has_beir"]:
         pytest.skip("beir is not installed (make setup installs it with --no-deps)")
     assert ours["beir"] == theirs["beir"]          # BEIR rounds to 5 digits; the dicts must be equal
+
+
+def test_beir_call_pattern_per_query_equals_pytrec_eval_terrier(both):
+    """BEIR's evaluator call (map_cut, ndcg_cut, recall, P at 1,3,5,10,100 in one RelevanceEvaluator) per query,
+    unrounded, whether or not beir itself is installed."""
+    theirs, ours = both
+    for seed, (want, got) in enumerate(zip(theirs["beir_raw"], ours["beir_raw"])):
+        assert list(got) == list(want), "seed %d" % seed
+        for qid in want:
+            assert got[qid] == want[qid], "seed %d topic %s" % (seed, qid)

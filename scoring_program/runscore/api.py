@@ -223,7 +223,19 @@ def trec_eval(qrels: Any, run: Any, measures: Optional[Sequence[str]] = None, co
     asked = [(m, ir_measures_names.parse(m) if isinstance(m, str) else None) for m in measures or ()]
     trec_args = [m for m, ir in asked if ir is None]
     ir_names = [ir for _, ir in asked if ir is not None]
-    computed_args = trec_args + [ir.trec_arg for ir in ir_names if ir.trec_arg]
+    if trec_args and ir_names:
+        # two evaluations, so that trec_eval's rule for a measure asked twice (the first -m wins) never drops
+        # a cutoff asked by its ir_measures name (P.5 and P@10)
+        options = dict(complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
+                       num_docs_in_coll=num_docs_in_coll, version=version,
+                       keep_first_duplicate=keep_first_duplicate, run_id=run_id, strict=strict)
+        result = trec_eval(qrels, run, trec_args, **options)
+        extra = trec_eval(qrels, run, [ir.name for ir in ir_names], **options)
+        result["all"].update(extra["all"])
+        for qid, values in extra["per_topic"].items():
+            result["per_topic"].setdefault(qid, {}).update(values)
+        return result
+    computed_args = trec_args or ir_measures_names.trec_eval_args(ir_names)
     if measures and not computed_args:
         computed_args = ["num_q"]               # only Judged@k: nothing of trec_eval's to compute
     argv = _trec_argv(computed_args, complete, level, max_docs, judged_only, num_docs_in_coll, version,

@@ -60,6 +60,19 @@ def parse(name: str) -> Optional[IrMeasure]:
     return IrMeasure(name, "%s.%s" % (with_cutoff, cutoff), "%s_%s" % (with_cutoff, cutoff), cutoff)
 
 
+def trec_eval_args(measures: Sequence[IrMeasure]) -> List[str]:
+    """`-m` arguments computing `measures`, the cutoffs of one trec_eval measure joined (P@5 and P@10 give
+    P.5,10: trec_eval keeps only the first `-m` of a measure)."""
+    cutoffs: Dict[str, List[str]] = {}
+    for measure in measures:
+        if measure.trec_arg:
+            base, _, cutoff = measure.trec_arg.partition(".")
+            listed = cutoffs.setdefault(base, [])
+            if cutoff and cutoff not in listed:
+                listed.append(cutoff)
+    return [base + ("." + ",".join(listed) if listed else "") for base, listed in cutoffs.items()]
+
+
 def judged_at(run: Mapping[str, Mapping[str, float]], qrels: Mapping[str, Mapping[str, int]],
               topics: Sequence[str], cutoff: Optional[str]) -> Dict[str, float]:
     """Judged@k of each topic as ir_measures defines it: the share of the first k documents (all when k is not
