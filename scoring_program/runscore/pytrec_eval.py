@@ -260,6 +260,11 @@ class RelevanceEvaluator:
             params = self._params[name] if self._params[name] is not None else measure.params
             names = measure.value_names(params)
             self._names[name] = names if measure.param_kind in _CUTOFF_KINDS else [name] * len(names)
+        # (output key, value name, how the value is given) of every value, found once, not per topic and run
+        self._fields = [(key, value_name, "string" if REGISTRY[name].is_string else REGISTRY[name].summary)
+                        for name in self._computed
+                        for key, value_name in zip(self._names[name], REGISTRY[name].value_names(
+                            self._params[name] if self._params[name] is not None else REGISTRY[name].params))]
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """{qid: {measure: value}} for the topics of `scores` that the qrels judge, in the order of `scores`."""
@@ -284,9 +289,17 @@ class RelevanceEvaluator:
         except RunError as exc:
             raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
         out: Dict[str, Dict[str, float]] = {}
+        log, floor = math.log, MIN_GEO_MEAN
         for topic in topics:
             values = per_topic[topic]
             empty = nan_rule and values["num_ret"] == 0
+            if not empty:
+                row = {key: (0.0 if kind == "string" else log(max(values[name], floor)) if kind == "gm"
+                             else float(values[name])) for key, name, kind in self._fields}
+                for name in self._extra:
+                    row[name] = 1.0 if name == "num_q" else 0.0
+                out[topic] = row
+                continue
             row: Dict[str, float] = {}
             for name in self._computed:
                 measure = REGISTRY[name]

@@ -5,7 +5,6 @@ task scorers, which share the same ranking, labelling and measure code (rankeval
 Options follow trec_eval's own syntax (getopt: `-mP.5,10`, `-m P.5,10`, `-M100`, `-l2`, `-qc`, long forms);
 bad input is reported as `FILE:LINE: error: message` (exit 1 for the run, 2 for the qrels or usage).
 """
-import difflib
 import math
 import re
 import sys
@@ -16,7 +15,6 @@ import numpy as np
 
 from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
-from ..measures.names import ir_measures_to_trec_eval
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, PAIR_PARAMS, REGISTRY,
                              V10_ONLY, Params, TrecOptions, evaluate_topic)
 from ..measures.c_numbers import c_atof
@@ -259,6 +257,9 @@ def select_measures(measure_args: Sequence[str], v10: bool,
             continue
         if name not in REGISTRY or (name in V10_ONLY and not v10):
             hint = " (a trec_eval 10.0 measure: add --v10)" if name in V10_ONLY else ""
+            import difflib      # here, as the name translation: only a bad measure name needs them
+            from ..measures.names import ir_measures_to_trec_eval
+
             translated = ir_measures_to_trec_eval(arg)      # an ir_measures name: nDCG@10 -> ndcg_cut.10
             if translated is not None and translated.split(".")[0] in REGISTRY:
                 close = [translated]
@@ -623,7 +624,7 @@ def _run(argv: Sequence[str]) -> int:
         return EXIT_USAGE
     out: List[str] = []
     try:
-        fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params)
+        fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params, min_bytes=0)
         if fast is not None:
             evaluation, run_id = Evaluation.of_columns(fast, settings.complete), fast.run_id
             if settings.per_topic:

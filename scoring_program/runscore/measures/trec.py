@@ -15,7 +15,7 @@ import numpy as np
 
 from .c_numbers import c_div, c_log2, c_long, log2_discounts, ordered_sum
 from .trec_blocks import (average_precision, c_rprec_mult, count_rel_ret, gain_levels, gain_of, interpolated_precision,
-                          rel_at, rel_level_counts, result_gains)
+                          levels_and_gains, rel_at, rel_level_counts)
 from .trec_measure import DOUBLE_CUTOFFS, DOUBLE_PARAMS, LONG_CUTOFFS, PAIR_PARAMS, Params, TrecMeasure, TrecOptions
 from ..ranking.label import JudgedTopic
 
@@ -201,8 +201,7 @@ class _IdealWalk:
 
 def _g(t, params, _o):
     """trec_eval's experimental G (m_G.c): gain over log2(2 + ideal cumulative cost - cumulative gain)."""
-    levels = gain_levels(t, params)
-    gains = result_gains(t, levels)
+    levels, gains = levels_and_gains(t, params)
     walk = _IdealWalk(levels)
     sum_results = sum_ideal = sum_cost = result_g = 0.0
     i = 0
@@ -232,8 +231,7 @@ def _g(t, params, _o):
 
 def _ndcg(t, params, _o):
     """nDCG over the whole ranking (Jarvelin and Kekalainen 2002), gain / log2(rank + 1)."""
-    levels = gain_levels(t, params)
-    gains = result_gains(t, levels)
+    levels, gains = levels_and_gains(t, params)
     walk = _IdealWalk(levels)
     dcg = idcg = 0.0
     i = 0
@@ -258,8 +256,7 @@ def _ndcg(t, params, _o):
 
 def _ndcg_rel(t, params, _o):
     """nDCG averaged over the relevant (positive-gain) documents; an unretrieved one counts the final nDCG."""
-    levels = gain_levels(t, params)
-    gains = result_gains(t, levels)
+    levels, gains = levels_and_gains(t, params)
     walk = _IdealWalk(levels)
     dcg = idcg = total = 0.0
     num_rel = rel_ret = 0
@@ -298,8 +295,7 @@ def _rndcg(t, params, _o):
     """nDCG averaged at the ranks where the ideal ranking's gain changes, and at num_ret (m_Rndcg.c)."""
     if t.num_rel == 0:
         return [0.0]
-    levels = gain_levels(t, params)
-    gains = result_gains(t, levels)
+    levels, gains = levels_and_gains(t, params)
     walk = _IdealWalk(levels)
     old = walk.gain
     dcg = idcg = total = 0.0

@@ -6,7 +6,7 @@ Why a module of its own: measures/trec.py holds one small function per measure, 
 kernels reuse the same rules (recall_point_cutoff) so the two paths agree bit for bit.
 """
 import math
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -199,3 +199,14 @@ def gain_of(levels: List[List]) -> Dict[int, float]:
 def result_gains(topic: JudgedTopic, levels: List[List]) -> List[float]:
     table = gain_of(levels)
     return [table.get(g, 0.0) for g in topic.rels.tolist()]
+
+
+def levels_and_gains(topic: JudgedTopic, pairs: Sequence = ()) -> Tuple[List[List], List[float]]:
+    """(gain_levels, result_gains) of a topic, made once for the four gain measures (G, ndcg, ndcg_rel, Rndcg) of
+    one topic and kept with what they were made from (read them, never change them)."""
+    key = tuple(pairs)
+    known = topic._known.get("gains")
+    if known is None or known[0] is not topic.rels or known[1] is not topic.judged or known[2] != key:
+        levels = gain_levels(topic, pairs)
+        known = topic._known["gains"] = (topic.rels, topic.judged, key, levels, result_gains(topic, levels))
+    return known[3], known[4]

@@ -496,14 +496,14 @@ def evaluate_columnar(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[st
         return {topic: dict(zip(order, row)) for topic, row in zip(topics, table)}
     names = list(columns)
     table = np.array([columns[n] for n in names]).T.tolist() if names else [[] for _ in topics]
+    # The measures without a kernel, topic by topic (their value names and parameters found once, not per topic).
+    computed = [(REGISTRY[name].value_names(params.get(name, REGISTRY[name].params)), REGISTRY[name].compute,
+                 params.get(name, REGISTRY[name].params)) for name in slow]
     for k, topic in enumerate(topics):
         row = dict(zip(names, table[k]))
-        if slow:
-            judged_topic = JudgedTopic(grades[offsets[k]:offsets[k + 1]], judged[k], level)
-            for name in slow:
-                measure = REGISTRY[name]
-                p = params.get(name, measure.params)
-                row.update(zip(measure.value_names(p), measure.compute(judged_topic, p, options)))
+        judged_topic = JudgedTopic(grades[offsets[k]:offsets[k + 1]], judged[k], level)
+        for value_names, compute, p in computed:
+            row.update(zip(value_names, compute(judged_topic, p, options)))
         per_topic[topic] = {name: row[name] for name in order}
     return per_topic
 

@@ -16,7 +16,6 @@ words are columnar_words', the numbers columnar_numbers', the result a columnar_
 """
 import io
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -425,6 +424,8 @@ def has_duplicates(run: ColumnarRun) -> bool:
             return False
 
         if len(run) * 8 >= PARALLEL_MIN_BYTES and len(batches) > 1 and _free_cpus() > 1:
+            from concurrent.futures import ThreadPoolExecutor     # here: it imports logging, for big runs only
+
             with ThreadPoolExecutor(max_workers=1) as pool:
                 later = pool.submit(any_repeated, batches[1::2])
                 if any_repeated(batches[0::2]) | later.result():
@@ -475,6 +476,8 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
     first = _Reader(layout, comments, (end - start) // _SHORTEST_LINE[layout] + 1, grade_map, c_space)
     second = _Reader(layout, comments, (end - middle) // _SHORTEST_LINE[layout] + 1, grade_map, c_space)
     half = max(chunk_bytes // 2, 1)     # two chunks in flight: their temporaries as one chunk's
+    from concurrent.futures import ThreadPoolExecutor     # here: it imports logging, for big files only
+
     with ThreadPoolExecutor(max_workers=1) as pool:
         later = pool.submit(_feed, second, _blocks(fd, middle, end, half))
         done = _feed(first, _blocks(fd, start, middle, half)) is not None

@@ -8,6 +8,7 @@ warnings, the same values). A file the fast reader declines goes to the exact pa
 `RUNSCORE_FAST_PATH=0` turns the fast path off, `=1` uses it for every file (tests, benchmarks); by default
 it serves files of FAST_PATH_MIN_BYTES or more. See docs/performance.md.
 """
+import dataclasses
 import os
 from typing import Dict, List, NamedTuple, Optional, Sequence
 
@@ -51,14 +52,20 @@ def wanted(path: str, min_bytes: Optional[int] = None, max_bytes: Optional[int] 
     return os.environ.get(ENVIRONMENT) == "1" or size >= (FAST_PATH_MIN_BYTES if min_bytes is None else min_bytes)
 
 
+_MALLOC_TUNED = []
+
+
 def _keep_freed_memory() -> None:
     """Ask glibc malloc to keep freed memory for reuse instead of handing it back to the system and taking it
-    again for the next chunk's arrays (page faults cost as much as the parsing). No-op without glibc."""
+    again for the next chunk's arrays (page faults cost as much as the parsing). No-op without glibc. Once a
+    process, and without ctypes.util.find_library (it runs ldconfig and imports subprocess: 20 ms of start-up)."""
+    if _MALLOC_TUNED:
+        return
+    _MALLOC_TUNED.append(True)
     try:
         import ctypes
-        import ctypes.util
 
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(-1, 256 * 1024 * 1024)    # M_TRIM_THRESHOLD: keep up to 256 MiB free at the heap top
         libc.mallopt(-3, 64 * 1024 * 1024)     # M_MMAP_THRESHOLD: per-chunk arrays come from the heap
     except (OSError, AttributeError):
@@ -220,13 +227,14 @@ class TrecEvalColumns(NamedTuple):
     run_id: str
 
 
-def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict) \
-        -> Optional[TrecEvalColumns]:
+def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
+              min_bytes: Optional[int] = None) -> Optional[TrecEvalColumns]:
     """commands.trec_eval's main loop for a big clean run, read as columns, or None (then
     the exact path reads both files and says what trec_eval would say). The files must be ones trec_eval reads
     without a word from us (no note, no duplicate) in a case the columns reproduce (not -J, -M 0, -l below 1,
-    keep-first-duplicate, nor a 10.0 qrels topic missing from the run)."""
-    if run_path == "-" or settings.judged_only or not wanted(run_path) or settings.max_docs == 0 \
+    keep-first-duplicate, nor a 10.0 qrels topic missing from the run). `min_bytes`: the smallest run file taken
+    (FAST_PATH_MIN_BYTES by default; the command takes every size: 0)."""
+    if run_path == "-" or settings.judged_only or not wanted(run_path, min_bytes) or settings.max_docs == 0 \
             or settings.level < 1 or settings.keep_first_duplicate:
         return None
     if "utility" in measures and len(params.get("utility", (0,) * 4)) != 4:
@@ -238,7 +246,7 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
     found = _trec_eval_qrels(qrels_path, settings.v10)
     if found is None:
         return None
-    qrels_topics, maxima, positive, columns = found
+    qrels_topics, maxima, positive, table = found
     if any(not 0 <= grade <= MAX_GRADE for grade in maxima):
         return None                 # trec_eval's rel_levels array: the exact path words what it does
     run = read(run_path, TREC, comments=settings.v10, c_space=True)
@@ -256,13 +264,13 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
         topics = sorted(qid for qid in in_run if qid in in_qrels)
     if not topics:
         return None
-    # Columns read from the qrels file hold no long id (else None), so they compare with the run's words as they
-    # are: a run row in the long-id layout has a code word that no id of LONG_ID_BYTES or less can hold.
-    if columns is None:
+    if table is None:
         qrels = _parsed_qrels(qrels_path, settings.v10)
         if qrels is None:
             return None
         columns = QrelsColumns(qrels, _trec_eval_packer(run))
+    else:
+        columns = QrelsColumns.from_table(_in_run_layout(table, run))
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in measures if m not in ("runid", "num_q")]
     per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
@@ -271,19 +279,37 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
 
 
 def _trec_eval_qrels(path: str, v10: bool):
-    """(topics, each topic's highest grade, judgements with grade > 0, QrelsColumns or None) of a qrels file
-    trec_eval reads without a word from us, or None. Read as columns when the columnar reader takes it (ids as
-    raw bytes, as the run's words), else by the exact reader (QrelsColumns made later, packed as the run)."""
+    """(topics, each topic's highest grade, judgements with grade > 0, the qrels as columns or None) of a qrels
+    file trec_eval reads without a word from us, or None. Read as columns when the columnar reader takes it (ids
+    as raw bytes, as the run's words; `_in_run_layout` then packs long ids as the run does), else by the exact
+    reader (QrelsColumns made later, packed as the run)."""
     table = read(path, QRELS, comments=v10, c_space=True)
-    if table is not None and table.docno.shape[1] * 8 <= LONG_ID_BYTES:      # no id over LONG_ID_BYTES
+    if table is not None:
         raw = table.score if table.grouped_order is None else table.score[table.grouped_order]
         maxima = np.maximum.reduceat(raw, table.starts[:-1]).tolist() if raw.shape[0] else []
-        return list(table.topics), maxima, int(np.count_nonzero(raw > 0)), QrelsColumns.from_table(table)
+        return list(table.topics), maxima, int(np.count_nonzero(raw > 0)), table
     qrels = _parsed_qrels(path, v10)
     if qrels is None:
         return None
     return (list(qrels), [max(grades.values()) for grades in qrels.values()],
             sum(1 for grades in qrels.values() for rel in grades.values() if rel > 0), None)
+
+
+def _in_run_layout(table: ColumnarRun, run: ColumnarRun) -> ColumnarRun:
+    """The qrels table with its document words comparable with the run's: as read when the qrels hold no id over
+    columnar.LONG_ID_BYTES (a run row in the long-id layout has a code word no such id can hold) or the run has
+    no long id (its rows are widened to compare); otherwise the run's long-id layout (ColumnarRun.long_ids), the
+    same words _trec_eval_packer makes from the exact reader's strings, without a Python object a line."""
+    short_words = LONG_ID_BYTES // 8
+    words = table.docno
+    if words.shape[1] <= short_words or run.long_ids is None:
+        return table
+    long = np.flatnonzero(words[:, short_words] != 0)      # ids hold no NUL: a word past 64 bytes = a long id
+    width = run.docno.shape[1] - 1
+    out = widen(np.ascontiguousarray(words[:, :short_words]), width + 1)
+    if long.shape[0]:
+        out[long] = widen(long_id_words(words[long], width, run.long_ids), out.shape[1])
+    return dataclasses.replace(table, docno=out)
 
 
 def _parsed_qrels(path: str, v10: bool) -> Optional[Dict[str, Dict[str, int]]]:
