@@ -199,6 +199,10 @@ CASES = [
     (["-M", "20", "-l", "2", "-m", "all_trec"], {"max_docs": 20, "level": 2, "measures": ["all_trec"]}),
     (["-J", "-m", "map", "-m", "P.5,30", "-m", "bpref"], {"judged_only": True, "measures": ["map", "P.5,30", "bpref"]}),
     (["--v10", "-c", "-m", "all_trec"], {"version": "10.0", "complete": True, "measures": ["all_trec"]}),
+    # parameterised measures trec_eval 10.0 does not clear for a missing topic (its placeholder ranking's values)
+    (["--v10", "-c", "-m", "map", "-m", "utility.2,-1,0,0", "-m", "relstring.3", "-m", "rbp_resid.p=0.5", "-m", "unj.3"],
+     {"version": "10.0", "complete": True, "measures": ["map", "utility.2,-1,0,0", "relstring.3", "rbp_resid.p=0.5",
+                                                       "unj.3"]}),
 ]
 
 
@@ -366,3 +370,21 @@ def test_api_trec_eval_takes_ir_measures_names_with_ir_measures_values():
         api.trec_eval(qrels, run, measures=["P(rel=2)@10"])
     with pytest.raises(api.ConfigError, match="needs a cutoff"):
         api.trec_eval(qrels, run, measures=["R"])
+
+
+def test_api_trec_eval_scores_a_missing_topic_as_trec_eval_10_does_with_complete(tmp_path):
+    """--v10 -c: the placeholder ranking's values for a topic missing from the run, cleared only where trec_eval
+    clears them (exact names), for files and dicts alike."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 2\n")
+    run.write_text("1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n")
+    measures = ["map", "utility.2,-1,0,0", "relstring.3", "rbp_resid.p=0.5", "unj.3", "num_ret", "relstring"]
+    argv = [a for m in measures for a in ("-m", m)]
+    code, out, err = run_cli("trec_eval", "-q", "--full-precision", "--v10", "-c", *argv, str(qrels), str(run))
+    assert code == 0, err
+    cli = parse_cli_output(out)
+    assert cli["per_topic"]["2"]["relstring_3"] == "-" and cli["per_topic"]["2"]["utility_2,-1,0,0"] == -1.0
+    for given in ((str(qrels), str(run)), ({"1": {"a": 1, "b": 0}, "2": {"c": 1, "d": 2}},
+                                           {"1": {"a": 1.0, "b": 0.5}})):
+        result = api.trec_eval(*given, measures=measures, version="10.0", complete=True, run_id="r")
+        assert {"all": result["all"], "per_topic": result["per_topic"]} == cli

@@ -318,7 +318,7 @@ def _trec_eval_files(command, settings, qrels_path, run_path, names, params, war
     if fast is not None:
         return command.Evaluation.of_columns(fast, settings.complete), fast.run_id, {}
     qrels, run = _read_as_trec_eval(command, settings, qrels_path, run_path, warnings, strict)
-    evaluation = command.evaluate(settings, qrels, run, names, params, run_path, [])
+    evaluation = command.evaluate(settings, qrels, run, names, params, run_path, [], warnings)
     run_dict = {qid: dict(zip(topic.docnos, topic.scores)) for qid, topic in run.topics.items()}
     qrels_dict = {qid: qrels.grades(qid) for qid in qrels.topics}
     judged_values = {ir: ir_measures_names.judged_at(run_dict, qrels_dict, list(evaluation.values), ir.cutoff)
@@ -436,15 +436,21 @@ def _trec_eval_memory(command, settings, qrels, run, names, params, warnings, st
 
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in names if m not in ("runid", "num_q")]
-    per_topic = inmemory.evaluate(run, inmemory.MemoryQrels(qrels), topics, computed, settings.level, options,
+    missing = [qid for qid in topics if qid not in run]
+    ranked = run
+    if settings.v10 and missing:    # trec_eval 10.0 scores its placeholder ranking for a missing topic (-c)
+        ranked = dict(run)
+        ranked.update({qid: {command.BOGUS_DOCNO: 1.0} for qid in missing})
+    per_topic = inmemory.evaluate(ranked, inmemory.MemoryQrels(qrels), topics, computed, settings.level, options,
                                   settings.max_docs, params, np.float64 if settings.v10 else np.float32,
                                   settings.judged_only)
-    for qid in topics:
-        if qid not in run:          # as commands.trec_eval.evaluate: utility of a missing topic is 0
-            values = per_topic[qid]
-            for name in values:
-                if name == "utility" or name.startswith("utility_"):
-                    values[name] = 0.0
+    for qid in missing:
+        values = per_topic[qid]
+        for name in values:
+            if settings.v10:        # then clears what commands.trec_eval.zero_bogus says
+                command.zero_bogus(values, name)
+            elif name == "utility" or name.startswith("utility_"):
+                values[name] = 0.0  # 9.0.8 averages a missing topic as 0 without evaluating it
     return per_topic, [qid for qid in topics if qid in run or settings.v10], run, qrels
 
 
