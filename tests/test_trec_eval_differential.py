@@ -183,10 +183,14 @@ CLASSES_27 = [
     ("--v10 rbp_resid parameters (and -c's missing topic)", b"1 0 a 1\n1 0 b 0\n2 0 c 1\n",
      b"1 Q0 a 1 1 r\n1 Q0 x 2 0.5 r\n1 Q0 b 3 0.2 r\n",
      ["-q", "-c", "-m", "rbp_resid.p=0.5", "-m", "rbp_resid", "-m", "rbp_resid.p=0.7,1=2", "-m", "unj.1"]),
+    # (not all_trec: its gain-level measures loop over all 40,001 grades in Python, a minute; the random pairs
+    # below run -l 30000 with all_trec)
     ("-l 30000 with grades that high", b"1 0 a 1\n1 0 b 40000\n1 0 c 30000\n",
-     b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n1 Q0 c 3 0.2 r\n", ["-q", "-l", "30000", "-m", "all_trec"]),
+     b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n1 Q0 c 3 0.2 r\n",
+     ["-q", "-l", "30000", "-m", "bpref", "-m", "gm_bpref", "-m", "map", "-m", "P.5", "-m", "num_rel", "-m", "ndcg_cut.5", "-m", "relstring", "-m", "infAP"]),
     ("-l 40000 with grades that high", b"1 0 a 1\n1 0 b 40000\n1 0 c 30000\n",
-     b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n1 Q0 c 3 0.2 r\n", ["-q", "-l", "40000", "-m", "all_trec"]),
+     b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n1 Q0 c 3 0.2 r\n",
+     ["-q", "-l", "40000", "-m", "bpref", "-m", "gm_bpref", "-m", "map", "-m", "P.5", "-m", "num_rel", "-m", "ndcg_cut.5", "-m", "relstring", "-m", "infAP"]),
 ]
 CRASHES_27 = [
     ("a topic whose highest grade is <= -2 after another topic", b"1 0 a 1\n2 0 b -2\n2 0 c -3\n",

@@ -17,9 +17,13 @@ pytrec_eval on purpose (so that values match, see docs/python-api.md):
   mean); runid and relstring are 0.0 and num_q 1.0 per topic.
 
 Where it differs: a topic of the run without any document is an empty ranking (pytrec_eval crashes), ids must be
-strings, grades integers and scores finite numbers (ConfigError / RunError, which are also TypeError);
-a measure it does not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming it.
-Measure parameters may also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`).
+strings and grades integers (ConfigError / RunError, which are also TypeError); numpy scalar scores and grades
+pytrec_eval refuses are taken at their value; a NaN score ranks below every number (pytrec_eval's order of NaN
+is its C++ and C libraries' sorts), with a warning, as for +-inf, which are ranked as pytrec_eval ranks them; a
+relevance_level below 1 is a TypeError (pytrec_eval refuses 0 and lets negative ones through); a measure it does
+not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming it. Measure parameters may
+also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`). register() makes `import
+pytrec_eval` give this module (BEIR, mteb, ir_measures).
 """
 import collections
 import difflib
