@@ -19,7 +19,7 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test lint bench clean bundle bundle-files test-latest fuzz fuzz-ci package-check
+.PHONY: setup demo test lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -93,9 +93,16 @@ bundle-files: setup
 bundle: setup
 	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE)) $(if $(FORMAL_END),--formal-end "$(FORMAL_END)")
 
+# The shape table (issue 26: every shape of input against trec_eval -O2 and pytrec_eval; about 30 minutes on a
+# quiet machine), then the size and form benchmark and the many-files benchmark. SHAPES_FLAGS=--quick for a look.
 bench: setup
+	$(PY) benchmarks/shapes.py $(SHAPES_FLAGS) --json benchmarks/shapes.json --markdown benchmarks/shapes.md
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/many_files.py
+
+# The shape table of the last `make bench` (benchmarks/shapes.json) written into README.md and docs/performance.md.
+bench-docs: setup
+	$(PY) benchmarks/shapes.py --from-json benchmarks/shapes.json --update-docs
 
 clean:
 	rm -rf $(VENV) $(VENV_LATEST) build *.egg-info scoring_program/*.egg-info .pytest_cache

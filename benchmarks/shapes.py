@@ -138,7 +138,9 @@ def file_shapes(scale: float) -> List[Shape]:
         Shape("tiny-files", "%d tiny files in one submission (50 lines each)" % n(1000), make_tiny_files(n(1000)),
               kind="files", size=n(1000) * 50),
     ]
-    return shapes
+    # measured in this order: the shapes of 1M lines and the small ones first (a long run cut short keeps them)
+    later = ("clean-5M", "clean-10M", "topics-1M")
+    return [s for s in shapes if s.key not in later] + [s for s in shapes if s.key in later]
 
 
 def make_tiny_files(count: int):
@@ -360,6 +362,8 @@ def table(rows: List[Tuple[str, str, str, Dict, float]], header: Dict[str, str])
              "ratio to pytrec_eval | target | memory vs peer | vs clean of its size | reproduce |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     results = {key: result for key, _l, _k, result, _t in rows}
+    canonical = ["clean-1M", "clean-5M", "clean-10M"] + [s.key for s in SHAPE_INDEX] + [m[0] for m in MEMORY_SHAPES]
+    rows = sorted(rows, key=lambda row: canonical.index(row[0]) if row[0] in canonical else len(canonical))
     for key, label, kind, result, target in rows:
         ours = result.get("runscore")
         te, py = result.get("trec_eval"), result.get("pytrec_eval")
@@ -415,6 +419,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--json", help="write the raw results to this file")
     parser.add_argument("--update-docs", action="store_true", help="put the table into README.md and "
                         "docs/performance.md (between %s and %s)" % (BEGIN, END))
+    parser.add_argument("--from-json", help="print (and --update-docs) the table of a --json file instead of "
+                        "measuring; with --only, measure those shapes and replace their rows in that file")
     parser.add_argument("--note", default="the machine is shared: compare CPU seconds where wall times disagree",
                         help="what was running beside the benchmark")
     args = parser.parse_args(argv)
@@ -428,39 +434,57 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print("python %s, numpy %s, %d CPU(s); trec_eval -O2: %s" % (sys.version.split()[0], np.__version__,
                                                                 os.cpu_count() or 0, trec_eval))
     load_before = os.getloadavg()
+    SHAPE_INDEX[:] = shapes
     started = datetime.datetime.utcnow()
-    rows = []
+    rows: List = []
+    loads = [load_before[0]]
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as handle:
+            saved = json.load(handle)
+        rows = [tuple(row) for row in saved["rows"] if not chosen or row[0] not in chosen]
+        if not chosen:
+            text = table(rows, saved["header"])
+            print(text)
+            if args.update_docs:
+                update_docs(text, [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "performance.md")])
+            return 0
     folder = tempfile.mkdtemp(prefix="runscore-shapes-")
+
+    def header() -> Dict:
+        finished = datetime.datetime.utcnow()
+        return {"date": "%s-%s UTC" % (started.strftime("%d %b %Y %H:%M"), finished.strftime("%H:%M")),
+                "machine": "the project machine (%d CPUs, Python %s, numpy %s)" % (
+                    os.cpu_count() or 0, sys.version.split()[0], np.__version__),
+                "load": "%.0f-%.0f on 2 cores while it ran" % (min(loads), max(loads)),
+                "note": args.note, "repeats": args.repeats, "quick_flag": " --quick" if args.quick else ""}
+
+    def save() -> None:
+        """The rows so far, after every shape (a long run interrupted keeps what it measured)."""
+        loads.append(os.getloadavg()[0])
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as handle:
+                json.dump({"header": header(), "rows": rows}, handle, indent=1)
+        if args.markdown:
+            with open(args.markdown, "w", encoding="utf-8") as handle:
+                handle.write(table(rows, header()))
+
     try:
         for shape in shapes:
             if chosen and shape.key not in chosen:
                 continue
-            if shape.clean and chosen is None:
-                pass
             rows.append((shape.key, shape.label, shape.kind, bench_file_shape(shape, folder, args.repeats, env,
                                                                                 trec_eval), shape.target))
-        for spec in MEMORY_SHAPES:
+            save()
+        for spec in sorted(MEMORY_SHAPES, key=lambda m: m[0] == "memory-5M"):
             if chosen and spec[0] not in chosen:
                 continue
             rows.append((spec[0], spec[1], "memory", bench_memory_shape(spec, args.repeats, env, scale), spec[7]))
+            save()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    finished = datetime.datetime.utcnow()
-    load_after = os.getloadavg()
-    header = {"date": "%s-%s UTC" % (started.strftime("%d %b %Y %H:%M"), finished.strftime("%H:%M")),
-              "machine": "the project machine (%d CPUs, Python %s, numpy %s)" % (os.cpu_count() or 0,
-                                                                                 sys.version.split()[0],
-                                                                                 np.__version__),
-              "load": "%.1f at the start, %.1f at the end" % (load_before[0], load_after[0]),
-              "note": args.note, "repeats": args.repeats, "quick_flag": " --quick" if args.quick else ""}
-    text = table(rows, header)
+    text = table(rows, header())
     print("\n" + text)
-    if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump({"header": header, "rows": rows}, handle, indent=1)
+    save()
     if args.update_docs:
         update_docs(text, [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "performance.md")])
     return 0

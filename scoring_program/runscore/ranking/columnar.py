@@ -31,7 +31,7 @@ NACSIS = "nacsis"    # exactly 6 TAB-separated fields (tasks/ntcir1_adhoc.py), n
 QRELS = "qrels"      # TREC qrels `topic iter docno grade`, >= 4 fields (qrels.parse_qrels_text); score = grade
 LAYOUTS = (TREC, NACSIS, QRELS)
 
-CHUNK_BYTES = 4 * 1024 * 1024
+CHUNK_BYTES = 1024 * 1024   # a chunk's temporaries are about ten times its size: 1 MiB keeps them under the columns
 MAX_FIELD_BYTES = 256          # longer ids go to the exact reader (except in trec_eval's reader: LONG_ID_BYTES)
 LONG_ID_BYTES = 64             # trec_eval's reader: a longer document id takes the long-id layout (ColumnarRun)
 
