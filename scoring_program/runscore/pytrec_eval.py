@@ -282,16 +282,22 @@ class RelevanceEvaluator:
         except RunError as exc:
             raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
         topics = [t for t in run if t in self._qrels.qrels]
-        run = _rank_non_finite(run, topics)
         params = {m: p for m, p in self._params.items() if p is not None}
         # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
         nan_rule = self.judged_docs_only_flag and any(m in self._params for m in _NAN_WHEN_EMPTY)
         computed = self._computed + [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
-        try:
-            per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level, TrecOptions(),
-                                          None, params, np.float32, self.judged_docs_only_flag)
-        except RunError as exc:
-            raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
+        for attempt in (1, 2):
+            try:
+                per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level,
+                                              TrecOptions(), None, params, np.float32, self.judged_docs_only_flag)
+                break
+            except RunError as exc:
+                # the kernels take finite scores only: a run with inf or NaN is ranked here first (no cost for
+                # the others); any other problem, or one left after that, is the caller's
+                ranked = _rank_non_finite(run, topics) if attempt == 1 else run
+                if ranked is run:
+                    raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
+                run = ranked
         out: Dict[str, Dict[str, float]] = {}
         log, floor = math.log, MIN_GEO_MEAN
         for topic in topics:
