@@ -99,6 +99,7 @@ bench: setup
 	$(PY) benchmarks/shapes.py $(SHAPES_FLAGS) --json benchmarks/shapes.json --markdown benchmarks/shapes.md
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/many_files.py
+	$(PY) benchmarks/report_bench.py
 
 # The shape table of the last `make bench` (benchmarks/shapes.json) written into README.md and docs/performance.md.
 bench-docs: setup
