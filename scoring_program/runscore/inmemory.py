@@ -239,7 +239,7 @@ def _by_score(ranking: np.ndarray, counts: np.ndarray) -> np.ndarray:
     code = np.repeat(np.arange(counts.shape[0]), counts)
     unsorted = np.unique(code[1:][rising])
     starts = ends - counts
-    if unsorted.shape[0] <= 64 or total // unsorted.shape[0] > 1000:
+    if unsorted.shape[0] <= 64 or total // unsorted.shape[0] >= 256:
         for k in unsorted.tolist():
             start, end = int(starts[k]), int(ends[k])
             order[start:end] = np.argsort(ranking[start:end])[::-1] + start

@@ -239,6 +239,10 @@ class _Reader:
         change = np.ones(words.shape[0], dtype=bool)
         change[1:] = np.any(words[1:] != words[:-1], axis=1)
         segment_starts = np.flatnonzero(change)
+        if segment_starts.shape[0] > 256 and words.shape[1] == 1:
+            segment_codes = self._shuffled_topics(buf, field, line_numbers, words[segment_starts, 0], segment_starts)
+            lengths = np.diff(np.append(segment_starts, words.shape[0]))
+            return np.repeat(segment_codes, lengths)
         segment_codes = np.empty(segment_starts.shape[0], dtype=np.int32)
         for i, row in enumerate(segment_starts.tolist()):
             topic = buf[field[0][row]:field[1][row]].tobytes().decode(self.encoding)
@@ -253,6 +257,30 @@ class _Reader:
             segment_codes[i] = code
         lengths = np.diff(np.append(segment_starts, words.shape[0]))
         return np.repeat(segment_codes, lengths)
+
+    def _shuffled_topics(self, buf, field, line_numbers, words: np.ndarray, segment_starts: np.ndarray) -> np.ndarray:
+        """_topics' codes when the lines change topic often (lines in random order, many small topics): each
+        distinct topic of the chunk is decoded once, in order of first appearance, instead of once a change."""
+        distinct, first, inverse = np.unique(words, return_index=True, return_inverse=True)
+        known = len(self.topics)
+        code_of = np.empty(distinct.shape[0], dtype=np.int32)
+        for j in np.argsort(first, kind="stable").tolist():
+            row = int(segment_starts[first[j]])
+            topic = buf[field[0][row]:field[1][row]].tobytes().decode(self.encoding)
+            code = self.codes.get(topic)
+            if code is None:
+                code = self.codes[topic] = len(self.topics)
+                self.topics.append(topic)
+                self.first_line.append(int(line_numbers[row]))
+            code_of[j] = code
+        codes = code_of[inverse]
+        # grouped (no topic comes back) unless a topic has two segments here, or one of an earlier chunk comes
+        # back other than by continuing the last line's topic
+        if distinct.shape[0] != codes.shape[0] or np.any(codes[1:] < known) \
+                or (codes[0] < known and codes[0] != self.last_topic):
+            self.grouped = False
+        self.last_topic = int(codes[-1])
+        return codes
 
     def _nacsis_checks(self, buf, field, score, topic) -> bool:
         """What the NACSIS reader would warn about, as a yes/no: any of it sends the file to the exact reader."""
