@@ -19,6 +19,8 @@ from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describ
 # Runs of one task scored from one submission on the platform (docs/limits.md: a submission of this many tiny runs
 # scores in a few seconds, far from Codabench's 600 s; the CLI has no such cap).
 MAX_RUNS_PER_SUBMISSION = 100
+# The number that ends a run's name, before an extension of letters (`ntc1`, `bigIR_run01.json`): Task.run_number.
+RUN_NUMBER = re.compile(r"([0-9]{1,9})(?:\.[A-Za-z]+)?$")
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,20 @@ class Task:
     def team_of(self, run: ParsedRun) -> str:
         """The team that wrote a run, for the per-team cap ("" when the run does not tell: the submitter)."""
         return ""
+
+    def teams_named(self, run: ParsedRun) -> Dict[str, int]:
+        """Every team a run names, with the line that first names it (0: the file name), for the platform's rule
+        that a submission is one team's (pipeline.check_run_limit). A run naming no team gives {}."""
+        team = self.team_of(run)
+        return {team: 0} if team else {}
+
+    def run_number(self, run: ParsedRun) -> Optional[int]:
+        """The number a team gives a run (`ntc1` -> 1, `TEAM-AC-2` -> 2, `bigIR_run01.json` -> 1): the run with
+        the lowest number is the team's primary run, the one a hidden phase's leaderboard row shows
+        (docs/codabench.md). Default: the digits that end the run's name (before a file extension); None when
+        it has none (such runs come after numbered ones, in submission order)."""
+        match = RUN_NUMBER.search(run.name)
+        return int(match.group(1)) if match else None
 
     def companion_error(self, path: str, display: str):
         """A RunError when a companion file (see companion_pattern) cannot be read at all, else None."""

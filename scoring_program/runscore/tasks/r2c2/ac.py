@@ -199,6 +199,11 @@ class R2C2AC(Task):
         match = re.fullmatch(AC_RUN_NAME_PATTERN, run.name)
         return match.group("team") if match else run.name
 
+    def run_number(self, run: ParsedRun) -> Optional[int]:
+        """RunNumber of `[TeamName]-AC-[RunNumber]`."""
+        match = re.fullmatch(AC_RUN_NAME_PATTERN, run.name)
+        return int(match.group("number")) if match else None
+
     def companion_error(self, path: str, display: str):
         return companion_problem(path, display)
 

@@ -100,6 +100,11 @@ class R2C2PR(Task):
         parsed = parse_run_name(run.name)
         return parsed.team if parsed is not None else run.name
 
+    def run_number(self, run: ParsedRun) -> Optional[int]:
+        """RunNumber of `[TeamName]-{PG|PO}-[RunNumber]`."""
+        parsed = parse_run_name(run.name)
+        return parsed.number if parsed is not None else None
+
     def sniff(self, head: str) -> bool:
         line = first_line(head)
         return line is not None and re.match(r"[Dd]?[0-9]{3,4}[;:][0-9]+;", line) is not None

@@ -89,6 +89,9 @@ class TemporaliaTqic(Task):
     def team_of(self, run: ParsedRun) -> str:
         return run.data.group_id
 
+    def teams_named(self, run: ParsedRun) -> Dict[str, int]:
+        return {group: line for group, line in getattr(run.data, "group_lines", {}).items() if group}
+
     def sniff(self, head: str) -> bool:
         line = first_line(head)
         if line is None:
