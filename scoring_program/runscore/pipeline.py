@@ -78,7 +78,10 @@ def check_file(task: Task, path: str, display: str, reference: Optional[LoadedRe
         runs = task.parse(path, display, diags, reference.data if reference else None, options)
     except RunError as exc:
         diags.add(exc.diagnostic)
-    return CheckedFile(display, diags, runs if not diags.has_errors else [])
+    runs = runs if not diags.has_errors else []
+    for run in runs:
+        run.teams = task.teams_named(run)
+    return CheckedFile(display, diags, runs)
 
 
 def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool = True,
@@ -102,9 +105,9 @@ def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool =
         out.extend(_several_teams(task, files))
         if limit is not None and len(files) > limit:
             out.append(Diagnostic(files[limit][0], 0, ERROR,
-                                  "%d runs of task %s in the submission (%s); at most %d per submission are allowed "
-                                  "(the campaign's rule, counted over the submission's runs whatever team or group "
-                                  "they name)" % (len(files), task.id, _names([r.name for _, r in files]), limit)))
+                                  "%d runs of task %s in the submission (%s); at most %d are allowed in a "
+                                  "submission (the campaign's rule; a submission is one team's)"
+                                  % (len(files), task.id, _names([r.name for _, r in files]), limit)))
     elif per_team and limit is not None:
         teams: Dict[str, List[Tuple[str, ParsedRun]]] = {}
         for display, run in files:
@@ -128,7 +131,7 @@ def _several_teams(task: Task, files: Sequence[Tuple[str, ParsedRun]]) -> List[D
     """One error at the first run naming a second team, naming both teams and where each is named."""
     first: Optional[Tuple[str, str, str, int]] = None      # team, run, file, line
     for display, run in files:
-        for team, line in task.teams_named(run).items():
+        for team, line in (run.teams if run.teams is not None else task.teams_named(run)).items():
             if first is None:
                 first = (team, run.name, display, line)
             elif team != first[0]:

@@ -11,7 +11,7 @@ import signal
 import sys
 import tempfile
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..discover import Candidate, assign_tasks, list_candidates
@@ -22,6 +22,7 @@ from ..pipeline import (CheckedFile, LoadedReference, check_file, check_run_limi
 from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..tasks import all_tasks, get_task
 from ..tasks.base import Task, read_task_yaml, submission_scope
+from ..textfile import submission_read_budget
 
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
@@ -122,11 +123,15 @@ class Examination:
 
 
 def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
-            references: Optional[Dict[str, LoadedReference]] = None) -> Examination:
+            references: Optional[Dict[str, LoadedReference]] = None,
+            after_check: Optional[Callable[[Task, CheckedFile], None]] = None) -> Examination:
     """Discover the runs of `res_dir` among `tasks` and check each file (against its task's reference data
     when `references` has it; else with the task's default options, as `runscore check` does offline).
     Raises RunError when the submission holds no file at all, or no run of any of the tasks. Callers open
-    tasks.base.submission_scope() around it (score.py does) so that what every run reads is read once."""
+    tasks.base.submission_scope() around it (score.py does) so that what every run reads is read once.
+    The files read line by line share one byte budget (textfile.MAX_SUBMISSION_TEXT_BYTES); `after_check` is
+    called on each file once checked (score.py scores its runs there and frees their records, so memory does not
+    add up over the files of a submission)."""
     candidates = list_candidates(res_dir, workdir)
     if not candidates:
         raise RunError("no run file found in the submission; expected %s" % _expected(tasks))
@@ -145,13 +150,16 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
     messages: List[str] = [str(p) for p in problems]
     checked: Dict[str, CheckedFile] = {}
     checked_by_task: Dict[str, List[CheckedFile]] = {}
-    for candidate, task in pairs:
-        reference = (references or {}).get(task.id)
-        options = reference.options if reference else task.resolve_options({}, "defaults")
-        one = check_file(task, candidate.path, candidate.display, reference, options)
-        checked[candidate.display] = one
-        checked_by_task.setdefault(task.id, []).append(one)
-        messages.extend(one.diags.lines())
+    with submission_read_budget():
+        for candidate, task in pairs:
+            reference = (references or {}).get(task.id)
+            options = reference.options if reference else task.resolve_options({}, "defaults")
+            one = check_file(task, candidate.path, candidate.display, reference, options)
+            checked[candidate.display] = one
+            checked_by_task.setdefault(task.id, []).append(one)
+            messages.extend(one.diags.lines())
+            if after_check is not None and one.runs:
+                after_check(task, one)
     for task_id, files in checked_by_task.items():
         reference = (references or {}).get(task_id)
         limits = check_run_limit([t for t in tasks if t.id == task_id][0], files, one_team=True,
@@ -186,7 +194,13 @@ def _expected(tasks: Sequence[Task]) -> str:
 
 def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     tasks = [references[t].task for t in references]
-    found = examine(res_dir, workdir, tasks, references)
+    scores_of: Dict[int, object] = {}        # id(ParsedRun) -> its scores, made as soon as its file is checked
+
+    def score_file(task: Task, checked: CheckedFile) -> None:
+        for one_run in checked.runs:
+            scores_of[id(one_run)] = _score_and_free(references[task.id], one_run)
+
+    found = examine(res_dir, workdir, tasks, references, score_file)
     for companion in found.companions:
         owners = [t.id for t in tasks if t.claims_companion(os.path.basename(companion.display))]
         print("%s: note: read beside the %s runs that cite it, not scored as a run"
@@ -207,7 +221,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     for task_id, checked in checked_by_task.items():
         reference = references[task_id]
         task = reference.task
-        scored = [(r, _score_and_free(reference, r)) for c in checked for r in c.runs]
+        scored = [(r, scores_of[id(r)]) for c in checked for r in c.runs]
         best, best_scores, why = leaderboard_run(task, scored, reference.leaderboard_run)
         for column in task.columns:
             key = task.leaderboard_key(column)

@@ -10,7 +10,7 @@ from functools import lru_cache
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ConfigError, Diagnostics
 from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describe_layout, layout_misses
@@ -89,6 +89,9 @@ class ParsedRun:
     name: str
     path: str
     data: Any
+    # The teams the run names, with their lines (Task.teams_named), noted when the file is checked so that the
+    # platform's rules still hold after score.py frees `data` once the run is scored.
+    teams: Optional[Dict[str, int]] = None
 
 
 @dataclass
@@ -119,6 +122,9 @@ class Task:
     columns: Sequence[Column] = ()
     # The campaign's cap on one team's runs (None: no cap); team_of tells the team of a run (pipeline.check_run_limit).
     max_runs_per_team: Optional[int] = None
+    # The campaign's rule on submissions to the hidden (formal) phase, (per day, in all), written into
+    # competition.yaml by codabench/bundle.py (None: runscore's defaults there; docs/codabench.md).
+    formal_submissions: Optional[Tuple[int, int]] = None
     # The platform's resource cap on a task's runs in one submission (docs/limits.md; score.py only).
     max_runs_per_submission: Optional[int] = MAX_RUNS_PER_SUBMISSION
     per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order

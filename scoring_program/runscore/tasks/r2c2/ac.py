@@ -142,6 +142,7 @@ class R2C2AC(Task):
     name_pattern = AC_RUN_NAME_PATTERN + r"(\.txt)?"
     companion_pattern = PR_RUN_NAME_PATTERN + r"(\.txt)?"   # the submission's own PR runs, cited by nuggets
     max_runs_per_team = 4
+    formal_submissions = (4, 4)     # up to 4 AC runs per team (the seed)
     options = (
         Option("confidence_out_of_range", "error", "A Confidence outside [0-100]: an error (the seed) or clamped "
                "into the range with a warning. Proposed.", CONFIDENCE_RULES),

@@ -91,6 +91,7 @@ class TemporaliaTir(Task):
                      "query id + p/r/f/a), at most 100 documents per subtopic, up to 3 run_ids")
     name_pattern = r"(?i)tir_.+"
     max_runs_per_team = MAX_RUNS_PER_GROUP
+    formal_submissions = (MAX_RUNS_PER_GROUP, MAX_RUNS_PER_GROUP)   # up to 3 runs per group (the seed)
     options = (
         Option("average_over", "judged_with_relevant", "Subtopics averaged: those of the qrels with at least one "
                "relevant document (NTCIREVAL cannot score the others), or all subtopics of the qrels (those "
