@@ -163,7 +163,8 @@ def safe_extract(zip_path: str, target: str, display: str, budget: Optional[_Bud
     try:
         entries = declared_entries(zip_path)
         if entries > MAX_ZIP_MEMBERS:      # told by the end record, before zipfile reads every entry (issue 22)
-            raise RunError("zip holds %d entries, more than the limit of %d" % (entries, MAX_ZIP_MEMBERS), display)
+            raise RunError("zip holds %d entries (as its end record declares), more than the limit of %d"
+                           % (entries, MAX_ZIP_MEMBERS), display)
         with zipfile.ZipFile(zip_path) as archive:
             members = archive.infolist()
             if not members:        # e.g. a fake end marker in the comment hides the real directory
