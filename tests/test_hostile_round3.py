@@ -196,8 +196,8 @@ def _internal_error(*args, **kwargs):
     ("empty submission", 1, "Submission rejected", "no run file found in the submission"),
     ("no res folder", 1, "Submission rejected", "the submission is empty (no input/res folder)"),
     ("unreadable zip", 1, "Submission rejected", "not a readable zip file"),
-    ("no reference", 2, "Scoring failed", "a problem of the competition&#x27;s reference data or set-up"),
-    ("internal error", 2, "Scoring failed", "internal error of runscore"),
+    ("no reference", 2, "Scoring failed", "A problem of the competition&#x27;s reference data or set-up"),
+    ("internal error", 2, "Scoring failed", "An internal error of runscore"),
 ])
 def test_every_exit_path_rewrites_the_page_and_removes_old_scores(tmp_path, capsys, monkeypatch, case, code,
                                                                    title, reason):

@@ -93,14 +93,17 @@ def remove_old_scores(output_dir: str) -> None:
             os.unlink(path)
 
 
-def rewrite_page_after_failure(output_dir: str, title: str, lines: List[str], status: str) -> None:
+def rewrite_page_after_failure(output_dir: str, title: str, status: str, diagnostics: Sequence[str] = (),
+                               text: str = "") -> None:
     """Every exit path ends the detailed page with its reason (issue 22: a rejection raised before the per-file
     checks left "Scoring in progress"). Written only over the page this run started (a regular file), and never
     fatal: the exit code and stderr already tell the outcome."""
     page = os.path.join(output_dir, DETAILED)
     try:
         if os.path.isfile(page) and not os.path.islink(page):
-            atomic_write(page, detailed_html(title, [{"title": "Why", "diagnostics": lines}], status))
+            section = {"title": "Why", "diagnostics": list(diagnostics)} if diagnostics else {"title": "Why",
+                                                                                              "text": text}
+            atomic_write(page, detailed_html(title, [section], status))
     except OSError:
         pass
 
@@ -358,33 +361,33 @@ def main(argv: List[str]) -> int:
     except RunError as exc:
         print(str(exc), file=sys.stderr)
         print("submission rejected; nothing was scored", file=sys.stderr)
-        rewrite_page_after_failure(output, "Submission rejected", [str(exc)], "invalid")
+        rewrite_page_after_failure(output, "Submission rejected", "invalid", diagnostics=[str(exc)])
         return EXIT_INVALID_RUN
     except ConfigError as exc:
         print("%s\n(this is a problem of the competition's reference data or set-up, not of the submission)"
               % exc, file=sys.stderr)
         # the message may name the hidden reference files: the page gives the kind of failure only
-        rewrite_page_after_failure(output, "Scoring failed", [
-            "error: a problem of the competition's reference data or set-up, not of the submission; nothing was "
-            "scored (the organisers see the details in the scoring log)"], "error")
+        rewrite_page_after_failure(output, "Scoring failed", "error", text=(
+            "A problem of the competition's reference data or set-up, not of the submission; nothing was scored "
+            "(the organisers see the details in the scoring log)."))
         return EXIT_CONFIG
     except Terminated:
         print("error: scoring stopped by SIGTERM (the platform's time limit?); nothing was scored", file=sys.stderr)
-        rewrite_page_after_failure(output, "Scoring stopped", [
-            "error: scoring stopped by SIGTERM (the platform's time limit?); nothing was scored"], "error")
+        rewrite_page_after_failure(output, "Scoring stopped", "error", text=(
+            "Scoring stopped by SIGTERM (the platform's time limit?); nothing was scored."))
         return 128 + signal.SIGTERM
     except MemoryError:
         print("error: out of memory while scoring (docs/limits.md gives the sizes runscore is built for)",
               file=sys.stderr)
-        rewrite_page_after_failure(output, "Scoring failed", [
-            "error: out of memory while scoring; nothing was scored (docs/limits.md gives the sizes runscore is "
-            "built for)"], "error")
+        rewrite_page_after_failure(output, "Scoring failed", "error", text=(
+            "Out of memory while scoring; nothing was scored (docs/limits.md gives the sizes runscore is built "
+            "for)."))
         return EXIT_CONFIG
     except Exception as exc:     # a defect of runscore: exit 2, never 1 (the participant is not at fault)
         code = report_internal_error(exc, __version__)
-        rewrite_page_after_failure(output, "Scoring failed", [
-            "error: internal error of runscore, not a problem of the submission; nothing was scored (the "
-            "organisers see the report in the scoring log)"], "error")
+        rewrite_page_after_failure(output, "Scoring failed", "error", text=(
+            "An internal error of runscore, not a problem of the submission; nothing was scored (the organisers "
+            "see the report in the scoring log)."))
         return code
     finally:
         if previous is not None:
