@@ -164,9 +164,13 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
             if after_check is not None and one.runs:
                 after_check(task, one)
     for task_id, files in checked_by_task.items():
+        task = [t for t in tasks if t.id == task_id][0]
         reference = (references or {}).get(task_id)
-        limits = check_run_limit([t for t in tasks if t.id == task_id][0], files, one_team=True,
+        limits = check_run_limit(task, files, one_team=True,
                                  cap=reference.runs_per_submission if reference else None)
+        if reference is not None and reference.collect and reference.topics:   # a collecting phase's topic check
+            from .collect import topic_problems
+            limits += [d for f in files for d in topic_problems(task, f.display, f.runs, reference.topics)]
         problems.extend(limits)
         messages.extend(str(d) for d in limits)
     # Counted from the diagnostics' data, never from printed text (issue 16: a warning quoting ": error:" in a
@@ -200,6 +204,8 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     scores_of: Dict[int, object] = {}        # id(ParsedRun) -> its scores, made as soon as its file is checked
 
     def score_file(task: Task, checked: CheckedFile) -> None:
+        if references[task.id].collect:       # a collecting phase checks and receipts, never scores
+            return
         for one_run in checked.runs:
             scores_of[id(one_run)] = _score_and_free(references[task.id], one_run)
 
@@ -216,6 +222,10 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         atomic_write(page, detailed_html("Submission rejected", [{"title": "Errors", "diagnostics": messages}],
                                          "invalid"))
         return EXIT_INVALID_RUN
+
+    if any(r.collect for r in references.values()):
+        from .collect import collect_submission
+        return collect_submission(references, checked_by_task, found.candidates, output_dir, page)
 
     leaderboard: Dict[str, float] = {}
     rows_run: List[str] = []
