@@ -435,8 +435,13 @@ def _rbp(t, params, _o):
     return [(1.0 - persistence) * total]
 
 
-def _rbp_resid(t, _p, _o):
-    """The RBP weight an unjudged document could still add (p = 0.9): residual plus unjudged mass."""
+def _rbp_resid(t, params, _o):
+    """The RBP weight an unjudged document could still add: residual plus unjudged mass, persistence p (0.9 by
+    default; -m rbp_resid.p=0.95 as m_rbp_resid.c reads it, other pairs ignored)."""
+    persistence = 0.9
+    for key, value in params:
+        if key == "p":
+            persistence = value
     weight = 1.0
     total = 0.0
     unjudged = 0
@@ -444,8 +449,8 @@ def _rbp_resid(t, _p, _o):
         if g < 0:
             unjudged += 1
             total += weight
-        weight *= 0.9
-    return [weight + (1 - 0.9) * total if unjudged else 0.0]
+        weight *= persistence
+    return [weight + (1 - persistence) * total if unjudged else 0.0]
 
 
 def _unj(t, params, _o):
@@ -519,7 +524,8 @@ _m("num_nonrel_judged_ret", "Number of retrieved documents judged non-relevant (
 # trec_eval 10.0 additions.
 _m("rbp", "Rank-biased precision, persistence p (default 0.9; -m rbp.p=0.95), gains scaled into [0, 1].", _rbp,
    params=Params.of([]), param_kind=PAIR_PARAMS)
-_m("rbp_resid", "RBP residual (p = 0.9) when the run has unjudged documents, else 0.", _rbp_resid)
+_m("rbp_resid", "RBP residual, persistence p (default 0.9; -m rbp_resid.p=0.95), when the run has unjudged "
+   "documents, else 0.", _rbp_resid, params=Params.of([]), param_kind=PAIR_PARAMS)
 _m("unj", "Fraction of the first k documents that are unjudged (absent or negative in the qrels).", _unj,
    params=(5, 10, 20), param_type=int, param_kind=LONG_CUTOFFS)
 

@@ -25,7 +25,7 @@ from ..measures.trec import TrecOptions
 from ..textfile import BOM, MAX_FILE_BYTES
 from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
 from .rankeval import TopicRun, evaluate_rankings
-from .trec_eval_files import TrecEvalFailure, read_qrels
+from .trec_eval_files import BPREF_OVERREAD_WARN, TrecEvalFailure, read_qrels
 
 FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
 # A task's qrels file of this size or more (about 60k judgements, 0.2 s as Python dicts) is read as columns.
@@ -249,6 +249,9 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
     qrels_topics, maxima, positive, table = found
     if any(not 0 <= grade <= MAX_GRADE for grade in maxima):
         return None                 # trec_eval's rel_levels array: the exact path words what it does
+    if {"bpref", "gm_bpref"} & set(measures) and maxima and \
+            settings.level - (max(maxima) + 1) >= BPREF_OVERREAD_WARN:
+        return None                 # trec_eval's bpref may crash: the exact path warns
     run = read(run_path, TREC, comments=settings.v10, c_space=True)
     if run is None:
         return None

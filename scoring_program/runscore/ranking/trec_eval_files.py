@@ -31,6 +31,13 @@ LONG_MAX = 2 ** 63 - 1
 LONG_MIN = -2 ** 63
 
 
+# bpref and gm_bpref add up trec_eval's per-grade counts below -l, reading past the end of their array when -l
+# is above a topic's highest grade + 1 (m_bpref.c). The value is unaffected (no document is relevant then), but
+# once the read leaves trec_eval's memory it crashes (seen from about -l 20,000): runscore warns from this many
+# counts past the array on.
+BPREF_OVERREAD_WARN = 4096
+
+
 class TrecEvalFailure(Exception):
     """trec_eval would stop here: `stderr` is what it prints (each line with its LF), `code` its exit code."""
 
