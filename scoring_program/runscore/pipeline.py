@@ -17,6 +17,9 @@ class LoadedReference:
     path: str
     options: Dict[str, Any]
     data: Any
+    # What a participant may see of a phase scored against it (codabench/disclosure.py): the platform sets it from
+    # task.yaml's `detail:`; the command line, whose user holds the reference, sees everything.
+    detail: str = "full"
 
 
 def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]] = None) -> LoadedReference:

@@ -66,9 +66,10 @@ primary column. A submission that fails is never posted.
 
 
 def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str],
-                   v1: bool = False) -> List[Tuple[str, str, str]]:
-    """(page title, file name under pages/, Markdown text) for every page, overview first."""
-    pages = [("Overview", "overview.md", overview_page(tasks, title, v1)),
+                   v1: bool = False, formal_detail: str = "aggregate") -> List[Tuple[str, str, str]]:
+    """(page title, file name under pages/, Markdown text) for every page, overview first. formal_detail: what the
+    formal phase shows (codabench/disclosure.py), said on the overview."""
+    pages = [("Overview", "overview.md", overview_page(tasks, title, v1, formal_detail)),
              ("Evaluation", "evaluation.md", evaluation_page(tasks)),
              ("Data and starting kit", "data.md", data_page(tasks))]
     for task in tasks:
@@ -76,7 +77,10 @@ def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str],
     return pages
 
 
-def overview_page(tasks: Sequence[Task], title: str, v1: bool = False) -> str:
+def overview_page(tasks: Sequence[Task], title: str, v1: bool = False, formal_detail: str = "aggregate") -> str:
+    from .disclosure import WHAT_EACH_LEVEL_SHOWS
+
+
     lines = ["# %s" % title, "",
              "This competition validates and scores runs of one task of an information-retrieval or "
              "question-answering evaluation campaign exactly as the campaign's official tools do, with the "
@@ -88,12 +92,17 @@ def overview_page(tasks: Sequence[Task], title: str, v1: bool = False) -> str:
     lines += ["", "The task's page gives its run format, options and measures.", "",
               "## Phases", "",
               "* **Dry run**: scored against the small synthetic sample reference data shipped in the starting "
-              "kit. Use it to check that your files are accepted and read the detailed results.",
-              "* **Formal run**: scored against the campaign's hidden reference data.", "",
+              "kit. Use it to check that your files are accepted and read the detailed results. Its detailed "
+              "results show %s." % WHAT_EACH_LEVEL_SHOWS["full"],
+              "* **Formal run**: scored against the campaign's hidden reference data. Its detailed results and "
+              "logs show %s.%s" % (WHAT_EACH_LEVEL_SHOWS[formal_detail], "" if formal_detail == "full" else
+                                   " Why: a page that showed per-question results would give the hidden "
+                                   "answers away to anyone who submits a few probe runs."), "",
               "## How to submit", "", SUBMISSION_RULES,
               "## Leaderboard", "", LEADERBOARD_V1 if v1 else LEADERBOARD_V2,
               "The columns are listed on the *Evaluation* page. Each submission also gets a detailed results "
-              "page: per run, every measure, a per-topic table and chart, and the validation warnings.", ""]
+              "page: per run, its measures, its receipt and the validation warnings, with per-topic tables and "
+              "charts where the phase shows them (above).", ""]
     return "\n".join(lines)
 
 
