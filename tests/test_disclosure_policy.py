@@ -1,6 +1,8 @@
 """The disclosure policy (codabench/disclosure.py): where a phase's level comes from, what each level shows, the
 receipt, r2c2-ac's replay message, `runscore check --ref`, and the bundle's formal phase (issue 22)."""
+import contextlib
 import hashlib
+import io
 import os
 import shutil
 import subprocess
@@ -9,12 +11,21 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, run_score_py
+from conftest import ROOT
+from runscore.codabench import entry
 from runscore.codabench.bundle import with_detail
 from runscore.codabench.disclosure import WITHHELD, level_of
 from runscore.errors import ConfigError
 
 SAMPLES = os.path.join(ROOT, "starting_kit", "sample_submission")
+
+
+def run_score_py(input_dir, output_dir):
+    """score.py's entry in-process (the suite's time budget), with its exit code, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = entry.main(["score.py", str(input_dir), str(output_dir)])
+    return code, out.getvalue(), err.getvalue()
 
 
 def _phase(tmp_path, task_id, detail, submission=None, edit=None):
@@ -86,13 +97,15 @@ def test_the_receipt_is_the_files_hash_and_lines(tmp_path):
 
 def _change_the_first_confidence(res):
     path = res / "SAMPLE-AC-1"
-    path.write_text(path.read_text(encoding="utf-8").replace(";90\n", ";80\n", 1), encoding="utf-8")
+    text = path.read_text(encoding="utf-8").replace(";90\n", ";80\n", 1)       # two parts differ: a Confidence, a nugget
+    path.write_text(text.replace("co-wrote the screenplay; it premiered", "co-wrote it", 1), encoding="utf-8")
 
 
 def test_r2c2_ac_replay_is_no_equality_oracle_in_a_hidden_phase(tmp_path):
     code, out, err, page = _phase(tmp_path / "hidden", "r2c2-ac", None, edit=_change_the_first_confidence)
     assert code == 1 and WITHHELD in err and "differs from run" not in err + page
     assert "SAMPLE-AC-1:" in err and ":2: error" not in err                       # no line named either
+    assert "submission rejected: 1 error(s)" in err                              # nor how many parts differ
     code, out, err, page = _phase(tmp_path / "full", "r2c2-ac", "full", edit=_change_the_first_confidence)
     assert code == 1 and "differs from run SAMPLE-AC-1 as it was assessed" in err   # the sample phase says all
 
@@ -108,6 +121,7 @@ def test_check_with_ref_follows_the_references_policy(tmp_path):
                           capture_output=True, text=True, cwd=os.path.join(ROOT, "scoring_program"))
     assert proc.returncode == 1 and WITHHELD in proc.stdout + proc.stderr
     assert "differs from run" not in proc.stdout + proc.stderr
+    assert "rejected: 1 error(s)" in proc.stdout and "invalid               1 " in proc.stdout
 
 
 def test_the_command_line_score_shows_everything(tmp_path):

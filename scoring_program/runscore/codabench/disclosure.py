@@ -18,9 +18,9 @@ The test of it is indistinguishability (tests/test_disclosure_leaks.py): two hid
 same aggregates give the same page, logs and scores files.
 """
 from dataclasses import replace
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
-from ..errors import ERROR, GOLD_DERIVED, WARNING, ConfigError, Diagnostics
+from ..errors import ERROR, GOLD_DERIVED, WARNING, ConfigError, Diagnostics, findings_in
 from ..tasks.base import AGGREGATE, DISCLOSURE_LEVELS, FULL, PER_TOPIC, RunScores, Task
 
 HIDDEN_DEFAULT = AGGREGATE
@@ -30,8 +30,8 @@ WITHHELD = ("the run differs from what the hidden reference data records of it; 
 WHAT_EACH_LEVEL_SHOWS = {
     AGGREGATE: "each run's aggregate measures, its format diagnostics and its receipt (run name, team, line count, "
                "SHA-256 of the file); nothing computed from individual reference items (no per-topic values, gold "
-               "answers or labels, per-item correctness or relevant counts), so the hidden reference data cannot be "
-               "read off the page",
+               "answers or labels, per-item correctness or relevant counts), so the page does not give the hidden "
+               "items away",
     PER_TOPIC: "each run's aggregate measures, its per-topic effectiveness values (no relevant counts, gold answers "
                "or labels), its format diagnostics and its receipt",
     FULL: "everything: aggregate and per-topic measures, per-question tables with the gold answers or labels, and "
@@ -90,6 +90,18 @@ def diagnostic_lines(diags: Diagnostics, level: str) -> List[str]:
         if any(d.code == GOLD_DERIVED and d.severity == severity for d in items):
             out.append("%s: %s: %s" % (diags.path, severity, WITHHELD))
     return out + diags.lines()[len(items):]
+
+
+def shown_counts(diags: Diagnostics, level: str) -> Tuple[int, int]:
+    """(errors, warnings) of a file as a phase at `level` tells them: the findings computed from gold items count
+    as one (their number would say how many parts differ from the hidden record)."""
+    if level == FULL:
+        return diags.error_count, diags.warning_count
+    counts = []
+    for severity, total in ((ERROR, diags.error_count), (WARNING, diags.warning_count)):
+        withheld = [d for d in diags.items if d.code == GOLD_DERIVED and d.severity == severity]
+        counts.append(total - sum(findings_in(str(d)) for d in withheld) + (1 if withheld else 0))
+    return counts[0], counts[1]
 
 
 def phase_sentence(level: str) -> str:

@@ -10,7 +10,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
@@ -107,6 +107,7 @@ class Examination:
     messages: List[str]
     failed: bool
     errors: int = 0          # findings of severity error, counted from the diagnostics' data (never from text)
+    detail: Dict[str, str] = field(default_factory=dict)   # each checked file's disclosure level (its task's phase)
 
 
 def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
@@ -133,22 +134,25 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
     messages: List[str] = [str(p) for p in problems]
     checked: Dict[str, CheckedFile] = {}
     checked_by_task: Dict[str, List[CheckedFile]] = {}
+    detail: Dict[str, str] = {}
     for candidate, task in pairs:
         reference = (references or {}).get(task.id)
         options = reference.options if reference else task.resolve_options({}, "defaults")
         one = check_file(task, candidate.path, candidate.display, reference, options)
         checked[candidate.display] = one
         checked_by_task.setdefault(task.id, []).append(one)
-        messages.extend(disclosure.diagnostic_lines(one.diags, reference.detail if reference else FULL))
+        detail[candidate.display] = reference.detail if reference else FULL
+        messages.extend(disclosure.diagnostic_lines(one.diags, detail[candidate.display]))
     for task_id, files in checked_by_task.items():
         limits = check_run_limit([t for t in tasks if t.id == task_id][0], files)
         problems.extend(limits)
         messages.extend(str(d) for d in limits)
     # Counted from the diagnostics' data, never from printed text (issue 16: a warning quoting ": error:" in a
     # participant's field rejected the submission).
-    errors = sum(1 for p in problems if p.severity == ERROR) + sum(c.diags.error_count for c in checked.values())
+    errors = sum(1 for p in problems if p.severity == ERROR) + \
+        sum(disclosure.shown_counts(c.diags, detail[name])[0] for name, c in checked.items())
     return Examination(candidates, companions, pairs, problems, checked, checked_by_task, messages, errors > 0,
-                       errors)
+                       errors, detail)
 
 
 def _companion_problems(companions, tasks) -> List[Diagnostic]:
