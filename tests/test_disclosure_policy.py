@@ -157,3 +157,18 @@ def test_the_bundles_formal_phase_is_hidden_unless_the_organiser_says(tmp_path, 
     assert ("says detail: full" in proc.stderr) == (not option)
     assert "Formal run**: scored against the campaign's hidden reference data. Its detailed results and logs " \
            "show each run's aggregate measures" in overview
+
+
+def test_gold_derived_findings_are_withheld_below_full():
+    """r2c2-ac's and r2c2-pr's replay findings (code GOLD_DERIVED): one line per severity, counted once."""
+    from runscore.codabench.disclosure import diagnostic_lines, shown_counts
+    from runscore.errors import GOLD_DERIVED, Diagnostics
+
+    diags = Diagnostics("run.txt")
+    diags.error(3, "question 0001: secret detail", GOLD_DERIVED)
+    diags.error(4, "question 0002: secret detail", GOLD_DERIVED)
+    diags.warning(5, "a public warning")
+    assert diagnostic_lines(diags, "full") == diags.lines() and shown_counts(diags, "full") == (2, 1)
+    for level in ("aggregate", "per_topic"):
+        assert diagnostic_lines(diags, level) == ["run.txt:5: warning: a public warning", "run.txt: error: " + WITHHELD]
+        assert shown_counts(diags, level) == (1, 1)

@@ -35,7 +35,7 @@ WHAT_EACH_LEVEL_SHOWS = {
     PER_TOPIC: "each run's aggregate measures, its per-topic effectiveness values (no relevant counts, gold answers "
                "or labels), its format diagnostics and its receipt",
     FULL: "everything: aggregate and per-topic measures, per-question tables with the gold answers or labels, and "
-          "notes on the reference data (its reference data is public)",
+          "notes on the reference data",
 }
 
 

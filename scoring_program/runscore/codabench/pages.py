@@ -93,7 +93,7 @@ def overview_page(tasks: Sequence[Task], title: str, v1: bool = False, formal_de
               "## Phases", "",
               "* **Dry run**: scored against the small synthetic sample reference data shipped in the starting "
               "kit. Use it to check that your files are accepted and read the detailed results. Its detailed "
-              "results show %s." % WHAT_EACH_LEVEL_SHOWS["full"],
+              "results show %s (its reference data is public)." % WHAT_EACH_LEVEL_SHOWS["full"],
               "* **Formal run**: scored against the campaign's hidden reference data. Its detailed results and "
               "logs show %s.%s" % (WHAT_EACH_LEVEL_SHOWS[formal_detail], "" if formal_detail == "full" else
                                    " Why: a page that showed per-question results would give the hidden "
@@ -174,8 +174,13 @@ def task_page(task: Task, docs_dir: Optional[str]) -> str:
         lines.append("| %s | `%s` | `%s` |" % (_cell(column.title), task.leaderboard_key(column), column.measure))
     lines.append("")
     if task.per_topic_measures:
-        lines += ["Per-topic values in the detailed results: %s." % ", ".join(
-            "`%s`" % m for m in task.per_topic_measures), ""]
+        from .disclosure import effectiveness_keys
+
+        lines += ["Per-topic values in the detailed results of a phase that shows everything: %s; of a phase that "
+                  "shows per-topic values: %s; none in a phase that shows aggregates only (the Overview page says "
+                  "which phase shows what)." % (", ".join("`%s`" % m for m in task.per_topic_measures),
+                                                ", ".join("`%s`" % m for m in effectiveness_keys(task)) or "none"),
+                  ""]
     if task.options:
         lines += ["## Options", "",
                   "Set by the organisers in the reference data's `task.yaml` (`options:`); the values in force "
