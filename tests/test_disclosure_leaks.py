@@ -270,3 +270,21 @@ def _first_difference(a, b):
     """The text around the first character where the two outputs differ."""
     at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     return [repr(a[max(0, at - 300):at + 200]), "  vs", repr(b[max(0, at - 300):at + 200])]
+
+
+@pytest.mark.parametrize("task_id", sorted(CASES))
+def test_a_per_topic_phase_shows_effectiveness_values_and_no_gold_counts(tmp_path, task_id):
+    from runscore.codabench.disclosure import effectiveness_keys
+    from runscore.tasks import get_task
+
+    task = get_task(task_id)
+    kept = effectiveness_keys(task)
+    withheld = [k for k in task.per_topic_measures if k not in kept]
+    tables = 0
+    for probe, shown in _outputs(tmp_path, task_id, "A", "per_topic").items():
+        page = shown[shown.index("== detailed_results.html"):]
+        assert not [k for k in withheld if "<th>%s</th>" % k in page], probe
+        if "<h4>Per-topic values</h4>" in page:
+            tables += 1
+            assert any("<th>%s</th>" % k in page for k in kept), probe
+    assert tables > 0                     # the per-topic values are shown: the checks above looked at something
