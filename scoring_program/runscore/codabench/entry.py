@@ -144,7 +144,12 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
         detail[candidate.display] = reference.detail if reference else FULL
         messages.extend(disclosure.diagnostic_lines(one.diags, detail[candidate.display]))
     for task_id, files in checked_by_task.items():
-        limits = check_run_limit([t for t in tasks if t.id == task_id][0], files)
+        task = [t for t in tasks if t.id == task_id][0]
+        limits = check_run_limit(task, files)
+        reference = (references or {}).get(task_id)
+        if reference is not None and reference.collect and reference.topics:   # a collecting phase's topic check
+            from .collect import topic_problems
+            limits += [d for f in files for d in topic_problems(task, f.display, f.runs, reference.topics)]
         problems.extend(limits)
         messages.extend(str(d) for d in limits)
     # Counted from the diagnostics' data, never from printed text (issue 16: a warning quoting ": error:" in a
@@ -189,6 +194,10 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         atomic_write(page, detailed_html("Submission rejected", [{"title": "Errors", "diagnostics": messages}],
                                          "invalid"))
         return EXIT_INVALID_RUN
+
+    if any(r.collect for r in references.values()):
+        from .collect import collect_submission
+        return collect_submission(references, checked_by_task, found.candidates, output_dir, page)
 
     leaderboard: Dict[str, float] = {}
     sections = []

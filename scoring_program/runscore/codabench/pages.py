@@ -66,9 +66,9 @@ primary column. A submission that fails is never posted.
 
 
 def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str],
-                   v1: bool = False, formal_detail: str = "aggregate") -> List[Tuple[str, str, str]]:
+                   v1: bool = False, formal_detail: Optional[str] = "aggregate") -> List[Tuple[str, str, str]]:
     """(page title, file name under pages/, Markdown text) for every page, overview first. formal_detail: what the
-    formal phase shows (codabench/disclosure.py), said on the overview."""
+    formal phase shows (codabench/disclosure.py), said on the overview; None: the formal phase collects runs."""
     pages = [("Overview", "overview.md", overview_page(tasks, title, v1, formal_detail)),
              ("Evaluation", "evaluation.md", evaluation_page(tasks)),
              ("Data and starting kit", "data.md", data_page(tasks))]
@@ -77,9 +77,18 @@ def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str],
     return pages
 
 
-def overview_page(tasks: Sequence[Task], title: str, v1: bool = False, formal_detail: str = "aggregate") -> str:
+def overview_page(tasks: Sequence[Task], title: str, v1: bool = False,
+                  formal_detail: Optional[str] = "aggregate") -> str:
     from .disclosure import WHAT_EACH_LEVEL_SHOWS
 
+    if formal_detail is None:
+        formal = ("* **Formal run**: your runs are checked as in the dry run and each gets a receipt (run name, "
+                  "team, line count, SHA-256 of the file); nothing is scored until the campaign's judgements exist.")
+    else:
+        formal = ("* **Formal run**: scored against the campaign's hidden reference data. Its detailed results and "
+                  "logs show %s.%s" % (WHAT_EACH_LEVEL_SHOWS[formal_detail], "" if formal_detail == "full" else
+                                       " Why: a page that showed per-question results would give the hidden "
+                                       "answers away to anyone who submits a few probe runs."))
 
     lines = ["# %s" % title, "",
              "This competition validates and scores runs of one task of an information-retrieval or "
@@ -94,10 +103,7 @@ def overview_page(tasks: Sequence[Task], title: str, v1: bool = False, formal_de
               "* **Dry run**: scored against the small synthetic sample reference data shipped in the starting "
               "kit. Use it to check that your files are accepted and read the detailed results. Its detailed "
               "results show %s (its reference data is public)." % WHAT_EACH_LEVEL_SHOWS["full"],
-              "* **Formal run**: scored against the campaign's hidden reference data. Its detailed results and "
-              "logs show %s.%s" % (WHAT_EACH_LEVEL_SHOWS[formal_detail], "" if formal_detail == "full" else
-                                   " Why: a page that showed per-question results would give the hidden "
-                                   "answers away to anyone who submits a few probe runs."), "",
+              formal, "",
               "## How to submit", "", SUBMISSION_RULES,
               "## Leaderboard", "", LEADERBOARD_V1 if v1 else LEADERBOARD_V2,
               "The columns are listed on the *Evaluation* page. Each submission also gets a detailed results "
