@@ -25,7 +25,7 @@ from ..tasks.base import AGGREGATE, DISCLOSURE_LEVELS, FULL, PER_TOPIC, RunScore
 
 HIDDEN_DEFAULT = AGGREGATE
 WITHHELD = ("the run differs from what the hidden reference data records of it; which parts differ is not shown in "
-            "this phase (docs/codabench.md, 'What participants see')")
+            "this phase (the competition's Overview page says what each phase shows)")
 
 WHAT_EACH_LEVEL_SHOWS = {
     AGGREGATE: "each run's aggregate measures, its format diagnostics and its receipt (run name, team, line count, "
