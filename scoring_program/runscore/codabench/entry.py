@@ -11,17 +11,18 @@ import signal
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..discover import Candidate, assign_tasks, list_candidates
 from ..errors import (ERROR, EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostic, RunError,
                       report_internal_error)
-from ..pipeline import (CheckedFile, LoadedReference, best_run, check_file, check_run_limit, load_reference,
-                        score_run)
+from ..pipeline import (CheckedFile, LoadedReference, check_file, check_run_limit, leaderboard_run,
+                        load_reference, score_run)
 from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..tasks import all_tasks, get_task
 from ..tasks.base import FULL, Task, read_task_yaml, submission_scope
+from ..textfile import submission_read_budget
 from . import disclosure
 from .receipt import receipt_line, receipt_of, receipt_table
 
@@ -78,6 +79,7 @@ def check_output_dir(output_dir: str) -> None:
 def run(input_dir: str, output_dir: str) -> int:
     print("runscore %s scoring %s" % (__version__, input_dir))
     check_output_dir(output_dir)
+    remove_old_scores(output_dir)
     page = os.path.join(output_dir, DETAILED)
     atomic_write(page, detailed_html("Scoring in progress", [], "started"))
     references = task_references(os.path.join(input_dir, "ref"))
@@ -90,6 +92,30 @@ def run(input_dir: str, output_dir: str) -> int:
             return _score_submission(references, res_dir, workdir, output_dir, page)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def remove_old_scores(output_dir: str) -> None:
+    """A reused output folder may hold an earlier submission's scores: removed before anything is checked, so a
+    rejected submission never leaves scores behind (issue 22)."""
+    for name in ("scores.json", "scores.txt"):
+        path = os.path.join(output_dir, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            os.unlink(path)
+
+
+def rewrite_page_after_failure(output_dir: str, title: str, status: str, diagnostics: Sequence[str] = (),
+                               text: str = "") -> None:
+    """Every exit path ends the detailed page with its reason (issue 22: a rejection raised before the per-file
+    checks left "Scoring in progress"). Written only over the page this run started (a regular file), and never
+    fatal: the exit code and stderr already tell the outcome."""
+    page = os.path.join(output_dir, DETAILED)
+    try:
+        if os.path.isfile(page) and not os.path.islink(page):
+            section = {"title": "Why", "diagnostics": list(diagnostics)} if diagnostics else {"title": "Why",
+                                                                                              "text": text}
+            atomic_write(page, detailed_html(title, [section], status))
+    except OSError:
+        pass
 
 
 @dataclass
@@ -111,11 +137,15 @@ class Examination:
 
 
 def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
-            references: Optional[Dict[str, LoadedReference]] = None) -> Examination:
+            references: Optional[Dict[str, LoadedReference]] = None,
+            after_check: Optional[Callable[[Task, CheckedFile], None]] = None) -> Examination:
     """Discover the runs of `res_dir` among `tasks` and check each file (against its task's reference data
     when `references` has it; else with the task's default options, as `runscore check` does offline).
     Raises RunError when the submission holds no file at all, or no run of any of the tasks. Callers open
-    tasks.base.submission_scope() around it (score.py does) so that what every run reads is read once."""
+    tasks.base.submission_scope() around it (score.py does) so that what every run reads is read once.
+    The files read line by line share one byte budget (textfile.MAX_SUBMISSION_TEXT_BYTES); `after_check` is
+    called on each file once checked (score.py scores its runs there and frees their records, so memory does not
+    add up over the files of a submission)."""
     candidates = list_candidates(res_dir, workdir)
     if not candidates:
         raise RunError("no run file found in the submission; expected %s" % _expected(tasks))
@@ -135,18 +165,22 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
     checked: Dict[str, CheckedFile] = {}
     checked_by_task: Dict[str, List[CheckedFile]] = {}
     detail: Dict[str, str] = {}
-    for candidate, task in pairs:
-        reference = (references or {}).get(task.id)
-        options = reference.options if reference else task.resolve_options({}, "defaults")
-        one = check_file(task, candidate.path, candidate.display, reference, options)
-        checked[candidate.display] = one
-        checked_by_task.setdefault(task.id, []).append(one)
-        detail[candidate.display] = reference.detail if reference else FULL
-        messages.extend(disclosure.diagnostic_lines(one.diags, detail[candidate.display]))
+    with submission_read_budget():
+        for candidate, task in pairs:
+            reference = (references or {}).get(task.id)
+            options = reference.options if reference else task.resolve_options({}, "defaults")
+            one = check_file(task, candidate.path, candidate.display, reference, options)
+            checked[candidate.display] = one
+            checked_by_task.setdefault(task.id, []).append(one)
+            detail[candidate.display] = reference.detail if reference else FULL
+            messages.extend(disclosure.diagnostic_lines(one.diags, detail[candidate.display]))
+            if after_check is not None and one.runs:
+                after_check(task, one)
     for task_id, files in checked_by_task.items():
         task = [t for t in tasks if t.id == task_id][0]
-        limits = check_run_limit(task, files)
         reference = (references or {}).get(task_id)
+        limits = check_run_limit(task, files, one_team=True,
+                                 cap=reference.runs_per_submission if reference else None)
         if reference is not None and reference.collect and reference.topics:   # a collecting phase's topic check
             from .collect import topic_problems
             limits += [d for f in files for d in topic_problems(task, f.display, f.runs, reference.topics)]
@@ -181,7 +215,17 @@ def _expected(tasks: Sequence[Task]) -> str:
 
 def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     tasks = [references[t].task for t in references]
-    found = examine(res_dir, workdir, tasks, references)
+    scores_of: Dict[int, object] = {}        # id(ParsedRun) -> its scores, made as soon as its file is checked
+    teams_of: Dict[int, str] = {}            # id(ParsedRun) -> its team, for the receipt (read before it is freed)
+
+    def score_file(task: Task, checked: CheckedFile) -> None:
+        if references[task.id].collect:       # a collecting phase checks and receipts, never scores
+            return
+        for one_run in checked.runs:
+            teams_of[id(one_run)] = task.team_of(one_run)
+            scores_of[id(one_run)] = _score_and_free(references[task.id], one_run)
+
+    found = examine(res_dir, workdir, tasks, references, score_file)
     for companion in found.companions:
         owners = [t.id for t in tasks if t.claims_companion(os.path.basename(companion.display))]
         print("%s: note: read beside the %s runs that cite it, not scored as a run"
@@ -200,6 +244,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         return collect_submission(references, checked_by_task, found.candidates, output_dir, page)
 
     leaderboard: Dict[str, float] = {}
+    rows_run: List[str] = []
     sections = []
     summary_rows = [("task", "run", "column", "value")]
     paths = {candidate.display: candidate.path for candidate, _ in found.pairs}
@@ -207,25 +252,34 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     for task_id, checked in checked_by_task.items():
         reference = references[task_id]
         task = reference.task
-        scored = [(r, score_run(reference, r)) for c in checked for r in c.runs]
-        best, best_scores = best_run(task, scored)
+        scored = [(r, scores_of[id(r)]) for c in checked for r in c.runs]
+        best, best_scores, why = leaderboard_run(task, scored, reference.leaderboard_run)
         for column in task.columns:
             key = task.leaderboard_key(column)
             leaderboard[key] = task.leaderboard_value(best_scores, column)
             summary_rows.append((task_id, best.name, key, task.format_value(column.measure, leaderboard[key])))
-        receipts = [receipt_of(paths[r.path], r.name, task.team_of(r), r.path) for r, _ in scored
+        receipts = [receipt_of(paths[r.path], r.name, teams_of.get(id(r), ""), r.path) for r, _ in scored
                     if r.path in paths]
         if reference.detail != FULL:
             receipts_logged.extend(receipt_line(r) for r in receipts)
         shown = [(r, disclosure.view(task, s, reference.detail)) for r, s in scored]
         diagnostics = [m for c in checked for m in disclosure.diagnostic_lines(c.diags, reference.detail)]
-        sections.append(_task_section(task, shown, best, diagnostics, reference.detail, receipts))
+        rows_run.append("%s: the leaderboard row shows run %s, %s" % (task_id, best.name, why))
+        sections.append(_task_section(task, shown, best, diagnostics, why, reference.detail, receipts))
     write_scores(output_dir, leaderboard)
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
     print(summary_table(summary_rows))
-    for line in receipts_logged:
+    for line in rows_run + receipts_logged:
         print(line)
     return EXIT_OK
+
+
+def _score_and_free(reference: LoadedReference, run) -> object:
+    """Score one run, then drop its parsed records: only the scores go on to the report, so memory does not add
+    up over the runs of a submission (issue 22)."""
+    scores = score_run(reference, run)
+    run.data = None
+    return scores
 
 
 def _set_companions_aside(candidates, tasks):
@@ -240,7 +294,7 @@ def _set_companions_aside(candidates, tasks):
     return runs, companions
 
 
-def _task_section(task, scored, best, diagnostics, detail: str = FULL, receipts=()) -> Dict:
+def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = FULL, receipts=()) -> Dict:
     """The detailed-results section of one task: every run's leaderboard columns, then a subsection per run
     (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
     comparison of the runs when there are several."""
@@ -265,8 +319,8 @@ def _task_section(task, scored, best, diagnostics, detail: str = FULL, receipts=
                                                 task.format_value(c.measure, task.leaderboard_value(best_scores, c)))
                                                for c in columns]}
     text = "%s. %s" % (task.description, disclosure.phase_sentence(detail))
-    if len(scored) > 1:
-        text += " %d runs; the leaderboard shows %s, the best by %s." % (len(scored), best.name, task.primary.title)
+    if why:
+        text += " The leaderboard row shows run %s, %s." % (best.name, why)
     return {"title": "%s (%s)" % (task.title, task.id), "text": text, "leaderboard": leaderboard,
             "diagnostics": [d for d in diagnostics if d not in shown],
             "tables": [{"caption": "Leaderboard columns of every run", "header": ["run"] +
@@ -339,25 +393,40 @@ def main(argv: List[str]) -> int:
         print("usage: score.py INPUT_DIR OUTPUT_DIR", file=sys.stderr)
         return EXIT_CONFIG
     previous = _terminate_cleanly()
+    output = argv[2]
     try:
-        return run(argv[1], argv[2])
+        return run(argv[1], output)
     except RunError as exc:
         print(str(exc), file=sys.stderr)
         print("submission rejected; nothing was scored", file=sys.stderr)
+        rewrite_page_after_failure(output, "Submission rejected", "invalid", diagnostics=[str(exc)])
         return EXIT_INVALID_RUN
     except ConfigError as exc:
         print("%s\n(this is a problem of the competition's reference data or set-up, not of the submission)"
               % exc, file=sys.stderr)
+        # the message may name the hidden reference files: the page gives the kind of failure only
+        rewrite_page_after_failure(output, "Scoring failed", "error", text=(
+            "A problem of the competition's reference data or set-up, not of the submission; nothing was scored "
+            "(the organisers see the details in the scoring log)."))
         return EXIT_CONFIG
     except Terminated:
         print("error: scoring stopped by SIGTERM (the platform's time limit?); nothing was scored", file=sys.stderr)
+        rewrite_page_after_failure(output, "Scoring stopped", "error", text=(
+            "Scoring stopped by SIGTERM (the platform's time limit?); nothing was scored."))
         return 128 + signal.SIGTERM
     except MemoryError:
         print("error: out of memory while scoring (docs/limits.md gives the sizes runscore is built for)",
               file=sys.stderr)
+        rewrite_page_after_failure(output, "Scoring failed", "error", text=(
+            "Out of memory while scoring; nothing was scored (docs/limits.md gives the sizes runscore is built "
+            "for)."))
         return EXIT_CONFIG
     except Exception as exc:     # a defect of runscore: exit 2, never 1 (the participant is not at fault)
-        return report_internal_error(exc, __version__)
+        code = report_internal_error(exc, __version__)
+        rewrite_page_after_failure(output, "Scoring failed", "error", text=(
+            "An internal error of runscore, not a problem of the submission; nothing was scored (the organisers "
+            "see the report in the scoring log)."))
+        return code
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
