@@ -12,10 +12,6 @@ from typing import Any, Dict, List, Optional
 from . import __version__
 from .commands import command_modules, find_command
 from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
-from .pipeline import check_file, check_run_limit, load_reference, score_run
-from .report import summary_table
-from .tasks import all_tasks, get_task
-from .tasks.base import submission_scope
 
 
 class UsageError(ConfigError):
@@ -43,13 +39,20 @@ def _option_overrides(pairs: Optional[List[str]]) -> Dict[str, Any]:
     return out
 
 
+# The stages (pipeline, report, tasks) are imported by the built-in commands that use them, not at start-up:
+# `runscore trec_eval` needs none of them, and its start-up is part of what it is measured by (issue 26).
+
 def cmd_tasks(_args) -> int:
+    from .tasks import all_tasks
+
     for task in all_tasks():
         print("%-16s %s" % (task.id, task.description))
     return EXIT_OK
 
 
 def cmd_options(args) -> int:
+    from .tasks import get_task
+
     task = get_task(args.task)
     for option in task.options:
         choices = " (%s)" % " | ".join(str(c) for c in option.choices) if option.choices else ""
@@ -60,6 +63,9 @@ def cmd_options(args) -> int:
 def _check_all(task, files, reference, options, max_errors, team_cap=False):
     """Check every file; the campaign's per-team run cap only with --team-cap (a researcher scores every team's
     runs in one call; a participant checking a submission asks for it), the platform's resource cap never."""
+    from .pipeline import check_file, check_run_limit
+    from .tasks.base import submission_scope
+
     checked = []
     with submission_scope():
         for path in files:
@@ -75,6 +81,9 @@ def _check_all(task, files, reference, options, max_errors, team_cap=False):
 
 
 def cmd_validate(args) -> int:
+    from .pipeline import load_reference
+    from .tasks import get_task
+
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option)) if args.ref else None
     options = reference.options if reference else task.resolve_options(_option_overrides(args.option), "--option")
@@ -87,6 +96,10 @@ def cmd_validate(args) -> int:
 
 
 def cmd_score(args) -> int:
+    from .pipeline import load_reference, score_run
+    from .report import summary_table
+    from .tasks import get_task
+
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option))
     checked, failed = _check_all(task, args.runs, reference, reference.options, args.max_errors, args.team_cap)
