@@ -110,7 +110,7 @@ def test_every_task_and_run_is_on_the_page(scored_page):
         assert "(%s)" % task.id in text
         for column in task.columns:
             key = task.leaderboard_key(column)
-            shown = re.findall(r'<td class="text">%s</td><td>([^<]*)</td>' % key, page)
+            shown = re.findall(r'<td>([^<]*)</td><td class="text">%s</td>' % key, page)
             assert len(shown) == 1 and float(shown[0]) == pytest.approx(scores[key], abs=5e-5)   # as scored
     runs = len(re.findall(r"<h3 id=\"s\d+-\d+\">Run ", path.read_text(encoding="utf-8")))
     assert runs >= len(TASKS) + (1 if any(t.id == "ntcir1-adhoc" for t in TASKS) else 0)
@@ -285,6 +285,36 @@ def test_the_results_page_fits_a_screen_and_a_phone(scored_page, tmp_path, width
     scroll, viewport, wide = _fit(scored_page[0].read_text(encoding="utf-8"), tmp_path, width)
     assert viewport == width
     assert scroll <= viewport and wide == "", (scroll, wide)
+
+
+_VALUES_PROBE = """<script>
+var W = document.documentElement.clientWidth, cells = document.querySelectorAll('table.entries td:nth-child(2)'),
+    out = 0;
+cells.forEach(function (c) { if (c.getBoundingClientRect().right > W + 0.5) out++; });
+console.log('VALUES cells=' + cells.length + ' outside=' + out);
+</script>"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_leaderboard_values_are_on_screen_and_each_title_said_once(scored_page, tmp_path, width):
+    """Issue 23: at 390 px the summary repeated the task's title on every row and pushed the values off screen.
+    Now one table per task, its title in the caption, the value beside each column's title, inside the screen."""
+    page = scored_page[0].read_text(encoding="utf-8")
+    summary = page[page.index('id="leaderboard"'):page.index("<section>")]
+    for task in TASKS:
+        assert summary.count("(%s)" % task.id) == 1
+    probe = tmp_path / ("values-%d.html" % width)
+    probe.write_text(page.replace("</body>", _VALUES_PROBE + "</body>"), encoding="utf-8")
+    frame = tmp_path / ("values-frame-%d.html" % width)
+    frame.write_text('<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="border:0;width:%dpx;'
+                     'height:900px"></iframe></body></html>' % (probe.name, width), encoding="utf-8")
+    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
+                                                            "--window-size=%d,900" % max(width, 800),
+                                                            "--screenshot=%s" % (tmp_path / "v.png"), frame.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    found = re.search(r"VALUES cells=(\d+) outside=(\d+)", proc.stderr)
+    assert found, proc.stderr[-2000:]
+    assert int(found.group(1)) == sum(len(t.columns) for t in TASKS) and found.group(2) == "0"
 
 
 def test_the_rejected_page_with_grouped_errors_fits_a_phone(rejected_page, tmp_path):

@@ -34,6 +34,9 @@ class LoadedReference:
     topics: Optional[List[str]] = None
     leaderboard_run: str = "primary"
     runs_per_submission: Optional[int] = None    # task.yaml's cap on a submission's runs (None: the task's own)
+    # What a participant may see of a phase scored against it (codabench/disclosure.py): the platform sets it from
+    # task.yaml's `detail:`; the command line, whose user holds the reference, sees everything.
+    detail: str = "full"
 
 
 def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]] = None) -> LoadedReference:

@@ -104,6 +104,8 @@ caption{text-align:left;font-weight:600;padding:.2em 0;color:var(--muted)}
 th,td{padding:.28em .75em;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 thead th{background:var(--head);position:sticky;top:0}
+.scroll td:first-child{position:sticky;left:0;background:#fff;z-index:1}.scroll tr.best td:first-child{background:var(--goodbg)}
+.scroll th:first-child{left:0;z-index:2}
 tr.best td{background:var(--goodbg);font-weight:600}
 td.text,th.text{text-align:left;white-space:normal;max-width:40em;min-width:4em}
 details{margin:.3em 0 1em}summary{cursor:pointer;color:var(--accent);font-size:.9em;margin-bottom:.3em}
@@ -224,7 +226,8 @@ def _table(table: Dict) -> str:
     header = table.get("header") or []
     rows = table.get("rows") or []
     highlight = set(table.get("highlight") or [])
-    out = ['<div class="scroll"><table>']
+    css = table.get("class")
+    out = ['<div class="scroll"><table%s>' % (' class="%s"' % html.escape(css) if css else "")]
     if header:
         first = rows[0] if rows else []
         left = [i < len(first) and isinstance(first[i], str) and not _looks_numeric(first[i])
@@ -295,16 +298,18 @@ def _section(section: Dict, level: int, anchor: str) -> str:
 
 
 def _summary(sections: List[Dict]) -> str:
-    rows = []
+    """One small table per task (its title said once, in the caption), the value beside the column's title, so a
+    phone shows the scores without scrolling sideways; the score key, the longest cell, comes last."""
+    tables = []
     for section in sections:
         board = section.get("leaderboard")
         if board:
-            for title, key, value in board.get("cells", []):
-                rows.append([section.get("title", ""), board.get("run", ""), title, key, value])
-    if not rows:
+            tables.append(_table({"caption": "%s: run %s" % (section.get("title", ""), board.get("run", "")),
+                                  "header": ["column", "value", "score key"], "class": "entries",
+                                  "rows": [[title, value, key] for title, key, value in board.get("cells", [])]}))
+    if not tables:
         return ""
-    return "<h2 id=\"leaderboard\">Leaderboard entries</h2>" + _table(
-        {"header": ["task", "run shown", "column", "score key", "value"], "rows": rows})
+    return "<h2 id=\"leaderboard\">Leaderboard entries</h2>" + "".join(tables)
 
 
 def detailed_html(title: str, sections: List[Dict], status: str = "") -> str:

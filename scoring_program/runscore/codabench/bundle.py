@@ -22,7 +22,7 @@ from .. import __version__
 from .pages import TERMS, markdown_pages, markdown_to_html
 from ..errors import ConfigError
 from ..tasks import all_tasks, get_task
-from ..tasks.base import SORTING, Task, read_task_yaml
+from ..tasks.base import AGGREGATE, DISCLOSURE_LEVELS, SORTING, Task, read_task_yaml
 
 SCORING_COMMAND = "python3 $program/score.py $input $output"
 DOCKER_IMAGE = "codalab/codalab-legacy:py39"
@@ -75,6 +75,8 @@ class BundlePlan:
     formal_reference: Optional[str] = None
     dates: PhaseDates = field(default_factory=PhaseDates)
     submissions: Optional[Tuple[int, int]] = None     # the formal phase's (per day, in all); None: the campaign's
+    # What participants see of the formal phase (codabench/disclosure.py): written into its task.yaml as `detail:`.
+    formal_detail: str = AGGREGATE
 
     def __post_init__(self) -> None:
         # One competition per task: Codabench ranks a leaderboard by its primary column with NULLs first
@@ -335,7 +337,7 @@ def yaml_text(data: Dict) -> str:
 
 def pages_of(plan: BundlePlan, v1: bool = False) -> List[Tuple[str, str, str]]:
     return markdown_pages(plan.tasks, plan.title, os.path.join(plan.root, "docs"), v1,
-                          kit_baselines(plan.root, plan.task))
+                          kit_baselines(plan.root, plan.task), None if plan.collecting else plan.formal_detail)
 
 
 # ------------------------------------------------------------------------------------- the logo ---
@@ -421,6 +423,25 @@ def reference_files(folder: str, tasks: Sequence[Task], what: str) -> Dict[str, 
             raise ConfigError("%s holds a file named %r (%s): the platform workers read such files as bundle "
                               "descriptors; rename it" % (what, name.split("/")[-1], name))
     return files
+
+
+def with_detail(task_yaml: bytes, level: str) -> bytes:
+    """task.yaml with its top-level `detail:` set to `level` (any earlier `detail:` line removed)."""
+    if level not in DISCLOSURE_LEVELS:
+        raise ConfigError("detail %r is not one of %s" % (level, ", ".join(DISCLOSURE_LEVELS)))
+    text = re.sub(rb"(?m)^detail[ \t]*:.*(\r?\n|$)", b"", task_yaml)
+    if text and not text.endswith(b"\n"):
+        text += b"\n"
+    return text + b"detail: %s                # set by runscore bundle (--formal-detail); docs/codabench.md\n" % (
+        level.encode("ascii"),)
+
+
+def formal_task_yaml_detail(folder: str, task: Task) -> Optional[str]:
+    """The `detail:` the organiser's reference folder asks for (DIR/<task-id>/ or DIR itself), or None."""
+    own = os.path.join(folder, task.id)
+    config = read_task_yaml(own if os.path.isdir(own) else folder)
+    value = config.get("detail")
+    return None if value is None else str(value)
 
 
 def kit_file_of(name: str, path: str, task: Task) -> bool:
@@ -573,6 +594,10 @@ def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
     reference = _read(reference_files(sample_reference_dir(plan.root), plan.tasks, "sample reference data"))
     formal = _read(reference_files(plan.formal_reference, plan.tasks, "formal reference data")) \
         if plan.formal_reference else collect_reference(plan)
+    if plan.formal_reference:
+        name = "%s/task.yaml" % plan.task.id
+        formal[name] = with_detail(formal.get(name, ("task: %s\n" % plan.task.id).encode("utf-8")),
+                                   plan.formal_detail)
     kit = _read(starting_kit_files(plan.root, plan.tasks))
     if "README.md" in kit:
         title, _, rest = str(kit["README.md"], "utf-8").partition("\n\n")

@@ -10,7 +10,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
@@ -21,8 +21,10 @@ from ..pipeline import (CheckedFile, LoadedReference, check_file, check_run_limi
                         load_reference, score_run)
 from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..tasks import all_tasks, get_task
-from ..tasks.base import Task, read_task_yaml, submission_scope
+from ..tasks.base import FULL, Task, read_task_yaml, submission_scope
 from ..textfile import submission_read_budget
+from . import disclosure
+from .receipt import receipt_line, receipt_of, receipt_table
 
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
@@ -37,16 +39,24 @@ def task_references(ref_dir: str) -> Dict[str, LoadedReference]:
         raise ConfigError("reference folder %s does not exist (was reference_data uploaded?)" % ref_dir)
     own = read_task_yaml(ref_dir).get("task")
     if own:
-        return {own: load_reference(get_task(own), ref_dir)}
+        return {own: _with_detail(load_reference(get_task(own), ref_dir))}
     loaded = {}
     for task in all_tasks():
         folder = os.path.join(ref_dir, task.id)
         if os.path.isdir(folder):
-            loaded[task.id] = load_reference(task, folder)
+            loaded[task.id] = _with_detail(load_reference(task, folder))
     if not loaded:
         raise ConfigError("no task folder in %s; expected one or more of %s"
                           % (ref_dir, ", ".join(t.id for t in all_tasks())))
     return loaded
+
+
+def _with_detail(reference: LoadedReference) -> LoadedReference:
+    """The phase's disclosure level, from the folder's task.yaml (`detail:`; hidden unless it says full)."""
+    folder = reference.path
+    config = read_task_yaml(folder) if os.path.isdir(folder) else {}
+    reference.detail = disclosure.level_of(config, os.path.join(folder, "task.yaml"))
+    return reference
 
 
 def check_output_dir(output_dir: str) -> None:
@@ -123,6 +133,7 @@ class Examination:
     messages: List[str]
     failed: bool
     errors: int = 0          # findings of severity error, counted from the diagnostics' data (never from text)
+    detail: Dict[str, str] = field(default_factory=dict)   # each checked file's disclosure level (its task's phase)
 
 
 def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
@@ -153,6 +164,7 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
     messages: List[str] = [str(p) for p in problems]
     checked: Dict[str, CheckedFile] = {}
     checked_by_task: Dict[str, List[CheckedFile]] = {}
+    detail: Dict[str, str] = {}
     with submission_read_budget():
         for candidate, task in pairs:
             reference = (references or {}).get(task.id)
@@ -160,7 +172,8 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
             one = check_file(task, candidate.path, candidate.display, reference, options)
             checked[candidate.display] = one
             checked_by_task.setdefault(task.id, []).append(one)
-            messages.extend(one.diags.lines())
+            detail[candidate.display] = reference.detail if reference else FULL
+            messages.extend(disclosure.diagnostic_lines(one.diags, detail[candidate.display]))
             if after_check is not None and one.runs:
                 after_check(task, one)
     for task_id, files in checked_by_task.items():
@@ -175,9 +188,10 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
         messages.extend(str(d) for d in limits)
     # Counted from the diagnostics' data, never from printed text (issue 16: a warning quoting ": error:" in a
     # participant's field rejected the submission).
-    errors = sum(1 for p in problems if p.severity == ERROR) + sum(c.diags.error_count for c in checked.values())
+    errors = sum(1 for p in problems if p.severity == ERROR) + \
+        sum(disclosure.shown_counts(c.diags, detail[name])[0] for name, c in checked.items())
     return Examination(candidates, companions, pairs, problems, checked, checked_by_task, messages, errors > 0,
-                       errors)
+                       errors, detail)
 
 
 def _companion_problems(companions, tasks) -> List[Diagnostic]:
@@ -202,11 +216,13 @@ def _expected(tasks: Sequence[Task]) -> str:
 def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     tasks = [references[t].task for t in references]
     scores_of: Dict[int, object] = {}        # id(ParsedRun) -> its scores, made as soon as its file is checked
+    teams_of: Dict[int, str] = {}            # id(ParsedRun) -> its team, for the receipt (read before it is freed)
 
     def score_file(task: Task, checked: CheckedFile) -> None:
         if references[task.id].collect:       # a collecting phase checks and receipts, never scores
             return
         for one_run in checked.runs:
+            teams_of[id(one_run)] = task.team_of(one_run)
             scores_of[id(one_run)] = _score_and_free(references[task.id], one_run)
 
     found = examine(res_dir, workdir, tasks, references, score_file)
@@ -231,6 +247,8 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     rows_run: List[str] = []
     sections = []
     summary_rows = [("task", "run", "column", "value")]
+    paths = {candidate.display: candidate.path for candidate, _ in found.pairs}
+    receipts_logged = []
     for task_id, checked in checked_by_task.items():
         reference = references[task_id]
         task = reference.task
@@ -240,12 +258,18 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
             key = task.leaderboard_key(column)
             leaderboard[key] = task.leaderboard_value(best_scores, column)
             summary_rows.append((task_id, best.name, key, task.format_value(column.measure, leaderboard[key])))
+        receipts = [receipt_of(paths[r.path], r.name, teams_of.get(id(r), ""), r.path) for r, _ in scored
+                    if r.path in paths]
+        if reference.detail != FULL:
+            receipts_logged.extend(receipt_line(r) for r in receipts)
+        shown = [(r, disclosure.view(task, s, reference.detail)) for r, s in scored]
+        diagnostics = [m for c in checked for m in disclosure.diagnostic_lines(c.diags, reference.detail)]
         rows_run.append("%s: the leaderboard row shows run %s, %s" % (task_id, best.name, why))
-        sections.append(_task_section(task, scored, best, [m for c in checked for m in c.diags.lines()], why))
+        sections.append(_task_section(task, shown, best, diagnostics, why, reference.detail, receipts))
     write_scores(output_dir, leaderboard)
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
     print(summary_table(summary_rows))
-    for line in rows_run:
+    for line in rows_run + receipts_logged:
         print(line)
     return EXIT_OK
 
@@ -270,13 +294,14 @@ def _set_companions_aside(candidates, tasks):
     return runs, companions
 
 
-def _task_section(task, scored, best, diagnostics, why: str = "") -> Dict:
+def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = FULL, receipts=()) -> Dict:
     """The detailed-results section of one task: every run's leaderboard columns, then a subsection per run
     (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
     comparison of the runs when there are several."""
     columns = list(task.columns)
-    rows = [[run.name, run.path] + [task.format_value(c.measure, scores.measures.get(c.measure)) or
-                                    "n/a (see the run's notes)" for c in columns] for run, scores in scored]
+    # The scores beside the run's name and its file last, so that a phone shows them without scrolling sideways.
+    rows = [[run.name] + [task.format_value(c.measure, scores.measures.get(c.measure)) or
+                          "n/a (see the run's notes)" for c in columns] + [run.path] for run, scores in scored]
     highlight = [i for i, (run, _) in enumerate(scored) if run is best]
     best_scores = scored[highlight[0]][1] if highlight else scored[0][1]
     first_run_of_file: Dict[str, object] = {}
@@ -288,17 +313,19 @@ def _task_section(task, scored, best, diagnostics, why: str = "") -> Dict:
         own = [d for d in diagnostics if first_run_of_file.get(run.path) is run and d.startswith(run.path + ":")]
         shown.update(own)
         subsections.append(_run_section(task, run, scores, run is best, own))
-    subsections.extend(_comparison(task, scored))
+    if disclosure.comparison_shown(detail):
+        subsections.extend(_comparison(task, scored))
     leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
                                                 task.format_value(c.measure, task.leaderboard_value(best_scores, c)))
                                                for c in columns]}
-    text = task.description
+    text = "%s. %s" % (task.description, disclosure.phase_sentence(detail))
     if why:
-        text += ". The leaderboard row shows run %s, %s." % (best.name, why)
+        text += " The leaderboard row shows run %s, %s." % (best.name, why)
     return {"title": "%s (%s)" % (task.title, task.id), "text": text, "leaderboard": leaderboard,
             "diagnostics": [d for d in diagnostics if d not in shown],
-            "tables": [{"caption": "Leaderboard columns of every run", "header": ["run", "file"] +
-                        [c.title for c in columns], "rows": rows, "highlight": highlight}],
+            "tables": [{"caption": "Leaderboard columns of every run", "header": ["run"] +
+                        [c.title for c in columns] + ["file"], "rows": rows, "highlight": highlight}] +
+                      ([receipt_table(receipts)] if receipts else []),
             "subsections": subsections}
 
 
@@ -311,6 +338,7 @@ def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
     charted = task.primary.measure if any(task.primary.measure in v for v in scores.per_topic.values()) else \
         (present[0] if present else None)
     if charted is not None:
+        present = [charted] + [k for k in present if k != charted]     # the charted measure first in the table
         values = [float(scores.per_topic[t].get(charted, 0.0)) for t in topics]
         title = task.primary.title if charted == task.primary.measure else charted
         charts.append({"caption": "%s per topic (%d topics; dashed line: their mean)" % (title, len(topics)),

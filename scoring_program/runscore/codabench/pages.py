@@ -70,10 +70,12 @@ primary column. A submission that fails is never posted.
 
 
 def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str], v1: bool = False,
-                   baselines: Optional[Sequence[str]] = None) -> List[Tuple[str, str, str]]:
+                   baselines: Optional[Sequence[str]] = None,
+                   formal_detail: Optional[str] = "aggregate") -> List[Tuple[str, str, str]]:
     """(page title, file name under pages/, Markdown text) for every page, overview first; `baselines`: the
-    kit's baseline files (None: not known, described in general)."""
-    pages = [("Overview", "overview.md", overview_page(tasks, title, v1)),
+    kit's baseline files (None: not known, described in general); formal_detail: what the formal phase shows
+    (codabench/disclosure.py), said on the overview (None: the formal phase collects runs)."""
+    pages = [("Overview", "overview.md", overview_page(tasks, title, v1, formal_detail)),
              ("Evaluation", "evaluation.md", evaluation_page(tasks)),
              ("Data and starting kit", "data.md", data_page(tasks, baselines))]
     for task in tasks:
@@ -81,7 +83,19 @@ def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str], v
     return pages
 
 
-def overview_page(tasks: Sequence[Task], title: str, v1: bool = False) -> str:
+def overview_page(tasks: Sequence[Task], title: str, v1: bool = False,
+                  formal_detail: Optional[str] = "aggregate") -> str:
+    from .disclosure import WHAT_EACH_LEVEL_SHOWS
+
+    if formal_detail is None:
+        formal = ("* **Formal run**: your runs are checked as in the dry run and each gets a receipt (run name, "
+                  "team, line count, SHA-256 of the file); nothing is scored until the campaign's judgements exist.")
+    else:
+        formal = ("* **Formal run**: scored against the campaign's hidden reference data. Its detailed results and "
+                  "logs show %s.%s" % (WHAT_EACH_LEVEL_SHOWS[formal_detail], "" if formal_detail == "full" else
+                                       " Why: a page that showed per-question results would give the hidden "
+                                       "answers away to anyone who submits a few probe runs."))
+
     lines = ["# %s" % title, "",
              "This competition validates and scores runs of one task of an information-retrieval or "
              "question-answering evaluation campaign exactly as the campaign's official tools do, with the "
@@ -93,12 +107,14 @@ def overview_page(tasks: Sequence[Task], title: str, v1: bool = False) -> str:
     lines += ["", "The task's page gives its run format, options and measures.", "",
               "## Phases", "",
               "* **Dry run**: scored against the small synthetic sample reference data shipped in the starting "
-              "kit. Use it to check that your files are accepted and read the detailed results.",
-              "* **Formal run**: scored against the campaign's hidden reference data.", "",
+              "kit. Use it to check that your files are accepted and read the detailed results. Its detailed "
+              "results show %s (its reference data is public)." % WHAT_EACH_LEVEL_SHOWS["full"],
+              formal, "",
               "## How to submit", "", SUBMISSION_RULES,
               "## Leaderboard", "", LEADERBOARD_V1 if v1 else LEADERBOARD_V2,
               "The columns are listed on the *Evaluation* page. Each submission also gets a detailed results "
-              "page: per run, every measure, a per-topic table and chart, and the validation warnings.", ""]
+              "page: per run, its measures, its receipt and the validation warnings, with per-topic tables and "
+              "charts where the phase shows them (above).", ""]
     return "\n".join(lines)
 
 
@@ -180,8 +196,13 @@ def task_page(task: Task, docs_dir: Optional[str]) -> str:
         lines.append("| %s | `%s` | `%s` |" % (_cell(column.title), task.leaderboard_key(column), column.measure))
     lines.append("")
     if task.per_topic_measures:
-        lines += ["Per-topic values in the detailed results: %s." % ", ".join(
-            "`%s`" % m for m in task.per_topic_measures), ""]
+        from .disclosure import effectiveness_keys
+
+        lines += ["Per-topic values in the detailed results of a phase that shows everything: %s; of a phase that "
+                  "shows per-topic values: %s; none in a phase that shows aggregates only (the Overview page says "
+                  "which phase shows what)." % (", ".join("`%s`" % m for m in task.per_topic_measures),
+                                                ", ".join("`%s`" % m for m in effectiveness_keys(task)) or "none"),
+                  ""]
     if task.options:
         lines += ["## Options", "",
                   "Set by the organisers in the reference data's `task.yaml` (`options:`); the values in force "

@@ -44,6 +44,11 @@ def parser() -> argparse.ArgumentParser:
                    "a receipt, no scores, leaderboard hidden) until the judgements exist (docs/campaign.md)")
     p.add_argument("--formal-end", metavar="DATE", help="end of the formal phase, ISO 'YYYY-MM-DD HH:MM:SS' "
                    "(Codabench keeps a phase without an end active for ever; default %s)" % PhaseDates().formal_end)
+    p.add_argument("--formal-detail", choices=("aggregate", "per_topic", "full"),
+                   help="what participants see of the formal phase built from --reference (its task.yaml's "
+                   "`detail:` is set to it): aggregate (default: aggregate measures, diagnostics and a receipt, "
+                   "nothing from individual gold items), per_topic (plus per-topic effectiveness values) or full "
+                   "(everything, as the dry run on public sample data); docs/codabench.md")
     p.add_argument("--v1", action="store_true", help="CodaLab v1.5 format (nested zips, html pages, v1 keys)")
     p.add_argument("--dates", metavar="DRY_START,DRY_END,FORMAL_START[,FORMAL_END]",
                    help="phase dates, ISO 'YYYY-MM-DD HH:MM:SS' (default: placeholders of 2026/2027)")
@@ -91,6 +96,20 @@ def _formal_reference(reference: Optional[str]) -> Optional[str]:
     if not os.path.isdir(folder):
         raise ConfigError("formal reference data folder %s does not exist" % folder)
     return folder
+
+
+def _formal_detail(args, task) -> str:
+    """--formal-detail, else aggregate: a formal phase is hidden unless the organiser says otherwise here, even when
+    the reference's own task.yaml (copied from a public sample, say) asks for more."""
+    if args.formal_detail or not args.reference:
+        return args.formal_detail or "aggregate"
+    from ..codabench.bundle import formal_task_yaml_detail
+
+    asked = formal_task_yaml_detail(os.path.abspath(args.reference), task)
+    if asked not in (None, "aggregate"):
+        print("note: %s's task.yaml says detail: %s; the formal phase of %s shows aggregate measures only "
+              "(give --formal-detail %s to show more)" % (args.reference, asked, task.id, asked), file=sys.stderr)
+    return "aggregate"
 
 
 def _lint(path: str) -> bool:
@@ -159,10 +178,12 @@ def run(argv: List[str]) -> int:
             raise ConfigError("-o FILE.zip builds one task's competition: give --tasks T with one task id (one "
                               "competition per task; --per-task DIR builds them all)")
         task = select_tasks(root, wanted)[0]
-        plan = BundlePlan(root, [task], _formal_reference(args.reference), dates, submissions)
+        plan = BundlePlan(root, [task], _formal_reference(args.reference), dates, submissions,
+                          formal_detail=_formal_detail(args, task))
         check_plans([plan])
         return EXIT_OK if _build(plan, args.output, args.v1, not args.no_lint) else EXIT_CONFIG
-    plans = [BundlePlan(root, [task], _formal_reference(args.reference), dates, submissions)
+    plans = [BundlePlan(root, [task], _formal_reference(args.reference), dates, submissions,
+                        formal_detail=_formal_detail(args, task))
              for task in select_tasks(root, wanted)]
     check_plans(plans)            # every task's inputs first: an error writes no zip at all
     status = EXIT_OK

@@ -97,6 +97,31 @@ class ParsedRun:
     teams: Optional[Dict[str, int]] = None
 
 
+# Disclosure levels of a phase, lowest first (codabench/disclosure.py decides what each level shows; issue 22). A
+# task says what each of its outputs is computed from: a note (Note), an extra table ("shown_from") and a per-topic
+# value (Task.per_topic_effectiveness) name the lowest level that may show them; anything unmarked needs `full`.
+AGGREGATE, PER_TOPIC, FULL = "aggregate", "per_topic", "full"
+DISCLOSURE_LEVELS = (AGGREGATE, PER_TOPIC, FULL)
+
+
+class Note(str):
+    """A note with the lowest disclosure level that may show it. A plain str note counts as `full`: a note computed
+    from individual gold items (topics without relevant documents, questions without a gold answer) is never
+    shown in a hidden phase unless its task marks it otherwise."""
+
+    shown_from = FULL
+
+    def __new__(cls, text: str, shown_from: str = AGGREGATE) -> "Note":
+        note = super().__new__(cls, text)
+        note.shown_from = shown_from
+        return note
+
+
+def public_note(text: str) -> Note:
+    """A note computed from the run and the public question list only: shown at every level."""
+    return Note(text, AGGREGATE)
+
+
 @dataclass
 class RunScores:
     """Scores of one run: overall values, values per topic, and notes worth showing the participant."""
@@ -131,6 +156,9 @@ class Task:
     # The platform's resource cap on a task's runs in one submission (docs/limits.md; score.py only).
     max_runs_per_submission: Optional[int] = MAX_RUNS_PER_SUBMISSION
     per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order
+    # The per-topic values that are effectiveness measures, shown at the `per_topic` disclosure level (None: the
+    # per_topic_measures that are not counts; a count such as num_rel is computed from the gold items).
+    per_topic_effectiveness: Optional[Sequence[str]] = None
     # The value a leaderboard column shows when a valid run has no value of its measure (e.g. r2c2-ac without
     # labels); None = every run has every column's measure. Documented per task; never a silent 0.
     leaderboard_placeholder: Optional[float] = None

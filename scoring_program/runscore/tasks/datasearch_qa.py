@@ -16,7 +16,7 @@ from ..measures.qa import (exact_match, make_normalizer, make_tokenizer, max_set
                            squad11_f1, squad11_max_over_golds)
 from ..textfile import numbered_lines, read_text
 from ..validate import RecordSchema
-from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
+from .base import (AGGREGATE, Column, Option, ParsedRun, RunScores, Task, first_line, public_note,
                    read_task_yaml, reference_file, report_duplicate)
 
 LANGUAGES = {"E": "English", "J": "Japanese"}
@@ -259,17 +259,17 @@ class DatasearchQa(Task):
         missing = sum(1 for q in reference.questions if q not in data.answers)
         measures.update({"num_q": float(len(reference.questions)), "num_q_e": float(counts["E"]),
                          "num_q_j": float(counts["J"]), "num_missing": float(missing)})
-        notes = ["%s: no %s question in the reference; its columns are reported as 0"
-                 % (run.name, LANGUAGES[lang]) for lang in LANGUAGES if not counts[lang]]
+        notes = [public_note("%s: no %s question in the reference; its columns are reported as 0"
+                             % (run.name, LANGUAGES[lang])) for lang in LANGUAGES if not counts[lang]]
         if missing:
-            notes.append("%s: %d test question(s) without an answer score 0" % (run.name, missing))
+            notes.append(public_note("%s: %d test question(s) without an answer score 0" % (run.name, missing)))
         setting = ("normalization=%s, strip_digit_grouping=%s, ja_tokenizer=%s, f1_both_empty=%s; F1 over word sets, "
                    "max over gold answers; means over all %d test questions"
                    % (options["normalization"], digits, options["ja_tokenizer"], options["f1_both_empty"],
                       len(reference.questions)))
         tables = [{"caption": "Configuration and system description: %s" % run.name, "header": ["item", "value"],
                    "rows": [["scoring", setting], ["SYSDESC", data.sysdesc if data.sysdesc is not None else
-                                                   "(none)"]]},
+                                                   "(none)"]], "shown_from": AGGREGATE},
                   {"caption": "Per question: %s" % run.name,
                    "header": ["question", "lang", "gold answers", "prediction", "EM", "F1"], "rows": rows}]
         return RunScores(measures, per_topic, notes, tables)

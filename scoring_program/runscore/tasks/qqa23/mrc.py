@@ -53,6 +53,7 @@ class Qqa23Mrc(Task):
     # distinct normalised gold texts (the pAP denominator; 0 for a zero-answer question).
     per_topic_measures = ("pap10", "answerable", "answers", "matched", "gold_texts")
     count_measures = ("answerable", "answers", "matched", "gold_texts")
+    per_topic_effectiveness = ("pap10",)
 
     def team_of(self, run: ParsedRun) -> str:
         """TeamID of `TeamID_RunID.json`."""

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from typing import Any, Dict, List, Optional
 
-from ...errors import ConfigError, Diagnostics
+from ...errors import GOLD_DERIVED, ConfigError, Diagnostics
 from ...measures import confidence as cm
 from .pr_format import RUN_NAME_PATTERN as PR_RUN_NAME_PATTERN
 from .ac_format import AC_RUN_NAME_PATTERN, CONFIDENCE_RULES, ACRun, parse_ac_run
@@ -22,7 +22,7 @@ from .assessed import (CHANGED_PARTS, UNCHECKED_LABELS, AssessedAC, answer_finge
                        read_assessed_ac_runs)
 from .labels import Labels, read_labels, unused_labels
 from ...textfile import numbered_lines, read_text
-from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
+from ..base import Column, public_note, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 AUTO_NOTE = "auto_* measures: NON-OFFICIAL automatic judge (normalised match against the gold answers)"
 # What a run without judgement labels cannot have (each needs y_t, the label of an answer), and what the auto
@@ -85,9 +85,9 @@ class Replay:
         self.differences += 1
         if self.rule == "error":
             self.diags.error(line, message + "; a replay leaderboard scores only the runs as they were assessed "
-                             "(docs/r2c2-ac.md)")
+                             "(docs/r2c2-ac.md)", GOLD_DERIVED)
         else:
-            self.diags.warning(line, "%s; %s" % (message, instead))
+            self.diags.warning(line, "%s; %s" % (message, instead), GOLD_DERIVED)
 
     def same_answer(self, qid: str, block) -> bool:
         if self.assessed.answers.get(qid) == answer_fingerprint(block.answer, block.confidence):
@@ -197,6 +197,7 @@ class R2C2AC(Task):
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")
     count_measures = ("answered", "correct", "auto_correct")     # 1 or 0 per question
+    per_topic_effectiveness = ("answered", "confidence", "correct", "nugprec", "auto_correct")
 
     def better(self, measure: str) -> Optional[str]:
         """From the measure registry (measures/confidence.py); auto_* as their labelled twins; counts rank
@@ -430,9 +431,9 @@ class R2C2AC(Task):
             # read as a judgement). A leaderboard column shows leaderboard_placeholder instead.
             measures["avconf"] = cm.avconf([c / 100.0 for c in confidences])
             measures["n_answered"] = float(len(answered))
-            notes.append("%s: no judgement labels, so the measures that need them (%s) are not computed%s; "
-                         "avconf, n_answered and the nugget counts need none and are"
-                         % (run.name, ", ".join(LABEL_MEASURES), self._placeholder_note()))
+            notes.append(public_note("%s: no judgement labels, so the measures that need them (%s) are not "
+                                     "computed%s; avconf, n_answered and the nugget counts need none and are"
+                                     % (run.name, ", ".join(LABEL_MEASURES), self._placeholder_note())))
         nugprec = {t.qid: cm.nugget_precision(t.n_relevant, t.n_nuggets)
                    for t in answered} if judged.labelled else {}
         if judged.labelled:
@@ -447,22 +448,22 @@ class R2C2AC(Task):
         measures["n_nuggets"] = float(sum(t.n_nuggets for t in answered))
         measures["n_nuggets_unresolved"] = float(sum(t.n_unresolved for t in answered))
         if not answered and judged.labelled:
-            notes.append("%s answers no official question: Accuracy = avconf = 0 and R_O = R_U = HMR = 1 by "
-                         "convention; read HMR together with Accuracy" % run.name)
+            notes.append(public_note("%s answers no official question: Accuracy = avconf = 0 and R_O = R_U = HMR "
+                                     "= 1 by convention; read HMR together with Accuracy" % run.name))
         elif not answered:
-            notes.append("%s answers no official question: avconf = 0 by convention" % run.name)
+            notes.append(public_note("%s answers no official question: avconf = 0 by convention" % run.name))
         if reference.golds:
             auto = cm.confidence_measures([t.auto_correct or 0 for t in answered], confidences)
             for key in AUTO_MEASURES:
                 measures["auto_" + key] = auto[key]
-            notes.append("%s: %s (%s match)" % (run.name, AUTO_NOTE, options["auto_match"]))
+            notes.append(public_note("%s: %s (%s match)" % (run.name, AUTO_NOTE, options["auto_match"])))
             no_gold = [t for t in reference.topics if t not in reference.golds]
             if no_gold:
                 notes.append("%d official question(s) have no gold answer; the auto judge counts their answers "
                              "wrong: %s" % (len(no_gold), ", ".join(no_gold[:10])))
         else:
-            notes.append("no gold answers in the reference: the auto_* measures are not computed%s"
-                         % self._placeholder_note())
+            notes.append(public_note("no gold answers in the reference: the auto_* measures are not computed%s"
+                                     % self._placeholder_note()))
         per_topic = {}
         for qid in reference.topics:
             topic = judged.topics.get(qid)

@@ -9,7 +9,7 @@ import re
 from typing import Any, Dict, List, Optional
 
 from ...ranking import fastpath
-from ...errors import ConfigError, ConfigErrors, Diagnostics
+from ...errors import GOLD_DERIVED, ConfigError, ConfigErrors, Diagnostics
 from ...measures.names import compute_all
 from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains, parse_gains
 from ...measures.vectorised_ntcir import evaluate_records
@@ -200,7 +200,8 @@ class R2C2PR(Task):
 
 def _changed_passages(run: PRRun, assessed: Dict[tuple, str], options: Dict[str, Any], diags: Diagnostics) -> set:
     """(qID, PassageRank) of the passages that differ from the run as it was assessed; each told on its line.
-    The message names only what the participant sent (never the assessed passage)."""
+    The message names only what the participant sent (never the assessed passage); a hidden phase words it without
+    its place (codabench/disclosure.py: it would be an equality oracle on the assessed run)."""
     changed = set()
     for qid in run.topics:
         for rank, passage in run.passages(qid):
@@ -211,9 +212,9 @@ def _changed_passages(run: PRRun, assessed: Dict[tuple, str], options: Dict[str,
                        "text), so its label does not apply" % (qid, rank, run.name))
             if options["changed_parts"] == "error":
                 diags.error(passage.line, message + "; a replay leaderboard scores only the runs as they were "
-                            "assessed (docs/r2c2-pr.md)")
+                            "assessed (docs/r2c2-pr.md)", GOLD_DERIVED)
             else:
-                diags.warning(passage.line, message + "; it counts as not relevant")
+                diags.warning(passage.line, message + "; it counts as not relevant", GOLD_DERIVED)
     return changed
 
 

@@ -20,7 +20,7 @@ from ...ranking.ntcir_qrels import FORMATS, read_graded_qrels
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, read_text
 from ...validate import RecordSchema
-from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
+from ..base import PER_TOPIC, Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 FIELDS = ("id", "rank", "doc_id", "group_id", "run_id")
 HEADER = "id rank doc_id group_id run_id"
@@ -298,7 +298,7 @@ def _topic_table(name: str, per_topic: Dict[str, Dict[str, float]]) -> Dict[str,
         rows.append([topic, len(members)] + ["%.4f" % (sum(per_topic[s][k] for s in members) / len(members))
                                              for k in MEASURES.values()])
     return {"caption": "Per topic (mean of its subtopics): %s" % name,
-            "header": ["topic", "subtopics"] + list(MEASURES.values()), "rows": rows}
+            "header": ["topic", "subtopics"] + list(MEASURES.values()), "rows": rows, "shown_from": PER_TOPIC}
 
 
 def _subtopic_order(subtopic: str):

@@ -16,7 +16,7 @@ from ...measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, 
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ...validate import RecordSchema
-from ..base import (Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file,
+from ..base import (Column, public_note, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file,
                     report_duplicate)
 
 CLASSES = ("past", "recency", "future", "atemporal")
@@ -86,6 +86,7 @@ class TemporaliaTqic(Task):
     )
     per_topic_measures = ("correct",)
     count_measures = ("correct",)           # 1 or 0 per query
+    per_topic_effectiveness = ("correct",)
 
     def team_of(self, run: ParsedRun) -> str:
         return run.data.group_id
@@ -191,7 +192,7 @@ class TemporaliaTqic(Task):
             notes.append("%s: no gold query of class %s; its accuracy is reported as 0"
                          % (run.name, ", ".join(empty)))
         if missing:
-            notes.append("%s: %d gold queries without a line count as wrong" % (run.name, missing))
+            notes.append(public_note("%s: %d gold queries without a line count as wrong" % (run.name, missing)))
         tables = [{"caption": "Confusion matrix: %s (rows gold, columns predicted; %s = missing or unknown class)"
                    % (run.name, "(none)"), "header": matrix.rows()[0], "rows": matrix.rows()[1:]},
                   {"caption": "Per class: %s" % run.name, "header": ["class", "gold", "predicted", "accuracy "
