@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional
 from . import __version__
 from .commands import command_modules, find_command
 from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
-from .pipeline import check_file, check_run_limit, load_reference, score_run
+from .pipeline import load_reference, score_run
 from .report import summary_table
 from .tasks import all_tasks, get_task
 from .tasks.base import submission_scope
@@ -57,43 +57,61 @@ def cmd_options(args) -> int:
     return EXIT_OK
 
 
-def _check_all(task, files, reference, options, max_errors, team_cap=False):
-    """Check every file; the campaign's per-team run cap only with --team-cap (a researcher scores every team's
+def _check_all(task, files, reference, max_errors, team_cap=False, options=None):
+    """Judge the files as the task's competition would (submission.examine_files: the judgement of `runscore
+    check` and score.py); the campaign's per-team run cap only with --team-cap (a researcher scores every team's
     runs in one call; a participant checking a submission asks for it), the platform's resource cap never."""
-    checked = []
-    with submission_scope():
-        for path in files:
-            if not os.path.isfile(path):
-                raise UsageError("run file %r does not exist" % path)
-            checked.append(check_file(task, path, path, reference, options, max_errors=max_errors))
-    limits = check_run_limit(task, checked, per_team=team_cap, per_submission=False)
-    for message in [m for c in checked for m in c.diags.lines()] + [str(d) for d in limits]:
-        print(message, file=sys.stderr)
-    failed = any(c.diags.has_errors for c in checked) or bool(limits)
-    return checked, failed
+    import shutil
+    import tempfile
 
+    from .submission import examine_files
+
+    for path in files:
+        if not os.path.exists(path):
+            raise UsageError("run file %r does not exist" % path)
+    workdir = tempfile.mkdtemp(prefix="runscore-validate-")
+    try:
+        with submission_scope():
+            found = examine_files(files, workdir, [task], {task.id: reference} if reference else None, team_cap,
+                                  max_errors, {task.id: options} if options else None)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    for message in found.messages:
+        print(message, file=sys.stderr)
+    return found
 
 
 def cmd_validate(args) -> int:
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option)) if args.ref else None
-    options = reference.options if reference else task.resolve_options(_option_overrides(args.option), "--option")
-    checked, failed = _check_all(task, args.runs, reference, options, args.max_errors, args.team_cap)
-    for c in checked:
-        status = "invalid" if c.diags.has_errors else "valid"
-        print("%s: %s (%d error(s), %d warning(s))" % (c.display, status, c.diags.error_count,
-                                                       c.diags.warning_count))
-    return EXIT_INVALID_RUN if failed else EXIT_OK
+    options = None if reference else task.resolve_options(_option_overrides(args.option), "--option")
+    found = _check_all(task, args.runs, reference, args.max_errors, args.team_cap, options)
+    problems: Dict[str, int] = {}
+    for p in found.problems:
+        problems[p.path] = problems.get(p.path, 0) + 1
+    companions = {c.display for c in found.companions}
+    for candidate in found.candidates + found.companions:
+        name = candidate.display
+        if name in companions:
+            print("%s: read beside the %s runs that cite it, not a run" % (name, task.id))
+        elif name in found.checked:
+            c = found.checked[name]
+            status = "invalid" if c.diags.has_errors or name in problems else "valid"
+            print("%s: %s (%d error(s), %d warning(s))" % (name, status, c.diags.error_count + problems.get(name, 0),
+                                                           c.diags.warning_count))
+        else:
+            print("%s: invalid (%d error(s), 0 warning(s))" % (name, problems.get(name, 1)))
+    return EXIT_INVALID_RUN if found.failed else EXIT_OK
 
 
 def cmd_score(args) -> int:
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option))
-    checked, failed = _check_all(task, args.runs, reference, reference.options, args.max_errors, args.team_cap)
-    if failed:
+    found = _check_all(task, args.runs, reference, args.max_errors, args.team_cap)
+    if found.failed:
         print("not scored: fix the errors above", file=sys.stderr)
         return EXIT_INVALID_RUN
-    results = [(run, score_run(reference, run)) for c in checked for run in c.runs]
+    results = [(run, score_run(reference, run)) for c in found.checked.values() for run in c.runs]
     for _, scores in results:
         for note in scores.notes:
             print("note: %s" % note, file=sys.stderr)

@@ -56,7 +56,33 @@ def check_file(task: Task, path: str, display: str, reference: Optional[LoadedRe
         runs = task.parse(path, display, diags, reference.data if reference else None, options)
     except RunError as exc:
         diags.add(exc.diagnostic)
+    _say_other_task(task, path, diags)
     return CheckedFile(display, diags, runs if not diags.has_errors else [])
+
+
+def _say_other_task(task: Task, path: str, diags: Diagnostics) -> None:
+    """When the file looks like a run of another task and not of this one, say which, whatever its name (issue
+    23): with the errors it causes (an error), or beside the warnings of a task that reads it anyway (a warning).
+    Said once: a task's own layout check (Task.wrong_layout) may have said it already."""
+    from .discover import read_head     # here: discover imports this module's callers
+
+    if any("looks like a run of task" in d.message for d in diags.sorted_items()):
+        return
+    try:
+        head = read_head(path)
+    except OSError:
+        return
+    if task.sniff(head):
+        return
+    other = task._other_task_claiming(head)
+    if other is None:
+        return
+    message = "the file looks like a run of task %s, not of %s; a run of %s is %s" % (
+        other.id, task.id, task.id, task.run_file_help)
+    if diags.has_errors:
+        diags.error(0, message)
+    else:
+        diags.warning(0, message)
 
 
 def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool = True,
