@@ -120,7 +120,7 @@ def utf8_bom(data, rng):
 
 
 def utf16(data, rng):
-    return data.decode("utf-8").encode("utf-16")
+    return data.decode("utf-8", errors="replace").encode("utf-16")
 
 
 def blank_lines_and_trailing_spaces(data, rng):
@@ -136,7 +136,7 @@ def blank_lines_and_trailing_spaces(data, rng):
 def as_json(data, rng):
     import json
 
-    return json.dumps([line.split("\t") for line in data.decode("utf-8").splitlines()]).encode()
+    return json.dumps([line.split("\t") for line in data.decode("utf-8", errors="replace").splitlines()]).encode()
 
 
 def first_lines_only(data, rng):
@@ -234,3 +234,95 @@ def test_the_hostile_corpus_gets_one_verdict(tmp_path, monkeypatch, kind, task_i
         shutil.copy(source, str(folder / os.path.basename(rel).split("__", 1)[-1]))
     (tmp_path / "work").mkdir()
     assert_one_verdict(three_doors(task_id, str(folder), str(tmp_path / "work"), monkeypatch), rel)
+
+
+# ------------------------------------------------------------------ the findings of issue 23, one by one ---
+def _with(task_id, edit):
+    def build():
+        files = _sample(task_id)
+        edit(files)
+        return files
+    return build
+
+
+def _tqic_as(name):
+    return lambda files: files.update({name: _sample("temporalia-tqic")["tqic_sample"]})
+
+
+FINDINGS = [
+    # a run validate accepted with a warning was "not a run of any task" in check and score.py
+    ("ntcir1-adhoc", _with("ntcir1-adhoc", lambda f: f.update(ntc1=f["ntc1"].replace(b"\t", b" "))), 0,
+     "ntc1:1: warning: line has no TAB; fields split on spaces (the format asks for TABs)"),
+    # a comma-separated run got the generic message unless its name matched
+    ("ntcir1-adhoc", _with("ntcir1-adhoc", lambda f: f.update({"myrun.csv": f.pop("ntc1").replace(b"\t", b",")})),
+     1, "myrun.csv:1: error: the file looks comma-separated (50 of 50 lines split on ',' into 6 fields); a run of "
+        "ntcir1-adhoc is a file named by its Run-ID"),
+    # a TQIC run sent to the ntcir1-adhoc competition, and to the r2c2-ac one under an AC run's name
+    ("ntcir1-adhoc", _with("ntcir1-adhoc", _tqic_as("run1")), 1,
+     "run1:1: error: the file looks like a run of task temporalia-tqic, not of ntcir1-adhoc"),
+    ("r2c2-ac", _with("r2c2-ac", _tqic_as("TEAM-AC-2")), 1,
+     "TEAM-AC-2: error: the file looks like a run of task temporalia-tqic, not of r2c2-ac"),
+    # validate --task r2c2-ac called the companion PR file an invalid AC run
+    ("r2c2-ac", _with("r2c2-ac", lambda f: None), 0, None),
+    # two runs of the same name were both scored
+    ("ntcir1-adhoc", _with("ntcir1-adhoc", lambda f: f.update({"old/ntc1": f["ntc1"]})), 1,
+     "old/ntc1: error: run ntc1 of task ntcir1-adhoc is also in ntc1; each run is scored once: remove one file or "
+     "give the runs different names"),
+    # a TQIC run not named tqic_<group_id> got no warning (the seed: "name your files with the subtask name and
+    # group id (e.g., tqic_roi_y)")
+    ("temporalia-tqic", _with("temporalia-tqic", lambda f: f.update({"run.tsv": f.pop("tqic_sample")})), 0,
+     "run.tsv: warning: the file should be named tqic_<group_id> (tqic_sample), as the seed asks"),
+]
+
+
+@pytest.mark.parametrize("task_id,build,code,message", FINDINGS, ids=[str(i) for i in range(len(FINDINGS))])
+def test_each_finding_gets_one_verdict_and_its_message(tmp_path, monkeypatch, task_id, build, code, message):
+    folder = tmp_path / "submission"
+    for name, data in build().items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    (tmp_path / "work").mkdir()
+    doors = three_doors(task_id, str(folder), str(tmp_path / "work"), monkeypatch)
+    assert assert_one_verdict(doors, task_id) == code, doors["check"][2]
+    if message:
+        assert message in "\n".join(doors["validate"][1]), doors["validate"][1]
+    else:
+        assert doors["validate"][1] == []
+    assert "SAMPLE-PG-1.txt: read beside the r2c2-ac runs" in doors["validate"][2] or task_id != "r2c2-ac" or code
+
+
+def test_check_without_a_task_rejects_runs_of_several_tasks_naming_each_competition(tmp_path):
+    from conftest import run_cli
+
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for task_id in ("r2c2-pr", "ntcir1-adhoc"):
+        for name, data in _sample(task_id).items():
+            (folder / name).write_bytes(data)
+    code, out, err = run_cli("check", folder)
+    assert code == 1
+    assert ("submission: error: runs of 2 tasks in one submission, and a competition scores one task: the r2c2-pr "
+            "competition takes SAMPLE-PO-1.txt; the ntcir1-adhoc competition takes ntc1; send each task's runs to "
+            "its own competition") in out
+    # an r2c2-ac submission's PR run is its companion, not a second task
+    folder = tmp_path / "ac"
+    folder.mkdir()
+    for name, data in _sample("r2c2-ac").items():
+        (folder / name).write_bytes(data)
+    code, out, err = run_cli("check", folder)
+    assert code == 0 and "submission accepted: 1 run(s) of r2c2-ac" in out, out + err
+
+
+def test_an_empty_submission_is_named(tmp_path):
+    """A results zip that holds no file: the message names the submission (it began ': error:')."""
+    from conftest import run_cli, run_score_py
+
+    (tmp_path / "input" / "res").mkdir(parents=True)
+    os.symlink(os.path.join(REFERENCES, "ntcir1-adhoc"), str(tmp_path / "input" / "ref"))
+    code, out, err = run_score_py(tmp_path / "input", tmp_path / "output")
+    assert code == 1 and err.startswith("submission: error: no run file found in the submission; expected "), err
+    import zipfile
+
+    zipfile.ZipFile(str(tmp_path / "empty.zip"), "w").close()
+    code, out, err = run_cli("check", tmp_path / "empty.zip")
+    assert code == 1 and "empty.zip: error: the zip holds no file; zip the run files themselves" in err, err
