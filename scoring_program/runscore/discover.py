@@ -326,7 +326,7 @@ def accepts(task, candidate: Candidate) -> bool:
     from .pipeline import check_file     # here: the parsers import every task's readers
 
     options = task.resolve_options({}, "defaults")
-    return not check_file(task, candidate.path, candidate.display, None, options, max_errors=1).diags.has_errors
+    return not check_file(task, candidate.path, candidate.display, None, options, 1, False).diags.has_errors
 
 
 def _layout_of(path: str) -> str:

@@ -4,6 +4,7 @@ Why: the CLI (`validate`, `score`) and the Codabench entry (`score.py`) must beh
 call these functions and differ only in how they print.
 """
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -48,23 +49,26 @@ class CheckedFile:
 
 
 def check_file(task: Task, path: str, display: str, reference: Optional[LoadedReference],
-               options: Dict[str, Any], max_errors: int = 50) -> CheckedFile:
-    """Parse and check one run file; never raises for a bad run (the problem becomes a diagnostic)."""
+               options: Dict[str, Any], max_errors: int = 50, name_other_task: bool = True) -> CheckedFile:
+    """Parse and check one run file; never raises for a bad run (the problem becomes a diagnostic).
+    name_other_task: say when the file looks like a run of another task (off when testing whether a task accepts
+    a file, discover.accepts)."""
     diags = Diagnostics(display, max_errors)
     runs: List[ParsedRun] = []
     try:
         runs = task.parse(path, display, diags, reference.data if reference else None, options)
     except RunError as exc:
         diags.add(exc.diagnostic)
-    _say_other_task(task, path, diags)
+    if name_other_task:
+        _say_other_task(task, path, display, diags)
     return CheckedFile(display, diags, runs if not diags.has_errors else [])
 
 
-def _say_other_task(task: Task, path: str, diags: Diagnostics) -> None:
+def _say_other_task(task: Task, path: str, display: str, diags: Diagnostics) -> None:
     """When the file looks like a run of another task and not of this one, say which, whatever its name (issue
     23): with the errors it causes (an error), or beside the warnings of a task that reads it anyway (a warning).
     Said once: a task's own layout check (Task.wrong_layout) may have said it already."""
-    from .discover import read_head     # here: discover imports this module's callers
+    from .discover import Candidate, accepts, read_head     # here: discover imports this module's callers
 
     if any("looks like a run of task" in d.message for d in diags.sorted_items()):
         return
@@ -74,7 +78,16 @@ def _say_other_task(task: Task, path: str, diags: Diagnostics) -> None:
         return
     if task.sniff(head):
         return
+    # a run whose fields are split on spaces (which ntcir1-adhoc and Temporalia accept with a warning) is sniffed
+    # with TABs for the spaces, and named only when that task accepts it
+    tabbed = None if "\t" in head else re.sub(r"(?m)[ ]+", "\t", re.sub(r"(?m)^[ ]+|[ ]+$", "", head))
+    if tabbed is not None and task.sniff(tabbed):
+        return
     other = task._other_task_claiming(head)
+    if other is None and tabbed is not None:
+        other = task._other_task_claiming(tabbed)
+        if other is not None and not accepts(other, Candidate(display, path)):
+            other = None
     if other is None:
         return
     message = "the file looks like a run of task %s, not of %s; a run of %s is %s" % (
