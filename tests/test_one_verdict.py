@@ -262,6 +262,11 @@ FINDINGS = [
      "run1:1: error: the file looks like a run of task temporalia-tqic, not of ntcir1-adhoc"),
     ("r2c2-ac", _with("r2c2-ac", _tqic_as("TEAM-AC-2")), 1,
      "TEAM-AC-2: error: the file looks like a run of task temporalia-tqic, not of r2c2-ac"),
+    # a space-separated ntcir1-adhoc run (accepted by its task with a warning) sent to the TQIC competition got 150
+    # field-count errors and no word of its task (found trying the kit as a participant)
+    ("temporalia-tqic", _with("temporalia-tqic", lambda f: f.update(
+        ntc1=_sample("ntcir1-adhoc")["ntc1"].replace(b"\t", b" "))), 1,
+     "ntc1: error: the file looks like a run of task ntcir1-adhoc, not of temporalia-tqic"),
     # validate --task r2c2-ac called the companion PR file an invalid AC run
     ("r2c2-ac", _with("r2c2-ac", lambda f: None), 0, None),
     # two runs of the same name were both scored

@@ -79,16 +79,14 @@ def _say_other_task(task: Task, path: str, display: str, diags: Diagnostics) -> 
     if task.sniff(head):
         return
     # a run whose fields are split on spaces (which ntcir1-adhoc and Temporalia accept with a warning) is sniffed
-    # with TABs for the spaces, and named only when that task accepts it
+    # with TABs for the spaces; the other task is named only when it accepts the file
     tabbed = None if "\t" in head else re.sub(r"(?m)[ ]+", "\t", re.sub(r"(?m)^[ ]+|[ ]+$", "", head))
     if tabbed is not None and task.sniff(tabbed):
         return
     other = task._other_task_claiming(head)
     if other is None and tabbed is not None:
         other = task._other_task_claiming(tabbed)
-        if other is not None and not accepts(other, Candidate(display, path)):
-            other = None
-    if other is None:
+    if other is None or not accepts(other, Candidate(display, path)):    # a sniff is a guess; acceptance is not
         return
     message = "the file looks like a run of task %s, not of %s; a run of %s is %s" % (
         other.id, task.id, task.id, task.run_file_help)
