@@ -83,7 +83,7 @@ bundle-files: setup
 # The Codabench upload zips, one competition per task: dist/<task-id>.zip (TASKS=a,b for some tasks,
 # REFERENCE=dir for the organiser's real reference data, a folder per task id, in the formal phase).
 bundle: setup
-	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE))
+	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE)) $(if $(FORMAL_END),--formal-end "$(FORMAL_END)")
 
 bench: setup
 	$(PY) benchmarks/bench.py

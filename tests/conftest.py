@@ -1,5 +1,6 @@
 """Shared test fixtures: paths to the repository and to ../shared (tests needing it skip when it is absent)."""
 import os
+import resource
 import subprocess
 import sys
 
@@ -46,6 +47,13 @@ def run_cli(*args, cwd=None, stdin=None):
     proc = subprocess.run([sys.executable, "-m", "runscore"] + [str(a) for a in args], cwd=cwd or ROOT, env=env,
                           input=stdin, capture_output=True, text=True)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def children_cpu_seconds() -> float:
+    """User + system CPU time of this process's finished children: a guard against quadratic work that a loaded
+    machine cannot fail, unlike wall time (speed itself is measured by `make bench`, never by a test)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_score_py(input_dir, output_dir):

@@ -40,10 +40,16 @@ def test_zip_layout(bundle_zip):
     for name in names:
         parts = name.split("/")
         assert parts[0] in {"competition.yaml", "logo.png", "pages", "scoring_program", "reference_data",
-                            "starting_kit"}, name
+                            "reference_data_formal", "starting_kit"}, name
         assert not any(p.startswith(".") or p in ("__pycache__", "tests", "run") for p in parts), name
         assert not name.endswith((".pyc", ".egg-info")), name
     assert {n.split("/")[1] for n in names if n.startswith("reference_data/")} == {FIRST.id}
+    # without --reference the formal phase collects runs: its folder is one task.yaml saying so (issue 24)
+    assert [n for n in names if n.startswith("reference_data_formal/")] == \
+        ["reference_data_formal/%s/task.yaml" % FIRST.id]
+    with zipfile.ZipFile(bundle_zip) as archive:
+        assert yaml.safe_load(archive.read("reference_data_formal/%s/task.yaml" % FIRST.id)) == \
+            {"task": FIRST.id, "mode": "collect"}
 
 
 def test_zip_is_reproducible(bundle_zip, tmp_path):
@@ -64,8 +70,11 @@ def test_leaderboard_columns_follow_the_registry(bundle_zip):
     assert competition["version"] == 2 and competition["docker_image"] == "codalab/codalab-legacy:py39"
     assert competition["enable_detailed_results"] is True
     assert competition["leaderboards"][0]["submission_rule"] == "Force_Latest_Multiple"
-    assert len(competition["tasks"]) == 1 and [p["tasks"] for p in competition["phases"]] == [[0], [0]]
+    # the dry run scores the sample data; without --reference the formal phase collects (issue 24)
+    assert len(competition["tasks"]) == 2 and [p["tasks"] for p in competition["phases"]] == [[0], [1]]
     assert competition["tasks"][0]["reference_data"] == "reference_data/%s/" % FIRST.id
+    assert competition["tasks"][1]["reference_data"] == "reference_data_formal/%s/" % FIRST.id
+    assert competition["leaderboards"][0]["hidden"] is True and competition["phases"][1]["end"]
 
 
 def test_one_task_bundle_holds_that_task_only(tmp_path):

@@ -1,6 +1,6 @@
 """`runscore check SUBMISSION`: the platform's discovery and checks on the zip (or folder) a participant is about to
 upload, offline. Every case is also given to score.py in the worker's layout, with the same reference data: the
-exit status and every error and warning line must be the same (the two share codabench.entry.examine)."""
+exit status and every error and warning line must be the same (the two share submission.examine)."""
 import os
 import shutil
 import zipfile

@@ -329,7 +329,10 @@ def test_root_competition_is_one_tasks_competition():
     task = TASKS[0]
     assert [c["key"] for c in competition["leaderboards"][0]["columns"]] == \
         [task.leaderboard_key(c) for c in task.columns]
-    assert [t["reference_data"] for t in competition["tasks"]] == ["reference_data/%s/" % task.id]
+    assert [t["reference_data"] for t in competition["tasks"]] == ["reference_data/%s/" % task.id,
+                                                                   "reference_data_formal/%s/" % task.id]
+    assert competition["leaderboards"][0]["hidden"] is True       # the formal phase collects (issue 24)
+    assert os.path.isfile(os.path.join(ROOT, "reference_data_formal", task.id, "task.yaml"))
 
 
 def test_the_demo_keeps_every_tasks_detailed_page_and_prints_its_path(zips, tmp_path, capsys):

@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -81,9 +80,7 @@ def test_a_4_mb_line_is_answered_quickly(tmp_path, task_id):
         for data in (lines[0] + b"y" * (4 * 1024 * 1024) + b"\n" + b"\n".join(lines[1:]),
                      lines[0] + b" " * (1024 * 1024) + b"x\n" + b"\n".join(lines[1:]),
                      b"\n".join(lines[:2]) + b"\n" + b"7\t" * (1024 * 1024) + b"\n" + b"\n".join(lines[2:])):
-            started = time.monotonic()
-            assert verdict(subject, data, seconds=30) is None
-            assert time.monotonic() - started < 30
+            assert verdict(subject, data, seconds=30) is None       # Hang after 30 CPU seconds
         write(subject, subject.clean)
 
 

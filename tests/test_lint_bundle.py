@@ -237,8 +237,8 @@ def test_competition_yaml_not_first_is_a_warning(members):
 
 def test_multi_task_phase_and_long_limit_are_warnings(members):
     competition = copy.deepcopy(competition_v2(PLAN))
-    competition["tasks"].append(dict(competition["tasks"][0], index=1))
-    competition["phases"][0]["tasks"] = [0, 1]
+    competition["tasks"].append(dict(competition["tasks"][0], index=len(competition["tasks"])))
+    competition["phases"][0]["tasks"] = [0, len(competition["tasks"]) - 1]
     competition["phases"][0]["execution_time_limit"] = 3600
     found = lint(members, competition)
     assert errors(found) == []

@@ -12,12 +12,21 @@ from .errors import ERROR, ConfigError, Diagnostic, Diagnostics, RunError
 from .tasks.base import ParsedRun, RunScores, Task, read_task_yaml
 
 
+MODES = ("score", "collect")
+
+
 @dataclass
 class LoadedReference:
+    """A task's reference folder, read. collect: its task.yaml says `mode: collect` (a formal phase before the
+    judgements exist: runs are checked and receipted, never scored, codabench/collect.py); data is then None and
+    topics the official topics it may list."""
+
     task: Task
     path: str
     options: Dict[str, Any]
     data: Any
+    collect: bool = False
+    topics: Optional[List[str]] = None
 
 
 def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]] = None) -> LoadedReference:
@@ -26,6 +35,7 @@ def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]
         raise ConfigError("reference %r does not exist" % ref_path)
     raw: Dict[str, Any] = {}
     where = ref_path
+    config: Dict[str, Any] = {}
     if os.path.isdir(ref_path):
         config = read_task_yaml(ref_path)
         where = os.path.join(ref_path, "task.yaml")
@@ -38,6 +48,14 @@ def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]
     raw = dict(raw)
     raw.update(overrides or {})
     options = task.resolve_options(raw, where)
+    mode = config.get("mode", "score")
+    if mode not in MODES:
+        raise ConfigError("mode must be score or collect, not %r" % (mode,), where)
+    if mode == "collect":
+        topics = config.get("topics")
+        if topics is not None and not (isinstance(topics, list) and topics):
+            raise ConfigError("topics must be a non-empty list of topic ids", where)
+        return LoadedReference(task, ref_path, options, None, True, [str(t) for t in topics] if topics else None)
     return LoadedReference(task, ref_path, options, task.load_reference(ref_path, options))
 
 
@@ -132,6 +150,10 @@ def _names(names: List[str], limit: int = 6) -> str:
 
 
 def score_run(reference: LoadedReference, run: ParsedRun) -> RunScores:
+    if reference.collect:
+        raise ConfigError("the reference folder collects runs (mode: collect): it holds no judgements to score "
+                          "against; score with the reference folder made from the judgements (docs/campaign.md)",
+                          reference.path)
     return reference.task.score(run, reference.data, reference.options)
 
 

@@ -104,6 +104,10 @@ def judge(candidates: List[Candidate], tasks: Sequence[Task], references: Option
     for task_id, files in checked_by_task.items():
         task = [t for t in tasks if t.id == task_id][0]
         found = _same_run_names(task, files) + check_run_limit(task, files, team_cap, submission_cap)
+        reference = (references or {}).get(task_id)
+        if reference is not None and reference.collect and reference.topics:   # a collecting phase's topic check
+            from .codabench.collect import topic_problems
+            found += [d for f in files for d in topic_problems(task, f.display, f.runs, reference.topics)]
         problems.extend(found)
         messages.extend(str(d) for d in found)
     # Counted from the diagnostics' data, never from printed text (issue 16: a warning quoting ": error:" in a

@@ -55,7 +55,9 @@ class PhaseDates:
     dry_run_start: str = "2026-01-01 00:00:00"
     dry_run_end: str = "2026-12-31 23:59:59"
     formal_start: str = "2027-01-01 00:00:00"
-    formal_end: Optional[str] = None
+    # Codabench treats a phase without an end as active for ever (Phase.is_active, specs/campaign.md 4.3), so the
+    # formal phase ends too; the organiser sets the date (--dates, or --formal-end).
+    formal_end: Optional[str] = "2027-03-31 23:59:59"
 
 
 @dataclass
@@ -83,6 +85,24 @@ class BundlePlan:
     @property
     def title(self) -> str:
         return "%s (runscore)" % self.task.title
+
+    @property
+    def collecting(self) -> bool:
+        """Does the formal phase collect runs instead of scoring them? Without --reference it has no judgements
+        (it never scores against the sample data); a reference folder may say so itself (`mode: collect`)."""
+        if self.formal_reference is None:
+            return True
+        from .collect import is_collecting
+
+        folder = self.formal_reference
+        task_folder = os.path.join(folder, self.task.id)
+        return is_collecting(task_folder if os.path.isdir(task_folder) else folder)
+
+    def phase_modes(self) -> List[Tuple[str, str]]:
+        """(phase, what it does), for the organiser's summary of `make bundle`."""
+        formal = ("collects runs (checks and receipts, no scores; leaderboard hidden)" if self.collecting else
+                  "scores against %s" % self.formal_reference)
+        return [("Dry run", "scores against the sample data"), ("Formal run", formal)]
 
 
 # ------------------------------------------------------------------------------------- task selection ---
@@ -184,22 +204,27 @@ def reference_path(plan: "BundlePlan", formal: bool = False) -> str:
 
 def competition_v2(plan: BundlePlan) -> Dict:
     """The Codabench v2 competition.yaml as a dict (shared/specs/codabench.md 8.1)."""
-    tasks = [{"index": 0, "name": "%s, sample data" % plan.task.id if plan.formal_reference else plan.task.id,
+    tasks = [{"index": 0, "name": "%s, sample data" % plan.task.id,
               "description": "Scores %s runs against %s." % (plan.task.id, reference_path(plan)),
               "scoring_program": "scoring_program/", "reference_data": reference_path(plan)}]
-    formal_task = 0
-    if plan.formal_reference:
+    if plan.formal_reference and not plan.collecting:
         tasks.append({"index": 1, "name": "%s, formal data" % plan.task.id,
                       "description": "Scores %s runs against the campaign's reference data." % plan.task.id,
                       "scoring_program": "scoring_program/", "reference_data": reference_path(plan, True)})
-        formal_task = 1
+    else:
+        tasks.append({"index": 1, "name": "%s, collecting formal runs" % plan.task.id,
+                      "description": "Checks %s runs and gives receipts; scores nothing until the judgements "
+                                     "exist (docs/campaign.md)." % plan.task.id,
+                      "scoring_program": "scoring_program/", "reference_data": reference_path(plan, True)})
+    formal_task = 1
     dry = {"index": 0, "name": "Dry run",
            "description": "Scored against the synthetic sample reference data of the starting kit.",
            "start": plan.dates.dry_run_start, "end": plan.dates.dry_run_end,
            "max_submissions_per_day": 20, "max_submissions": 200, "execution_time_limit": 600,
            "starting_kit": "starting_kit/", "tasks": [0]}
     formal = {"index": 1, "name": "Formal run",
-              "description": "Scored against the campaigns' hidden reference data.",
+              "description": "Runs are checked and receipted, and scored once the judgements exist."
+              if plan.collecting else "Scored against the campaigns' hidden reference data.",
               "start": plan.dates.formal_start}
     if plan.dates.formal_end:
         formal["end"] = plan.dates.formal_end
@@ -220,9 +245,11 @@ def competition_v2(plan: BundlePlan) -> Dict:
         "pages": [{"title": title, "file": "pages/" + name} for title, name, _ in pages_of(plan)],
         "tasks": tasks,
         "phases": [dry, formal],
-        "leaderboards": [{"title": "Results: %s" % plan.task.id, "key": LEADERBOARD_KEY,
-                          "submission_rule": LEADERBOARD_RULE,
-                          "columns": leaderboard_columns(plan.tasks)}],
+        "leaderboards": [dict([("title", "Results: %s" % plan.task.id), ("key", LEADERBOARD_KEY),
+                               ("submission_rule", LEADERBOARD_RULE)] +
+                              # hidden while the formal phase collects (its rows have no scores yet)
+                              ([("hidden", True)] if plan.collecting else []) +
+                              [("columns", leaderboard_columns(plan.tasks))])],
     }
 
 
@@ -239,7 +266,7 @@ def competition_v1(plan: BundlePlan) -> Dict:
     for column in leaderboard_columns(plan.tasks):
         columns[column["key"]] = {"leaderboard": board, "label": column["title"], "rank": column["index"] + 1,
                                   "numeric_format": column["precision"], "sort": column["sorting"]}
-    formal_reference = FORMAL_REFERENCE + ".zip" if plan.formal_reference else "reference_data.zip"
+    formal_reference = FORMAL_REFERENCE + ".zip"
     phases = {
         1: {"phasenumber": 1, "label": "Dry run", "start_date": plan.dates.dry_run_start,
             "description": "Scored against the synthetic sample reference data of the starting kit.",
@@ -405,6 +432,7 @@ def root_files(root: str) -> Dict[str, bytes]:
     plan = BundlePlan(root, [root_task(root)])
     files = generated_files(plan)
     files["competition.yaml"] = (ROOT_NOTE % (plan.task.id,)).encode("utf-8") + files["competition.yaml"]
+    files.update({FORMAL_REFERENCE + "/" + name: content for name, content in collect_reference(plan).items()})
     return files
 
 
@@ -458,6 +486,13 @@ def _read(paths: Dict[str, str]) -> Dict[str, bytes]:
     return out
 
 
+def collect_reference(plan: BundlePlan) -> Dict[str, bytes]:
+    """The formal phase's reference folder when the bundle has no judgements: one task.yaml, `mode: collect`."""
+    from .collect import collect_task_yaml
+
+    return {"%s/task.yaml" % plan.task.id: collect_task_yaml(plan.task.id).encode("utf-8")}
+
+
 def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
     """Every member of the upload zip, competition.yaml included: {archive name: content}."""
     program = _read(program_files(plan.root))
@@ -465,12 +500,12 @@ def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
         raise ConfigError("%s/scoring_program lacks metadata or score.py" % plan.root)
     reference = _read(reference_files(sample_reference_dir(plan.root), plan.tasks, "sample reference data"))
     formal = _read(reference_files(plan.formal_reference, plan.tasks, "formal reference data")) \
-        if plan.formal_reference else None
+        if plan.formal_reference else collect_reference(plan)
     kit = _read(starting_kit_files(plan.root, plan.tasks))
     if not v1:
         members = generated_files(plan)
         for prefix, files in (("scoring_program/", program), ("reference_data/", reference),
-                              (FORMAL_REFERENCE + "/", formal or {}), ("starting_kit/", kit)):
+                              (FORMAL_REFERENCE + "/", formal), ("starting_kit/", kit)):
             members.update({prefix + name: content for name, content in files.items()})
         return members
     members = {"competition.yaml": yaml_text(competition_v1(plan)).encode("utf-8"), "logo.png": logo_png()}
@@ -479,8 +514,7 @@ def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
         members[name[:-3] + ".html"] = markdown_to_html(text, title).encode("utf-8")
     members["scoring_program.zip"] = _zip_bytes(program, ["metadata"])
     members["reference_data.zip"] = _zip_bytes(reference)
-    if formal is not None:
-        members[FORMAL_REFERENCE + ".zip"] = _zip_bytes(formal)
+    members[FORMAL_REFERENCE + ".zip"] = _zip_bytes(formal)
     members["starting_kit.zip"] = _zip_bytes(kit)
     return members
 

@@ -95,6 +95,10 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
                                          "invalid"))
         return EXIT_INVALID_RUN
 
+    if any(r.collect for r in references.values()):
+        from .collect import collect_submission
+        return collect_submission(references, checked_by_task, found.candidates, output_dir, page)
+
     leaderboard: Dict[str, float] = {}
     sections = []
     summary_rows = [("task", "run", "column", "value")]

@@ -40,7 +40,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tasks", metavar="T[,U]", help="the task of the competition (with -o, exactly one); with "
                    "--per-task, which tasks (default: every task with sample data)")
     p.add_argument("--reference", metavar="DIR", help="the organiser's real reference data (a folder per task "
-                   "id, or one task's folder) for the formal phase; default: the formal phase uses the sample data")
+                   "id, or one task's folder) for the formal phase; default: the formal phase collects runs (every check, "
+                   "a receipt, no scores, leaderboard hidden) until the judgements exist (docs/campaign.md)")
+    p.add_argument("--formal-end", metavar="DATE", help="end of the formal phase, ISO 'YYYY-MM-DD HH:MM:SS' "
+                   "(Codabench keeps a phase without an end active for ever; default %s)" % PhaseDates().formal_end)
     p.add_argument("--v1", action="store_true", help="CodaLab v1.5 format (nested zips, html pages, v1 keys)")
     p.add_argument("--dates", metavar="DRY_START,DRY_END,FORMAL_START[,FORMAL_END]",
                    help="phase dates, ISO 'YYYY-MM-DD HH:MM:SS' (default: placeholders of 2026/2027)")
@@ -55,6 +58,13 @@ def _dates(text: str) -> PhaseDates:
     parts = [p.strip() for p in text.split(",")]
     if len(parts) not in (3, 4):
         raise ConfigError("--dates expects DRY_START,DRY_END,FORMAL_START[,FORMAL_END], got %r" % text)
+    if len(parts) == 3:       # the formal phase must end (Codabench keeps an endless phase active): 90 days on
+        import datetime
+        try:
+            start = datetime.datetime.strptime(parts[2], "%Y-%m-%d %H:%M:%S")
+        except ValueError:
+            raise ConfigError("--dates: %r is not 'YYYY-MM-DD HH:MM:SS'" % parts[2])
+        parts.append((start + datetime.timedelta(days=90)).strftime("%Y-%m-%d %H:%M:%S"))
     return PhaseDates(*parts)
 
 
@@ -86,6 +96,7 @@ def _build(plan: BundlePlan, out: str, v1: bool, lint: bool) -> bool:
     print("wrote %s: %d files, the %s competition%s%s" % (out, len(names), plan.task.id,
                                                          " (CodaLab v1.5 format)" if v1 else "",
                                                          "" if not lint else ", linted"))
+    print("   phases: %s" % "; ".join("%s %s" % phase for phase in plan.phase_modes()))
     return True
 
 
@@ -104,6 +115,9 @@ def run(argv: List[str]) -> int:
         raise ConfigError("give either --tasks T -o FILE.zip (one task's competition) or --per-task DIR (one "
                           "zip per task)")
     dates = _dates(args.dates) if args.dates else PhaseDates()
+    if args.formal_end:
+        import dataclasses
+        dates = dataclasses.replace(dates, formal_end=args.formal_end)
     wanted = [t for t in args.tasks.split(",") if t.strip()] if args.tasks else None
     if args.output:
         if not wanted or len(wanted) != 1:

@@ -38,6 +38,25 @@ class V2Rules(LinterBase):
         columns = self.check_leaderboards(data.get("leaderboards"))
         if columns is not None and isinstance(data.get("phases"), list):
             self.check_score_keys_v2(data["phases"], task_refs, columns)
+        self.check_collecting_phases(data, task_refs)
+
+    def check_collecting_phases(self, data: Dict, task_refs: Dict[int, Optional[BundleView]]) -> None:
+        """A phase whose reference data collects runs (task.yaml `mode: collect`) posts rows without scores; a
+        visible leaderboard would show them (empty cells sort first on PostgreSQL), so it should be hidden."""
+        phases = data.get("phases")
+        boards = data.get("leaderboards")
+        if not isinstance(phases, list) or not isinstance(boards, list):
+            return
+        visible = [b for b in boards if isinstance(b, dict) and b.get("hidden") is not True]
+        for i, phase in enumerate(phases):
+            if not isinstance(phase, dict) or not isinstance(phase.get("tasks"), list):
+                continue
+            collecting = [t for t in phase["tasks"] if isinstance(t, int) and _collects(task_refs.get(t))]
+            if collecting and visible:
+                self.warning("collect-visible", "phase %r collects runs (its reference data says mode: collect) "
+                             "but leaderboard %r is visible: its rows have no scores; set `hidden: true` until the "
+                             "judgements exist and every run is scored again (docs/campaign.md)"
+                             % (phase.get("name", i), visible[0].get("title", 0)), ("phases", i))
 
     def check_pages(self, pages: Any) -> None:
         if pages is None:
@@ -313,3 +332,19 @@ class V2Rules(LinterBase):
 def _first_keys(keys: List[str], shown: int = 3) -> str:
     text = ", ".join(repr(k) for k in keys[:shown])
     return text + (" and %d more column(s)" % (len(keys) - shown) if len(keys) > shown else "")
+
+
+def _collects(view: Optional[BundleView]) -> bool:
+    """Does this reference data view hold a task.yaml saying `mode: collect` (at its root or in a task folder)?"""
+    if view is None:
+        return False
+    import yaml
+
+    for name in [n for n in view.names if n.rstrip("/").split("/")[-1] == "task.yaml"]:
+        try:
+            config = yaml.safe_load(view.read(name))
+        except (yaml.YAMLError, UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(config, dict) and config.get("mode") == "collect":
+            return True
+    return False
