@@ -157,7 +157,8 @@ BUILTIN_HELP = {
                 "--option NAME=VALUE): name, default, allowed values and meaning.",
                 "runscore options --task ntcir1-adhoc"),
     "validate": ("check run files (exit 0 valid, 1 invalid)",
-                 "Check run files of one task with the platform's own checks, without scoring them. Every problem "
+                 "Check run files of one task with the platform's own discovery and checks (the verdict of `runscore "
+                 "check` and of the task's competition), without scoring them. Every problem "
                  "is printed on stderr as FILE:LINE: error: message (or warning:); exit 0 when every file is "
                  "valid, 1 when one is not, 2 for bad usage or reference data. With --ref the checks that need "
                  "the reference data (topic and question ids) are made too.",
@@ -201,7 +202,8 @@ def build_parser(list_extra_commands: bool = True) -> argparse.ArgumentParser:
         if name == "score":
             p.add_argument("--json", action="store_true", help="print {run: {measure: value}} as JSON")
             p.add_argument("--per-topic", action="store_true", help="include per-topic values")
-        p.add_argument("runs", nargs="+", metavar="RUN", help="run files of the task")
+        p.add_argument("runs", nargs="+", metavar="RUN", help="run files of the task (a zip or a folder is opened as "
+                       "the platform opens a submission)")
     for name, module in sorted(command_modules().items() if list_extra_commands else ()):
         sub.add_parser(name, help=module.HELP, add_help=False)
     return parser
