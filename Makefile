@@ -88,6 +88,7 @@ bundle: setup
 bench: setup
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/many_files.py
+	$(PY) benchmarks/report_bench.py
 
 clean:
 	rm -rf $(VENV) $(VENV_LATEST) build *.egg-info scoring_program/*.egg-info .pytest_cache

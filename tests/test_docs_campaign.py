@@ -22,7 +22,8 @@ def test_the_walkthrough_runs(tmp_path):
     os.symlink(os.path.join(ROOT, "starting_kit"), str(tmp_path / "starting_kit"))
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scoring_program"))
     listed = commands()
-    assert [c.split()[1] for c in listed if c.startswith("runscore")] == ["bundle", "pool", "judgements", "score"]
+    assert [c.split()[1] for c in listed if c.startswith("runscore")] == ["bundle", "pool", "judgements", "score",
+                                                                             "report"]
     outputs = []
     for command in listed:
         if command.startswith("runscore "):
@@ -36,5 +37,7 @@ def test_the_walkthrough_runs(tmp_path):
     assert os.path.isfile(str(tmp_path / "pool" / "pool.tsv"))
     assert os.path.isfile(str(tmp_path / "pool" / "assess" / "topic-001p.html"))
     assert os.path.isfile(str(tmp_path / "reference" / "qrels.txt"))
-    assert "agreement (cohen_kappa)" in outputs[-2]
-    assert "p20" in outputs[-1]
+    assert "agreement (cohen_kappa)" in outputs[-3]
+    assert "p20" in outputs[-2]
+    assert "means.csv" in outputs[-1] and "reusability.csv" in outputs[-1]
+    assert os.path.isfile(str(tmp_path / "overview" / "report.html"))

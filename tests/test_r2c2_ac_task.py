@@ -175,6 +175,19 @@ def test_rank_the_cited_run_lacks_is_a_warning_and_not_entailed(tmp_path):
     assert scores.per_topic["0001"]["nugprec"] == 1.0
 
 
+def test_unresolved_warnings_follow_the_option(tmp_path):
+    """With unresolved_nuggets: labels the label is used, so the warnings must not say "not entailed"."""
+    ref, run = labelled_one_nugget_ref(tmp_path, {"ORG-PO-1": pool_run(["0001"], ranks=3)}, "ORG-PO-1;7")
+    write(run, "<D0001>a;90\n1;ORG-PO-1;7;nugget\n1;NOPE-PG-1;1;x\n</D0001>\n")
+    scores, checked = score(ref, run, unresolved_nuggets="labels")
+    assert warnings(checked) == [
+        "T-AC-1:2: warning: question 0001: PR run ORG-PO-1 has no passage at PassageRank 7 for this question; the "
+        "nugget is scored by its label as given (option unresolved_nuggets: labels)",
+        "T-AC-1:3: warning: PRrunname NOPE-PG-1 names no known PR run; its 1 nugget line(s) are scored by their "
+        "labels as given (option unresolved_nuggets: labels) (known runs: ORG-PO-1)"]
+    assert scores.per_topic["0001"]["n_entailed"] == 2
+
+
 def test_rank_of_another_question_does_not_resolve(tmp_path):
     ref, run = labelled_one_nugget_ref(tmp_path, {"ORG-PO-1": pool_run(["0002"])}, "ORG-PO-1;1")
     scores, checked = score(ref, run)

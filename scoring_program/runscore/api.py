@@ -25,8 +25,8 @@ from .pipeline import score_run
 from .tasks import all_tasks, get_task
 from .tasks.base import ParsedRun, RunScores, Task
 
-__all__ = ["tasks", "load_reference", "score", "ScoreResult", "InvalidRunsError", "trec_eval", "compare",
-           "RunError", "ConfigError", "Diagnostic"]
+__all__ = ["tasks", "load_reference", "score", "ScoreResult", "InvalidRunsError", "trec_eval", "compare", "report",
+           "ReportResult", "RunError", "ConfigError", "Diagnostic"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -429,3 +429,48 @@ def _number(value: Any, run: str, topic: Any) -> float:
         return float(value)
     except (TypeError, ValueError):
         raise ConfigError("run %s topic %s: %r is not a number" % (run, topic, value))
+
+
+# ------------------------------------------------------------------------------------------- report ---
+
+@dataclass
+class ReportResult:
+    """What `runscore report` wrote: the files (relative to the folder), how many runs, the notes, and the
+    Overview every file was made from (campaign/overview.py) for further use."""
+
+    folder: str
+    files: List[str]
+    runs: int
+    notes: List[str]
+    messages: List[str] = field(default_factory=list)     # the runs' warnings, as FILE:LINE: warning: message
+    overview: Any = field(default=None, repr=False)
+
+
+def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], output: PathLike,
+           pool_depth: Optional[int] = None, measures: Sequence[str] = (), trials: int = 10000, seed: int = 0,
+           alpha: float = 0.05, tau_bootstrap: int = 1000, confidence: float = 0.95, discpower: bool = False,
+           options: Optional[Mapping[str, Any]] = None, max_errors: int = 50) -> ReportResult:
+    """`runscore report`: the overview tables of a campaign (docs/report.md) written into `output`.
+
+    runs: run files, folders of runs and submission zips; every run is checked and scored as `runscore score`
+    does, with the task's per-team caps over all of them. Raises InvalidRunsError (nothing written) when a run is
+    invalid or a team has more runs than the cap, ConfigError for bad usage or reference data.
+    """
+    from .campaign import overview, report_files, report_inputs
+
+    task = _task(task)
+    overview.check_settings(trials, alpha, confidence, tau_bootstrap, pool_depth)
+    report_files.check_output(os.fspath(output))
+    reference = load_reference(task, ref, options)
+    workdir = tempfile.mkdtemp(prefix="runscore-report-")
+    try:
+        found = report_inputs.read_runs(reference, [os.fspath(r) for r in runs], workdir, max_errors)
+        if found.failed:
+            raise InvalidRunsError(found.messages, {})
+        built = overview.build(task, reference, found.runs, measures, trials=trials, seed=seed, alpha=alpha,
+                               tau_bootstrap=tau_bootstrap, confidence=confidence, pool_depth=pool_depth)
+        files = report_files.all_files(built, discpower=discpower)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    written = report_files.write_all(os.fspath(output), files)
+    return ReportResult(os.fspath(output), written, len(built.runs), list(built.notes), list(found.messages), built)

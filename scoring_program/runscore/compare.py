@@ -460,6 +460,24 @@ def _svg_number(value: float) -> str:
     return ("%.2f" % value).rstrip("0").rstrip(".")
 
 
+def _legend(y: int, items: Sequence[Tuple[str, str]]) -> List[str]:
+    """One row of legend keys at height y: (SVG of a key drawn in a 16 x 10 box at the origin, its label)."""
+    parts, x = [], 4
+    for key, label in items:
+        parts.append('<g transform="translate(%d %d)">%s</g><text x="%d" y="%d">%s</text>'
+                     % (x, y - 9, key, x + 20, y, html.escape(label)))
+        x += 20 + int(len(label) * 5.6) + 16
+    return parts
+
+
+MEAN_KEYS = (('<line x1="0" y1="5" x2="16" y2="5" stroke="#4a7bd0" stroke-width="2"/><circle cx="8" cy="5" r="4" '
+              'fill="#1d2430"/>', "mean (dot) and its bootstrap CI (line)"),)
+PAIR_KEYS = (('<rect x="3" y="0" width="10" height="10" fill="#4a7bd0"/>', "a topic where the first run scores higher"),
+             ('<rect x="3" y="0" width="10" height="10" fill="#d0664a"/>', "where the second run scores higher"),
+             ('<line x1="0" y1="5" x2="16" y2="5" stroke="#8a5a00" stroke-dasharray="4 2"/>', "mean difference"),
+             ('<rect x="0" y="0" width="16" height="10" fill="#f3d9a4" opacity="0.6"/>', "CI of the mean difference"))
+
+
 def figure_svg(comparison: Comparison, max_panels: int = 15) -> str:
     """An inline SVG: run means with CIs, then one panel per pair of runs (every pair, best-ranked run first, up
     to max_panels) with the per-topic differences as bars spread across the plot, the mean difference (dashed)
@@ -480,7 +498,8 @@ def figure_svg(comparison: Comparison, max_panels: int = 15) -> str:
 
     parts.append('<text x="4" y="%d" font-weight="bold">Mean %s with %d%% bootstrap CI</text>'
                  % (y, html.escape(matrix.measure), int(round(comparison.confidence * 100))))
-    y += 12
+    y += 18
+    parts.extend(_legend(y, MEAN_KEYS))
     for r in comparison.order:
         y += row_h
         lo, hi, mean = comparison.mean_ci[0, r], comparison.mean_ci[1, r], comparison.means[r]
@@ -509,6 +528,9 @@ def figure_svg(comparison: Comparison, max_panels: int = 15) -> str:
     panel_h = 110
     index = {name: r for r, name in enumerate(matrix.runs)}
     pairs = comparison.pairs[:max_panels]
+    if pairs:                    # one key for every pair panel below
+        parts.extend(_legend(y, PAIR_KEYS))
+        y += 26
     for pair in pairs:
         a, b = index[pair.run_a], index[pair.run_b]
         diffs = matrix.values[:, a] - matrix.values[:, b]

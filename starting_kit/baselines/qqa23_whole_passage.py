@@ -1,4 +1,5 @@
-"""The Qur'an QA 2023 Task B organisers' whole-passage baseline: every question answered by its whole passage.
+"""The Qur'an QA 2023 Task B organisers' whole-passage baseline (task qqa23-mrc): every question answered by its
+whole passage.
 
 Usage: python3 starting_kit/baselines/qqa23_whole_passage.py QRCD_PREPROCESSED.jsonl OUTPUT.json
 

@@ -22,7 +22,7 @@ from .. import __version__
 from .pages import TERMS, markdown_pages, markdown_to_html
 from ..errors import ConfigError
 from ..tasks import all_tasks, get_task
-from ..tasks.base import Task, read_task_yaml
+from ..tasks.base import SORTING, Task, read_task_yaml
 
 SCORING_COMMAND = "python3 $program/score.py $input $output"
 DOCKER_IMAGE = "codalab/codalab-legacy:py39"
@@ -179,9 +179,31 @@ def leaderboard_columns(tasks: Sequence[Task]) -> List[Dict]:
                 raise ConfigError("leaderboard key %r is declared twice (tasks %s and %s)" % (key, keys[key],
                                                                                             task.id))
             keys[key] = task.id
+            check_column_direction(task, column.key)
             columns.append({"title": titles[(task.id, column.key)], "key": key, "index": len(columns),
                             "sorting": column.sorting, "precision": column.precision})
     return columns
+
+
+def check_column_direction(task: Task, key: str) -> None:
+    """A column sorts by its measure's better direction (the measure registry's, Task.better), and a column
+    whose measure has none (a description such as OB or a count) comes after every ranked column: Codabench
+    breaks ties on the primary column by the others from left to right, so a description placed earlier would
+    rank, say, the more overconfident of two runs higher."""
+    columns = list(task.columns)
+    index = [c.key for c in columns].index(key)
+    column = columns[index]
+    better = task.better(column.measure)
+    if better is not None and column.sorting != SORTING[better]:
+        raise ConfigError("leaderboard column %s of task %s sorts %s, but %s is better %s: declare sorting=%r"
+                          % (column.key, task.id, column.sorting, column.measure, better, SORTING[better]))
+    if better is None and index == 0:
+        raise ConfigError("the primary column %s of task %s has no better direction" % (column.key, task.id))
+    later = [c.key for c in columns[index + 1:] if task.better(c.measure) is not None]
+    if better is None and later:
+        raise ConfigError("leaderboard column %s of task %s ranks nothing (its measure has no better direction) "
+                          "but comes before the ranked column(s) %s, so it would break ties: move it after them"
+                          % (column.key, task.id, ", ".join(later)))
 
 
 def score_keys(tasks: Sequence[Task]) -> List[str]:
@@ -298,7 +320,8 @@ def yaml_text(data: Dict) -> str:
 
 
 def pages_of(plan: BundlePlan, v1: bool = False) -> List[Tuple[str, str, str]]:
-    return markdown_pages(plan.tasks, plan.title, os.path.join(plan.root, "docs"), v1)
+    return markdown_pages(plan.tasks, plan.title, os.path.join(plan.root, "docs"), v1,
+                          kit_baselines(plan.root, plan.task))
 
 
 # ------------------------------------------------------------------------------------- the logo ---
@@ -386,16 +409,51 @@ def reference_files(folder: str, tasks: Sequence[Task], what: str) -> Dict[str, 
     return files
 
 
+def kit_file_of(name: str, path: str, task: Task) -> bool:
+    """Is a schema or baseline of the kit one of `task`'s (each competition's kit carries only its own task's):
+    a schema is named `<task-id>.*.json`; a baseline lies in a folder named the task id, or is a script whose
+    text names the task id (ranking_shuffle.py serves two tasks)."""
+    folder, _, rest = name.partition("/")
+    if folder == "schemas":
+        return rest.startswith(task.id + ".")
+    if rest.split("/")[0] == task.id:
+        return True
+    if "/" in rest or not rest.endswith(".py"):
+        return False
+    with open(path, encoding="utf-8") as handle:
+        return re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(task.id), handle.read()) is not None
+
+
 def starting_kit_files(root: str, tasks: Sequence[Task]) -> Dict[str, str]:
     """The participants' kit; it carries its own copy of the scoring program and of the sample reference data,
     so the kit downloaded from the platform runs dry_run.py and `runscore validate/score` on its own."""
     kit = os.path.join(root, "starting_kit")
-    files = tree_files(kit, "", ["README.md", "dry_run.py", "schemas", "baselines"])
+    files = tree_files(kit, "", ["README.md", "dry_run.py"])
+    files.update({name: path for name, path in tree_files(kit, "", ["schemas", "baselines"]).items()
+                  if any(kit_file_of(name, path, task) for task in tasks)})
     files.update(tree_files(os.path.join(kit, "sample_submission"), "sample_submission/", [t.id for t in tasks]))
     files.update({"scoring_program/" + name: path for name, path in program_files(root).items()})
     files.update({"reference_data/" + name: path for name, path in
                   reference_files(sample_reference_dir(root), tasks, "sample reference data").items()})
     return files
+
+
+def kit_note(task: Task) -> str:
+    """The first lines of a competition's kit README: the kit is one task's, and the README's worked examples
+    (written for every task of the repository) take that task's id."""
+    note = ("> **This starting kit is the one of the `%s` competition**: it holds that task's sample submission "
+            "(`sample_submission/%s/`), sample reference data (`reference_data/%s/`), schema and baselines."
+            % (task.id, task.id, task.id))
+    if task.id != "ntcir1-adhoc":
+        note += (" The examples below use `ntcir1-adhoc`; with this kit, write `--task %s` and "
+                 "`reference_data/%s`." % (task.id, task.id))
+    return note + "\n\n"
+
+
+def kit_baselines(root: str, task: Task) -> List[str]:
+    """The baselines (runs and scripts) the task's kit carries, as named in the kit."""
+    kit = os.path.join(root, "starting_kit")
+    return sorted(name for name, path in tree_files(kit, "", ["baselines"]).items() if kit_file_of(name, path, task))
 
 
 def schema_files(root: str) -> Dict[str, str]:
@@ -502,6 +560,9 @@ def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
     formal = _read(reference_files(plan.formal_reference, plan.tasks, "formal reference data")) \
         if plan.formal_reference else collect_reference(plan)
     kit = _read(starting_kit_files(plan.root, plan.tasks))
+    if "README.md" in kit:
+        title, _, rest = str(kit["README.md"], "utf-8").partition("\n\n")
+        kit["README.md"] = ("%s\n\n%s%s" % (title, kit_note(plan.task), rest)).encode("utf-8")
     if not v1:
         members = generated_files(plan)
         for prefix, files in (("scoring_program/", program), ("reference_data/", reference),
@@ -517,6 +578,29 @@ def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
     members[FORMAL_REFERENCE + ".zip"] = _zip_bytes(formal)
     members["starting_kit.zip"] = _zip_bytes(kit)
     return members
+
+
+def check_plans(plans: Sequence[BundlePlan]) -> None:
+    """Every input of every bundle present and sound (the scoring program, each task's sample and formal
+    reference folders) before the first zip is written: ConfigError naming every problem otherwise, so a
+    `make bundle` that fails leaves dist/ as it was, never half of the competitions rebuilt."""
+    problems: List[ConfigError] = []
+    for plan in plans:
+        for check in (lambda: program_files(plan.root)["score.py"],
+                      lambda: reference_files(sample_reference_dir(plan.root), plan.tasks, "sample reference data"),
+                      lambda: plan.formal_reference and reference_files(plan.formal_reference, plan.tasks,
+                                                                        "formal reference data")):
+            try:
+                check()
+            except KeyError:
+                problems.append(ConfigError("%s/scoring_program lacks score.py" % plan.root))
+            except ConfigError as exc:
+                problems.append(exc)
+    unique = list({str(p): p for p in problems}.values())
+    if unique:
+        first = unique[0]
+        raise ConfigError("%s (nothing written: no zip is built until every task's data is there)" % first.args[0],
+                          first.path, first.line, unique[1:])
 
 
 def build_zip(plan: BundlePlan, out_path: str, v1: bool = False,

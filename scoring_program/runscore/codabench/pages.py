@@ -65,12 +65,13 @@ primary column. A submission that fails is never posted.
 """
 
 
-def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str],
-                   v1: bool = False) -> List[Tuple[str, str, str]]:
-    """(page title, file name under pages/, Markdown text) for every page, overview first."""
+def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str], v1: bool = False,
+                   baselines: Optional[Sequence[str]] = None) -> List[Tuple[str, str, str]]:
+    """(page title, file name under pages/, Markdown text) for every page, overview first; `baselines`: the
+    kit's baseline files (None: not known, described in general)."""
     pages = [("Overview", "overview.md", overview_page(tasks, title, v1)),
              ("Evaluation", "evaluation.md", evaluation_page(tasks)),
-             ("Data and starting kit", "data.md", data_page(tasks))]
+             ("Data and starting kit", "data.md", data_page(tasks, baselines))]
     for task in tasks:
         pages.append(("Task %s" % task.id, "task-%s.md" % task.id, task_page(task, docs_dir)))
     return pages
@@ -110,7 +111,7 @@ def evaluation_page(tasks: Sequence[Task]) -> str:
             marker = " (primary)" if index == 0 else ""
             lines.append("| %s%s | `%s` | `%s` | %s | %d |" % (
                 _cell(column.title), marker, task.leaderboard_key(column), column.measure,
-                "higher" if column.sorting == "desc" else "lower", column.precision))
+                task.better(column.measure) or "neither (shown, not ranked)", column.precision))
         lines.append("")
     lines += ["## Exit status of the scoring program", "",
               "* 0: every run valid and scored.",
@@ -119,18 +120,28 @@ def evaluation_page(tasks: Sequence[Task]) -> str:
     return "\n".join(lines)
 
 
-def data_page(tasks: Sequence[Task]) -> str:
+def _baselines_item(baselines: Optional[Sequence[str]]) -> str:
+    if baselines is None:
+        return "* `baselines/`: simple baseline runs on the sample data and the scripts that make them."
+    if not baselines:
+        return "* no baseline: this task's kit has none (the sample submission is the example run)."
+    return "* `baselines/`: simple baselines on the sample data (runs, and the scripts that make them): %s." % (
+        ", ".join("`%s`" % name[len("baselines/"):] for name in baselines))
+
+
+def data_page(tasks: Sequence[Task], baselines: Optional[Sequence[str]] = None) -> str:
     lines = ["# Data and starting kit", "",
              "The starting kit (downloadable from the *Files* tab of each phase) holds:", "",
              "* `README.md`: how to check and score a run locally, with the same program the platform runs;",
-             "* `sample_submission/<task-id>/`: a valid sample submission per task;",
-             "* `schemas/`: the JSON Schemas of the run records of each task (the structural rules; the "
-             "semantic rules are listed on each task's page);",
+             "* `sample_submission/%s/`: a valid sample submission;" % "/, `sample_submission/".join(
+                 t.id for t in tasks),
+             "* `schemas/`: the JSON Schema of the task's run records (the structural rules; the semantic "
+             "rules are listed on the task's page);",
              "* `dry_run.py`: scores a submission laid out exactly as Codabench lays it out "
              "(`input/ref`, `input/res`, `output/`) and prints the leaderboard row;",
              "* `scoring_program/` and `reference_data/`: the scoring program this competition runs and the "
              "sample reference data of the dry-run phase;",
-             "* `baselines/`: simple baseline runs on the sample data and the scripts that make them.", "",
+             _baselines_item(baselines), "",
              "The sample reference data of the dry-run phase are synthetic. The formal phase uses the "
              "campaigns' reference data, which the organisers obtained under the campaigns' agreements.", "",
              "## Check a submission before uploading it", "",
@@ -175,13 +186,138 @@ def task_page(task: Task, docs_dir: Optional[str]) -> str:
         for option in task.options:
             choices = ", ".join("`%s`" % _yaml_scalar(c) for c in option.choices) if option.choices else ""
             lines.append("| `%s` | `%s` | %s | %s |" % (option.name, _yaml_scalar(option.default), choices,
-                                                      _cell(option.help)))
+                                                      _cell(participant_text(option.help))))
         lines.append("")
     doc = os.path.join(docs_dir, "%s.md" % task.id) if docs_dir else None
     if doc and os.path.isfile(doc):
         with open(doc, encoding="utf-8") as handle:
-            lines += ["## Documentation", "", demote_headings(handle.read(), 2).rstrip("\n"), ""]
+            text = participant_doc(handle.read())
+        lines += ["## Details", "", demote_headings(text, 1).rstrip("\n"), ""]
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ the task owner's doc, as a participant reads it ---
+# docs/<task-id>.md is written for the repository: it cites the specs and seeds under shared/, the modules and
+# tests that implement a rule, and the other docs. A participant has only the bundle (its pages and the
+# starting kit), so the task page keeps the sections that say what a run must be and how it is scored, and drops
+# every citation of a file the participant does not have; a link is kept only when it is an absolute public URL.
+
+# Sections of a task doc that are about the repository, not about a run (dropped from the task page): open
+# questions of the spec, how runscore is verified, licences of test data, command-line usage and the starting
+# kit's files (the *Data and starting kit* page says these for the bundle), options (the page's own table says
+# them from the registry), and organiser-only commands.
+REPOSITORY_SECTIONS = re.compile(r"(Open|Verification|Licences|Usage|Options|Starting kit|Sample data|Deriving)\b")
+# A file of the repository that is not in the bundle: specs and seeds, docs, tests, benchmarks, the package's
+# own modules (the kit holds them, but under another path), and paths that climb out of the repository.
+REPOSITORY_PATH = re.compile(r"(\.\./|\b(?:shared|docs|tests|benchmarks|scoring_program|starting_kit)/|"
+                             r"\brunscore/[\w/.*-]+|\b[\w/]+/[\w*]+\.py\b|\b[\w-]+\.md\b)")
+# A citation of where a rule comes from, in a participant's terms meaningless: "(spec 1.1)", "(seed)", "(spec
+# section 3; `runscore/measures/confidence.py`)", "(issue 16)".
+CITATION = re.compile(r"\b(spec|specs|seed|seeds|issue \d+)\b")
+
+
+def participant_doc(markdown: str) -> str:
+    """The sections of a task doc a participant needs, without citations of repository files (see above)."""
+    sections: List[List[str]] = []
+    fenced = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and line.startswith("## "):
+            sections.append([line])
+        elif sections:                       # the lead (before the first section) cites the sources: dropped
+            sections[-1].append(line)
+    kept = [s for s in sections if not REPOSITORY_SECTIONS.match(s[0][3:].strip())]
+    out: List[str] = []
+    for block in _blocks(line for section in kept for line in section):
+        if block.startswith("```"):
+            if not REPOSITORY_PATH.search(block):
+                out.append(block)
+            continue
+        block = participant_text(_unlink_local(block))
+        if not block.startswith("|"):
+            block = _drop_repository_sentences(block)
+        if block.startswith("|"):
+            block = "\n".join(_escape_code_pipes(row) for row in block.split("\n"))
+        out.append(block)
+    return "\n".join(out) + "\n"
+
+
+def _blocks(lines) -> List[str]:
+    """Lines joined into blocks (a paragraph or list, a table, a fenced code block, a heading, a blank line),
+    so that a parenthesis wrapped over two lines is seen whole."""
+    blocks: List[str] = []
+    kind = None
+    for line in lines:
+        if kind == "code":
+            blocks[-1] += "\n" + line
+            if line.lstrip().startswith("```"):
+                kind = None
+            continue
+        if line.lstrip().startswith("```"):
+            blocks.append(line)
+            kind = "code"
+            continue
+        this = "blank" if not line.strip() else "heading" if line.startswith("#") else \
+            "table" if line.startswith("|") else "text"
+        if this == kind and this in ("table", "text") and not (this == "text" and re.match(r"[*-] ", line)):
+            blocks[-1] += "\n" + line
+        else:
+            blocks.append(line)
+        kind = this
+    return blocks
+
+
+# The campaign's run-submission instructions are "the seed" in the repository's docs.
+SEED_WORDS = ((re.compile(r"\b([Tt])he seed's\b"), r"\1he campaign's"),
+              (re.compile(r"\bas the seed says\b"), "as the campaign's instructions say"),
+              (re.compile(r"\b([Tt])he seed allows\b"), r"\1he campaign's instructions allow"),
+              (re.compile(r"\b([Tt])he seed\b"), r"\1he campaign's instructions"))
+# A module of the package, which the participant has in the starting kit's scoring_program/ under another path.
+PACKAGE_FILE = re.compile(r"`(?:scoring_program/)?runscore/(?:[\w.*-]+/)*([\w.*-]+)`")
+# A file only the repository has (specs, seeds, docs, tests, benchmarks): the sentence citing it is dropped.
+REPOSITORY_ONLY = re.compile(r"(\.\./shared|(?<![\w/.])(?:shared|docs|tests|benchmarks)/)")
+
+
+def participant_text(text: str) -> str:
+    """Text of the repository (a task doc, an option's help) in a participant's terms: no citations of
+    sources they cannot read, a module named as the scoring program's file."""
+    for pattern, replacement in SEED_WORDS:
+        text = pattern.sub(replacement, text)
+    text = _drop_citations(text)
+    return PACKAGE_FILE.sub(r"`\1` of the scoring program", text)
+
+
+def _drop_repository_sentences(block: str) -> str:
+    """The sentences of a paragraph that cite a file only the repository has, removed."""
+    parts = re.split(r"((?<=[.!?:])\s+(?=[A-Z`*(\"']))", block)
+    kept = [parts[i] + (parts[i + 1] if i + 1 < len(parts) else "")
+            for i in range(0, len(parts), 2) if not REPOSITORY_ONLY.search(parts[i])]
+    return "".join(kept).rstrip() if kept else ""
+
+
+def _unlink_local(line: str) -> str:
+    """[text](target): kept for an absolute http(s) URL, else the text alone (the target is not in the bundle)."""
+    return re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)",
+                  lambda m: m.group(0) if re.match(r"https?://", m.group(2)) else m.group(1), line)
+
+
+def _drop_citations(text: str) -> str:
+    """Parentheses that cite a source or a repository file removed, nested ones too: "(a (b) spec 1)" goes
+    whole, "(a (spec 1) b)" becomes "(a b)"."""
+    def parenthesis(match):
+        inner = match.group(0)
+        if CITATION.search(inner) or REPOSITORY_PATH.search(inner):
+            return ""
+        return inner.replace("(", "\x01").replace(")", "\x02")     # kept: hidden while the outer ones are read
+    while re.search(r"\([^()]*\)", text):
+        text = re.sub(r"\s?\([^()]*\)", parenthesis, text)
+    return text.replace("\x01", "(").replace("\x02", ")")
+
+
+def _escape_code_pipes(line: str) -> str:
+    """A `|` inside a code span of a table row escaped (GFM splits cells before it reads code spans)."""
+    return re.sub(r"`[^`]*`", lambda m: re.sub(r"(?<!\\)\|", r"\\|", m.group(0)), line)
 
 
 def demote_headings(markdown: str, levels: int) -> str:
@@ -282,19 +418,21 @@ def _table_cells(line: str) -> List[str]:
 
 
 def _inline(text: str) -> str:
-    """`code`, **bold**, *emphasis* and [links](url) inside escaped text."""
-    parts = re.split(r"(`[^`]*`)", text)
-    out = []
-    for part in parts:
-        if part.startswith("`") and part.endswith("`") and len(part) >= 2:
-            out.append("<code>%s</code>" % html.escape(part[1:-1]))
-            continue
-        part = html.escape(part, quote=False)
-        part = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", part)
-        part = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", part)
-        part = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', part)
-        out.append(part)
-    return "".join(out)
+    """`code`, **bold**, *emphasis* and [links](url) inside escaped text. Code spans are set aside first, so
+    that a bold or a link around one (**Replay in `run_rank` mode.**) is still read; CodaLab v1.5 shows the
+    HTML as it is, so a `**` left over would show."""
+    codes: List[str] = []
+
+    def keep(match) -> str:
+        codes.append("<code>%s</code>" % html.escape(match.group(0)[1:-1]))
+        return "\x00%d\x00" % (len(codes) - 1)
+
+    part = re.sub(r"`[^`]+`", keep, text.replace("\x00", ""))
+    part = html.escape(part, quote=False)
+    part = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", part)
+    part = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", part)
+    part = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', part)
+    return re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], part)
 
 
 def page_file_map(pages: List[Tuple[str, str, str]]) -> Dict[str, str]:

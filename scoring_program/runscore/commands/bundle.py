@@ -12,8 +12,8 @@ import os
 import sys
 from typing import List, Optional
 
-from ..codabench.bundle import (BundlePlan, PhaseDates, build_zip, select_tasks, tasks_without_samples,
-                                write_root)
+from ..codabench.bundle import (BundlePlan, PhaseDates, build_zip, check_plans, select_tasks,
+                                tasks_without_samples, write_root)
 from ..errors import EXIT_CONFIG, EXIT_OK, ConfigError
 
 NAME = "bundle"
@@ -100,9 +100,29 @@ def _build(plan: BundlePlan, out: str, v1: bool, lint: bool) -> bool:
     return True
 
 
+# What a bundle is built from: the repository, not the installed package (which holds only runscore/).
+ROOT_PARTS = ("scoring_program/score.py", "scoring_program/metadata", "reference_data", "starting_kit", "docs")
+
+
+def check_root(root: str, default: bool) -> None:
+    """A bundle is built from a clone of the repository (the scoring program's score.py and metadata, the sample
+    reference data, the starting kit, the task docs). Installed with `pip install .` the package has none of
+    them: say so and what to do, instead of failing on the first missing file."""
+    missing = [part for part in ROOT_PARTS if not os.path.exists(os.path.join(root, *part.split("/")))]
+    if not missing:
+        return
+    where = ("runscore is installed as a package here (%s), without the repository it is built from"
+             % os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) if default else \
+        "--root %s is not a clone of the runscore repository" % root
+    raise ConfigError("%s: `runscore bundle` needs the repository's %s (missing: %s); run it in a clone of the "
+                      "repository (`make bundle` there), or give --root CLONE"
+                      % (where, ", ".join(ROOT_PARTS), ", ".join(missing)))
+
+
 def run(argv: List[str]) -> int:
     args = parser().parse_args(argv)
     root = os.path.abspath(args.root)
+    check_root(root, args.root == DEFAULT_ROOT)
     if args.write_root:
         for name in write_root(root):
             print("wrote %s" % name)
@@ -125,11 +145,14 @@ def run(argv: List[str]) -> int:
                               "competition per task; --per-task DIR builds them all)")
         task = select_tasks(root, wanted)[0]
         plan = BundlePlan(root, [task], _formal_reference(args.reference), dates)
+        check_plans([plan])
         return EXIT_OK if _build(plan, args.output, args.v1, not args.no_lint) else EXIT_CONFIG
+    plans = [BundlePlan(root, [task], _formal_reference(args.reference), dates)
+             for task in select_tasks(root, wanted)]
+    check_plans(plans)            # every task's inputs first: an error writes no zip at all
     status = EXIT_OK
-    for task in select_tasks(root, wanted):
-        plan = BundlePlan(root, [task], _formal_reference(args.reference), dates)
-        out = os.path.join(args.per_task, "%s.zip" % task.id)
+    for plan in plans:
+        out = os.path.join(args.per_task, "%s.zip" % plan.task.id)
         if not _build(plan, out, args.v1, not args.no_lint):
             status = EXIT_CONFIG
     return status

@@ -14,19 +14,21 @@ conventions (empty I- or I+ -> reward 1) follow the participant implementation r
 """
 import math
 from dataclasses import dataclass
-from typing import Dict, Iterable, Mapping, Sequence
+from typing import Dict, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
 
 @dataclass(frozen=True)
 class MeasureInfo:
-    """One registry entry: the output key, the formula in words, the denominator, and its status."""
+    """One registry entry: the output key, the formula in words, the denominator, its status, and which values
+    are better ("higher", "lower", or None: a description such as OB, best at 0, that ranks nothing)."""
 
     key: str
     formula: str
     denominator: str
     status: str
+    better: Optional[str] = "higher"
 
 
 REGISTRY = (
@@ -37,12 +39,16 @@ REGISTRY = (
     MeasureInfo("r_o", "1 - (1/|I-|) sum_{t in I-} c_t; 1 if I- is empty", "wrong answers |I-|", "Official"),
     MeasureInfo("r_u", "1 - (1/|I+|) sum_{t in I+} (1 - c_t); 1 if I+ is empty", "right answers |I+|",
                 "Official"),
-    MeasureInfo("avconf", "(1/n_s) sum_{t in T_s} c_t", "topics answered by the run (n_s)", "Official"),
-    MeasureInfo("ob", "avconf - accuracy (positive = overconfident on average)", "-", "Official"),
-    MeasureInfo("brier_unofficial", "(1/n_s) sum_{t in T_s} (c_t - y_t)^2", "n_s", "NOT official (diagnostic)"),
+    MeasureInfo("avconf", "(1/n_s) sum_{t in T_s} c_t", "topics answered by the run (n_s)", "Official",
+                None),
+    MeasureInfo("ob", "avconf - accuracy (positive = overconfident on average)", "-", "Official", None),
+    MeasureInfo("brier_unofficial", "(1/n_s) sum_{t in T_s} (c_t - y_t)^2", "n_s", "NOT official (diagnostic)",
+                "lower"),
     MeasureInfo("ece_unofficial", "sum_b (|B_b|/n_s) |acc_b - conf_b|, equal-width bins of c (10 by default)",
-                "n_s", "NOT official (diagnostic)"),
+                "n_s", "NOT official (diagnostic)", "lower"),
 )
+
+BETTER = {info.key: info.better for info in REGISTRY}
 
 
 def _arrays(correct: Sequence[float], confidence: Sequence[float]):

@@ -62,6 +62,9 @@ def short_repr(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit * 2 else text[:limit * 2] + "..."
 
 
+SORTING = {"higher": "desc", "lower": "asc"}     # Codabench's `sorting` of a column, from the measure's direction
+
+
 @dataclass(frozen=True)
 class Column:
     """A leaderboard column.
@@ -273,6 +276,13 @@ class Task:
     @property
     def primary(self) -> Column:
         return self.columns[0]
+
+    def better(self, measure: str) -> Optional[str]:
+        """Which values of a measure are better: "higher", "lower", or None (a description, e.g. a count, that
+        ranks nothing). Every retrieval, classification and QA measure of the registries is higher-better; a
+        task with other measures overrides this from its measure registry. A leaderboard column sorts by it
+        (SORTING), and a column without a direction comes after every ranked one (codabench/bundle.py)."""
+        return "higher"
 
     def leaderboard_value(self, scores: "RunScores", column: Column) -> float:
         """The value a leaderboard column shows for a run: its measure, or the task's documented placeholder

@@ -181,11 +181,13 @@ class R2C2AC(Task):
         Column("mnp", "MNP (mean nugget precision)"),
         Column("r_o", "R_O (overconfidence reward)"),
         Column("r_u", "R_U (underconfidence reward)"),
+        Column("auto_hmr", "HMR (auto judge, unofficial)"),
+        Column("auto_accuracy", "Accuracy (auto, unofficial)"),
+        # Descriptions, not rankings (no better direction: OB is best at 0): after every ranked column, so
+        # they never decide the order of two rows that differ in a ranked measure.
         Column("avconf", "avconf (average confidence)"),
         Column("ob", "OB (avconf - accuracy)"),
         Column("n_answered", "n (questions answered)", precision=0),
-        Column("auto_hmr", "HMR (auto judge, unofficial)"),
-        Column("auto_accuracy", "Accuracy (auto, unofficial)"),
     )
     # A leaderboard column whose measure a run cannot have (no labels, or no gold answers for auto_*) shows this
     # value: below every HMR, Accuracy, MNP, R_O, R_U (in [0, 1]) and OB (in [-1, 1]), so it is never read as a
@@ -194,6 +196,11 @@ class R2C2AC(Task):
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")
     count_measures = ("answered", "correct", "auto_correct")     # 1 or 0 per question
+
+    def better(self, measure: str) -> Optional[str]:
+        """From the measure registry (measures/confidence.py); auto_* as their labelled twins; counts rank
+        nothing."""
+        return cm.BETTER.get(measure[len("auto_"):] if measure.startswith("auto_") else measure)
 
     def team_of(self, run: ParsedRun) -> str:
         match = re.fullmatch(AC_RUN_NAME_PATTERN, run.name)
@@ -289,7 +296,7 @@ class R2C2AC(Task):
         if options["submission_pr_runs"]:
             pool = pool.merged(submission_pr_runs(path, display, diags, pool if reference is not None else None))
         if reference is None:
-            self._resolve_all(run, run.blocks, pool, diags, warn_unknown=False)
+            self._resolve_all(run, run.blocks, pool, diags, False, options["unresolved_nuggets"])
             return [ParsedRun(run.name, display, JudgedRun(run, {}, False))]
         official = set(reference.topics)
         unknown = [q for q in run.blocks if q not in official]
@@ -301,7 +308,7 @@ class R2C2AC(Task):
             diags.error(0, "no block answers an official question (%s ... %s)"
                         % (reference.topics[0], reference.topics[-1]))
         blocks = {q: b for q, b in run.blocks.items() if q in official}
-        resolved = self._resolve_all(run, blocks, pool, diags, warn_unknown=True)
+        resolved = self._resolve_all(run, blocks, pool, diags, True, options["unresolved_nuggets"])
         labels = reference.labels
         labelled = labels is not None and labels.has_run(run.name)
         if not labelled and options["unlabelled_runs"] == "error":
@@ -378,9 +385,10 @@ class R2C2AC(Task):
             topic.n_nuggets += missing
 
     @staticmethod
-    def _resolve_all(run: ACRun, blocks, pool: PassagePool, diags: Diagnostics, warn_unknown: bool) -> Dict[int, bool]:
+    def _resolve_all(run: ACRun, blocks, pool: PassagePool, diags: Diagnostics, warn_unknown: bool,
+                     unresolved: str) -> Dict[int, bool]:
         """line -> does the nugget on that line cite an existing passage; warnings for those that do not (one
-        per unknown run name, one per missing rank)."""
+        per unknown run name, one per missing rank), saying what `unresolved` (the option) makes of them."""
         resolved: Dict[int, bool] = {}
         unknown_runs: Dict[str, List[int]] = {}
         for qid, block in blocks.items():
@@ -392,11 +400,11 @@ class R2C2AC(Task):
                 if found.reason == "unknown_run":
                     unknown_runs.setdefault(nugget.pr_run, []).append(nugget.line)
                 else:
-                    diags.warning(nugget.line, missing_rank_message(qid, found.run_name, nugget.rank))
+                    diags.warning(nugget.line, missing_rank_message(qid, found.run_name, nugget.rank, unresolved))
         if warn_unknown:
             for written, lines in unknown_runs.items():
                 diags.warning(lines[0], unknown_run_message(written, pool.name_of(written), list(pool.runs),
-                                                            len(lines)))
+                                                            len(lines), unresolved))
         return resolved
 
     # ------------------------------------------------------------------------------ scoring ---

@@ -183,17 +183,27 @@ def companion_problem(path: str, shown: str) -> Optional[RunError]:
     return read_sibling(path, shown)[2]
 
 
-def unknown_run_message(written: str, name: str, known: List[str], count: int) -> str:
-    """The warning for a PRrunname that names no known PR run; its nuggets then count as not entailed."""
+# What becomes of a nugget whose PassageKey names no passage, by the r2c2-ac option `unresolved_nuggets`: the
+# warnings say what the scorer does with it, so they follow the option.
+UNRESOLVED_OUTCOME = {"not_entailed": ("counts as not entailed", "count as not entailed"),
+                      "labels": ("is scored by its label as given (option unresolved_nuggets: labels)",
+                                 "are scored by their labels as given (option unresolved_nuggets: labels)")}
+
+
+def unknown_run_message(written: str, name: str, known: List[str], count: int,
+                        unresolved: str = "not_entailed") -> str:
+    """The warning for a PRrunname that names no known PR run; what its nuggets then count as follows the
+    option `unresolved_nuggets`."""
     shown = written if written == name else "%s (read as %s)" % (written, name)
-    return ("PRrunname %s names no known PR run; its %d nugget line(s) count as not entailed (known runs: %s)"
-            % (shown, count, _short_list(known)))
+    return ("PRrunname %s names no known PR run; its %d nugget line(s) %s (known runs: %s)"
+            % (shown, count, UNRESOLVED_OUTCOME[unresolved][1], _short_list(known)))
 
 
-def missing_rank_message(qid: str, name: str, rank: int) -> str:
-    """The warning for a PassageRank the cited run does not have for that question (nugget not entailed)."""
-    return ("question %s: PR run %s has no passage at PassageRank %d for this question; the nugget counts as "
-            "not entailed" % (qid, name, rank))
+def missing_rank_message(qid: str, name: str, rank: int, unresolved: str = "not_entailed") -> str:
+    """The warning for a PassageRank the cited run does not have for that question (what the nugget counts as
+    follows the option `unresolved_nuggets`)."""
+    return ("question %s: PR run %s has no passage at PassageRank %d for this question; the nugget %s"
+            % (qid, name, rank, UNRESOLVED_OUTCOME[unresolved][0]))
 
 
 def _short_list(names: List[str]) -> str:

@@ -1,0 +1,282 @@
+"""The overview paper's numbers: every run's means, the randomised Tukey HSD between runs, group letters, tau
+between measures, judged@k and leave-one-team-out, computed once for every file of `runscore report`.
+
+Why a module of its own: the CSV, LaTeX and HTML writers must print the same numbers, so they all read one
+Overview built here. The scores come from the task's own `score` (the code `runscore score` runs), the Tukey HSD
+from runscore/compare.py (the code `runscore compare` runs), so a report can never disagree with either.
+"""
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import compare as analysis
+from ..errors import ConfigError
+from ..pipeline import LoadedReference
+from ..tasks.base import ParsedRun, RunScores, Task
+from . import agreement_tau, letters, ranking_tasks, reusability
+
+DEFAULT_TRIALS = 10000
+DEFAULT_SEED = 0
+DEFAULT_ALPHA = 0.05
+
+# Leaderboard measures whose per-topic values a task reports under another name (a topic's 0/1 `correct` is what
+# accuracy averages). Used only after checking that every run's mean of them is its official value.
+PER_TOPIC_NAMES = {
+    ("temporalia-tqic", "accuracy"): "correct",
+    ("r2c2-ac", "accuracy"): "correct",
+    ("r2c2-ac", "mnp"): "nugprec",
+    ("datasearch-qa", "exact_match"): "em",
+    ("datasearch-qa", "macro_f1"): "f1",
+    ("datasearch-qa", "exact_match_squad"): "em_squad",
+}
+# Leaderboard means over a subset of the topics: (per-topic key, the topic ids' last letter). TIR's per-class P@20
+# is P@20 averaged over the subtopics of one temporal class (id + p/r/f/a). Used for the tau bootstrap, after the
+# same check.
+PER_TOPIC_SUBSETS = {
+    ("temporalia-tir", "p20_past"): ("p20", "p"),
+    ("temporalia-tir", "p20_recency"): ("p20", "r"),
+    ("temporalia-tir", "p20_future"): ("p20", "f"),
+    ("temporalia-tir", "p20_atemporal"): ("p20", "a"),
+}
+
+
+@dataclass
+class CampaignRun:
+    """One scored run of the campaign: its unique label, its team, and what the task made of it."""
+
+    label: str
+    team: str
+    run: ParsedRun
+    scores: RunScores
+
+
+@dataclass
+class Significance:
+    """The randomised Tukey HSD of one measure over the topics x runs matrix (runs in the campaign's order)."""
+
+    measure: str
+    matrix: analysis.ScoreMatrix
+    means: np.ndarray
+    p: np.ndarray
+    residual_variance: float
+    order: List[int]                       # run columns by mean, best first
+
+    def column(self, label: str) -> int:
+        return self.matrix.runs.index(label)
+
+    def pairs(self) -> List[Tuple[str, str, float, float, float]]:
+        """(run_a, run_b, diff, p, ES_E) for every pair, run_a the one with the higher mean (ties: input order)."""
+        out = []
+        runs = self.matrix.runs
+        for k, a in enumerate(self.order):
+            for b in self.order[k + 1:]:
+                diff = float(self.means[a] - self.means[b])
+                out.append((runs[a], runs[b], diff, float(self.p[a, b]), effect_size_e(diff, self.residual_variance)))
+        return out
+
+
+def effect_size_e(diff: float, residual_variance: float) -> float:
+    """Sakai's ES_E = diff / sqrt(V_E) (docs/compare.md); 0 for equal means, inf when V_E is 0."""
+    if residual_variance > 0:
+        return diff / math.sqrt(residual_variance)
+    return 0.0 if diff == 0 else math.inf
+
+
+@dataclass
+class Overview:
+    task: Task
+    runs: List[CampaignRun]                # best first by the primary measure
+    measures: List[str]                    # the leaderboard measures, primary first
+    titles: Dict[str, str]
+    sorting: Dict[str, str]                # measure -> desc | asc
+    groups: Dict[str, str]                 # run label -> group letters ('' when there is no test)
+    significance: List[Significance]       # primary first, then --measure; runs in the order given
+    tau: List[agreement_tau.TauRow]
+    pool: Optional["reusability.PoolTable"]
+    reuse: Optional["reusability.Reusability"]
+    settings: Dict[str, Any]
+    notes: List[str] = field(default_factory=list)
+
+    def value(self, run: CampaignRun, measure: str) -> Optional[float]:
+        value = run.scores.measures.get(measure)
+        return None if value is None else float(value)
+
+    def per_topic(self, measure: str) -> Optional[analysis.ScoreMatrix]:
+        """The topics x runs matrix of a measure (runs in self.runs order), or None without per-topic values."""
+        scored = [(r.run, r.scores) for r in self.runs]
+        if measure not in analysis.per_topic_measure_names(scored):
+            return None
+        matrix = analysis.build_matrix(scored, measure)
+        matrix.runs = [r.label for r in self.runs]
+        return matrix
+
+
+def leaderboard_measures(task: Task) -> List[str]:
+    """The measures of the task's leaderboard columns, primary first, each once."""
+    return list(dict.fromkeys(c.measure for c in task.columns))
+
+
+def sort_runs(task: Task, runs: Sequence[CampaignRun]) -> List[CampaignRun]:
+    """Best first by the primary measure (the leaderboard's sorting); runs without a value last; ties keep order."""
+    primary = task.primary
+    sign = -1.0 if primary.sorting == "desc" else 1.0
+
+    def key(item):
+        position, run = item
+        value = run.scores.measures.get(primary.measure)
+        return (value is None, sign * float(value) if value is not None else 0.0, position)
+
+    return [run for _, run in sorted(enumerate(runs), key=key)]
+
+
+def per_topic_key(task: Task, runs: Sequence[CampaignRun], measure: str) -> Optional[str]:
+    """The per-topic key whose mean is each run's `measure`: the measure itself when the task reports it per
+    topic, else the name PER_TOPIC_NAMES gives when every run's mean of it is its official value; else None."""
+    scored = [(r.run, r.scores) for r in runs]
+    available = analysis.per_topic_measure_names(scored)
+    if measure in available:
+        return measure
+    key = PER_TOPIC_NAMES.get((task.id, measure))
+    if key is None or key not in available:
+        return None
+    matrix = analysis.build_matrix(scored, key)
+    official = [r.scores.measures.get(measure) for r in runs]
+    if matrix.notes or any(v is None for v in official) or not matrix.topics:
+        return None
+    return key if np.allclose(matrix.values.mean(axis=0), official, rtol=1e-9, atol=1e-12) else None
+
+
+def significance(runs: Sequence[CampaignRun], measure: str, trials: int, seed: int, key: Optional[str] = None
+                 ) -> Significance:
+    """The randomised Tukey HSD of `measure` (per-topic values under `key`, by default the measure's own name)
+    exactly as `runscore compare` computes it: the same matrix, the same seed, the same p-values."""
+    scored = [(r.run, r.scores) for r in runs]
+    matrix = analysis.build_matrix(scored, key or measure)
+    matrix.runs = [r.label for r in runs]
+    matrix.measure = measure
+    if len(matrix.topics) < 2:
+        raise ConfigError("the significance test of %s needs at least 2 topics with values, got %d"
+                          % (measure, len(matrix.topics)))
+    p = analysis.randomised_tukey_hsd(matrix.values, trials, seed)
+    means = matrix.values.mean(axis=0)
+    order = sorted(range(len(runs)), key=lambda r: (-means[r], r))
+    return Significance(measure, matrix, means, p, analysis.residual_variance(matrix.values), order)
+
+
+def tau_inputs(task: Task, overview_runs: Sequence[CampaignRun], measures: Sequence[str]
+               ) -> Tuple[Dict[str, np.ndarray], Dict[str, Optional[np.ndarray]], List[str]]:
+    """Means per measure (runs with a value of every measure) and per-topic values on one union topic set (NaN
+    where a measure has no value), kept only where their column means are the official means."""
+    scored = [(r.run, r.scores) for r in overview_runs]
+    usable = [m for m in measures if all(r.scores.measures.get(m) is not None for r in overview_runs)]
+    means = {m: np.array([float(r.scores.measures[m]) for r in overview_runs]) for m in usable}
+    topics: List[str] = []
+    seen = set()
+    for _, scores in scored:
+        for topic in scores.per_topic:
+            if topic not in seen:
+                seen.add(topic)
+                topics.append(topic)
+    per_topic: Dict[str, Optional[np.ndarray]] = {}
+    notes = []
+    for m in usable:
+        key, suffix = PER_TOPIC_SUBSETS.get((task.id, m), (per_topic_key(task, overview_runs, m) or m, ""))
+        values = np.full((len(topics), len(scored)), np.nan)
+        for col, (_, scores) in enumerate(scored):
+            for row, topic in enumerate(topics):
+                if not topic.endswith(suffix):
+                    continue
+                value = scores.per_topic.get(topic, {}).get(key)
+                if value is not None:
+                    values[row, col] = float(value)
+        per_topic[m] = values if values.size and _column_means_match(values, means[m]) else None
+        if per_topic[m] is None:
+            notes.append("%s is not a mean of per-topic values: its tau intervals are left empty" % m)
+    return means, per_topic, notes
+
+
+def _column_means_match(values: np.ndarray, means: np.ndarray) -> bool:
+    with warnings.catch_warnings():              # a run without any value: nanmean warns, the check fails
+        warnings.simplefilter("ignore", RuntimeWarning)
+        found = np.nanmean(values, axis=0) if np.isnan(values).any() else values.mean(axis=0)
+    return bool(np.all(np.isfinite(found)) and np.allclose(found, means, rtol=1e-9, atol=1e-12))
+
+
+def check_settings(trials: int, alpha: float, confidence: float, tau_bootstrap: int, pool_depth: Optional[int]):
+    """Bad settings are usage errors (exit 2), found before any run is read."""
+    if trials < 1:
+        raise ConfigError("--trials must be at least 1, got %d" % trials)
+    if not 0.0 < alpha < 1.0:
+        raise ConfigError("--alpha must be between 0 and 1, got %r" % alpha)
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError("--confidence must be between 0 and 1, got %r" % confidence)
+    if tau_bootstrap < 0:
+        raise ConfigError("--tau-bootstrap must be at least 0, got %d" % tau_bootstrap)
+    if pool_depth is not None and pool_depth < 1:
+        raise ConfigError("--pool-depth must be at least 1, got %d" % pool_depth)
+
+
+def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], extra_measures: Sequence[str] = (),
+          trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA,
+          tau_bootstrap: int = agreement_tau.DEFAULT_TAU_BOOTSTRAP, confidence: float = 0.95,
+          pool_depth: Optional[int] = None) -> Overview:
+    """Every number of the report. Needs at least 2 runs; the tests need at least 2 topics."""
+    if not runs:
+        raise ConfigError("a report needs at least 1 run")
+    check_settings(trials, alpha, confidence, tau_bootstrap, pool_depth)
+    ordered = sort_runs(task, runs)
+    measures = leaderboard_measures(task)
+    titles = {c.measure: c.title for c in reversed(list(task.columns))}
+    sorting = {c.measure: c.sorting for c in reversed(list(task.columns))}
+    notes: List[str] = []
+    scored = [(r.run, r.scores) for r in ordered]
+    available = analysis.per_topic_measure_names(scored)
+    tested: Dict[str, str] = {}
+    primary_key = per_topic_key(task, ordered, task.primary.measure)
+    if len(runs) < 2:
+        notes.append("one run: no significance test, no group letters, no tau")
+    elif primary_key is not None:
+        tested[task.primary.measure] = primary_key
+    else:
+        notes.append("the primary measure %s is not a mean of per-topic values: no significance test, no group "
+                     "letters" % task.primary.measure)
+    for name in extra_measures:
+        key = task.measure_key(name, sorted(set(available) | set(measures)), "per-topic")
+        found = per_topic_key(task, ordered, key)
+        if len(runs) < 2:
+            continue
+        if found is None:
+            raise ConfigError("measure %s is not a mean of per-topic values in task %s; per-topic measures: %s"
+                              % (name, task.id, ", ".join(available)))
+        tested.setdefault(key, found)
+    # The tests see the runs in the order given, as `runscore compare` does: the random permutations depend on the
+    # column order, so the same files in the same order with the same seed give the same p-values.
+    tests = [significance(runs, m, trials, seed, key) for m, key in tested.items()]
+    groups = {r.label: "" for r in ordered}
+    if tests and tests[0].measure == task.primary.measure:
+        column = {r.label: k for k, r in enumerate(runs)}
+        found = letters.compact_letters(tests[0].p, [column[r.label] for r in ordered], alpha)
+        groups = {r.label: found[column[r.label]] for r in ordered}
+    tau: List[agreement_tau.TauRow] = []
+    if len(runs) > 1:
+        means, per_topic, tau_notes = tau_inputs(task, ordered, measures)
+        notes.extend(tau_notes)
+        tau = agreement_tau.tau_table(means, per_topic, tau_bootstrap, seed, confidence)
+    pool = reuse = None
+    if ranking_tasks.is_ranking_task(task.id):
+        campaign_pool = reusability.campaign_pool(reference, ordered, pool_depth)
+        pool = reusability.pool_table(reference, ordered, pool_depth, campaign_pool)
+        if pool_depth is not None:
+            reuse = reusability.leave_one_team_out(reference, ordered, pool_depth, campaign_pool)
+    settings = {"task": task.id, "trials": trials, "seed": seed, "alpha": alpha, "tau_bootstrap": tau_bootstrap,
+                "confidence": confidence, "pool_depth": pool_depth, "topics": len(tests[0].matrix.topics)
+                if tests else None}
+    for r in ordered:
+        notes.extend("%s: %s" % (r.label, n) if not n.startswith(r.run.name) else n for n in r.scores.notes)
+    for t in tests:
+        notes.extend(t.matrix.notes)
+    return Overview(task, ordered, measures, titles, sorting, groups, tests, tau, pool, reuse, settings,
+                    list(dict.fromkeys(notes)))

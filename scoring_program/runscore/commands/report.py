@@ -1,0 +1,71 @@
+"""`runscore report`: the overview paper's tables and figures for a whole campaign of one task.
+
+Why a command of its own: after a campaign the organisers need every run's means with group letters, the
+significant pairs, the agreement between measures, judged@k and the reusability of the pool, as CSV, LaTeX and
+one HTML page. The numbers live in runscore/campaign/ (overview.py and the writers); this module only reads the
+command line and prints what it did.
+"""
+import argparse
+import sys
+from typing import List
+
+from .. import api
+from ..campaign import agreement_tau, overview
+from ..cli import _option_overrides, _Parser
+from ..errors import EXIT_INVALID_RUN, EXIT_OK
+
+NAME = "report"
+HELP = "the overview tables of a campaign: means with Tukey HSD groups, significance, tau, pool, reusability"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="runscore report", description=HELP + ". See docs/report.md.",
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     epilog="example:\n  runscore report --task ntcir1-adhoc --ref REF --pool-depth 100 runs/ -o "
+                            "overview/\n  runscore report --task r2c2-pr --ref REF --discpower 1_alice_Phase1.zip "
+                            "2_bob_Phase1.zip -o overview/")
+    parser.add_argument("--task", required=True, help="task id (see `runscore tasks`)")
+    parser.add_argument("--ref", required=True, help="reference folder (with task.yaml) or a single reference file")
+    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="folder the report is written to")
+    parser.add_argument("--pool-depth", type=int, metavar="K",
+                        help="pool depth: judged@K in pool.csv and leave-one-team-out in reusability.csv")
+    parser.add_argument("--measure", action="append", metavar="M", default=[],
+                        help="also test this measure in significance.csv (repeatable)")
+    parser.add_argument("--trials", type=int, default=overview.DEFAULT_TRIALS,
+                        help="randomised Tukey HSD trials (default %d)" % overview.DEFAULT_TRIALS)
+    parser.add_argument("--seed", type=int, default=overview.DEFAULT_SEED,
+                        help="seed of the Tukey HSD and the tau bootstrap (default %d)" % overview.DEFAULT_SEED)
+    parser.add_argument("--alpha", type=float, default=overview.DEFAULT_ALPHA,
+                        help="significance level of the group letters (default %.2f)" % overview.DEFAULT_ALPHA)
+    parser.add_argument("--tau-bootstrap", type=int, default=agreement_tau.DEFAULT_TAU_BOOTSTRAP,
+                        help="bootstrap samples of the tau intervals (default %d; 0: none)"
+                             % agreement_tau.DEFAULT_TAU_BOOTSTRAP)
+    parser.add_argument("--confidence", type=float, default=0.95, help="level of the tau intervals (default 0.95)")
+    parser.add_argument("--discpower", action="store_true",
+                        help="also write Discpower's input matrix and p-value files (DIR/discpower/)")
+    parser.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
+    parser.add_argument("--max-errors", type=int, default=50, help="different errors listed per file (default 50)")
+    parser.add_argument("runs", nargs="+", metavar="RUN_OR_SUBMISSION",
+                        help="run files, folders of runs, or submission zips as downloaded from Codabench")
+    return parser
+
+
+def run(argv: List[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        written = api.report(args.task, args.ref, args.runs, args.output, pool_depth=args.pool_depth,
+                             measures=args.measure, trials=args.trials, seed=args.seed, alpha=args.alpha,
+                             tau_bootstrap=args.tau_bootstrap, confidence=args.confidence, discpower=args.discpower,
+                             options=_option_overrides(args.option), max_errors=args.max_errors)
+    except api.InvalidRunsError as exc:
+        for line in exc.lines:
+            print(line, file=sys.stderr)
+        print("no report written: fix the errors above", file=sys.stderr)
+        return EXIT_INVALID_RUN
+    for message in written.messages:
+        print(message, file=sys.stderr)
+    for note in written.notes:
+        print("note: %s" % note, file=sys.stderr)
+    print("%d run%s of %s: wrote %s into %s" % (written.runs, "" if written.runs == 1 else "s", args.task,
+                                                ", ".join(written.files), args.output))
+    return EXIT_OK

@@ -1,0 +1,78 @@
+"""report.html: self-contained (no script, nothing fetched) and readable at 1280 px and on a 390 px phone, measured
+in headless Chromium: the page never scrolls sideways (wide tables scroll inside their own box).
+
+The Chromium tests skip with the reason when the `chromium` binary is absent (Debian package `chromium`).
+"""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from campaign_sim import ntcir1_campaign
+from runscore import api
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
+# Headless Chromium will not make a window narrower than 500 px, so the page is measured inside an iframe of the
+# phone's width (the frame's viewport is then exactly that wide).
+PROBE = ("<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"f\" src=\"report.html\" "
+         "style=\"width:%dpx;height:900px;border:0\"></iframe><script>document.getElementById('f').onload=function(){"
+         "var d=this.contentDocument.documentElement;document.title='W'+[d.scrollWidth,d.clientWidth,"
+         "this.contentDocument.querySelectorAll('svg').length].join(',')}</script></body></html>")
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """A campaign of 12 teams x 2 runs over 30 topics, pooled at depth 20: every section of the page is drawn."""
+    folder = tmp_path_factory.mktemp("html")
+    runs, ref, _ = ntcir1_campaign(str(folder), teams=12, runs_per_team=2, topics=30, seed=3)
+    api.report("ntcir1-adhoc", ref, [runs], folder / "out", pool_depth=20, trials=200, tau_bootstrap=50)
+    return folder / "out" / "report.html"
+
+
+def test_self_contained(page):
+    text = page.read_text(encoding="utf-8")
+    assert "<script" not in text and "<link" not in text and "@import" not in text
+    assert re.findall(r"(?:src|href)=\"(?!#)", text) == []
+    assert set(re.findall(r"https?://[^\"' ]+", text)) <= {"http://www.w3.org/2000/svg"}
+    for section in ("means", "pairs", "per-topic", "spread", "tau", "pool", "reusability"):
+        assert 'id="%s"' % section in text
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium)")
+
+
+def measure(html_text, width, tmp_path):
+    """(scroll width, viewport width, SVG count) of a page shown in a frame `width` px wide."""
+    (tmp_path / "report.html").write_text(html_text, encoding="utf-8")
+    probe = tmp_path / "probe.html"
+    probe.write_text(PROBE % width, encoding="utf-8")
+    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
+                                                            "--allow-file-access-from-files",
+                                                            "--window-size=1400,1000", "--virtual-time-budget=5000",
+                                                            "--dump-dom", probe.as_uri()],
+                          capture_output=True, text=True, timeout=180)
+    found = re.search(r"<title>W(\d+),(\d+),(\d+)</title>", proc.stdout)
+    assert found, proc.stderr[-2000:]
+    return tuple(int(v) for v in found.groups())
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_sideways_scrolling(page, tmp_path, width):
+    scroll_width, inner_width, figures = measure(page.read_text(encoding="utf-8"), width, tmp_path)
+    assert inner_width == width
+    assert scroll_width <= inner_width, "the page scrolls sideways at %d px (%d px wide)" % (width, scroll_width)
+    assert figures >= 26        # 24 per-topic figures, the box plot, the heat map
+
+
+def test_the_probe_sees_a_page_that_overflows(tmp_path):
+    _chromium()
+    scroll_width, inner_width, _ = measure("<!DOCTYPE html><html><body><div style=\"width:700px\">x</div></body>"
+                                           "</html>", 390, tmp_path)
+    assert inner_width == 390 and scroll_width > 600
