@@ -9,13 +9,17 @@ BASE_PYTHON ?= $(if $(PYTHON39),$(PYTHON39),python3)
 # Pins closest to the image (numpy 1.22.4, scipy 1.8.1, PyYAML 6.0, jsonschema 4.x) on Python 3.9.
 PINS_39 := "numpy==1.22.4" "scipy==1.8.1" "PyYAML==6.0.1" "jsonschema>=4,<5"
 
+# BEIR's evaluator is tested through runscore.pytrec_eval.register(); beir itself requires sentence-transformers (and
+# so torch), which its evaluator never imports: installed without its dependencies (tqdm is in the test extra).
+BEIR := "beir==2.2.0"
+
 # A second venv with the machine's python3 and the newest numpy/scipy/PyYAML/jsonschema: the suite must pass at
 # both ends of the supported range (the image's pins above, and today's releases).
 VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test lint bench clean bundle bundle-files test-latest fuzz fuzz-ci
+.PHONY: setup demo test lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -24,7 +28,8 @@ $(VENV)/.done: pyproject.toml
 	@( $(PY) -m pip install -q --upgrade pip && \
 	   if $(PY) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 9) else 1)'; then \
 		$(PY) -m pip install -q $(PINS_39); fi && \
-	   $(PY) -m pip install -q -e '.[test]' ) > $(VENV)/setup.log 2>&1 || { cat $(VENV)/setup.log; exit 1; }
+	   $(PY) -m pip install -q -e '.[test]' && $(PY) -m pip install -q --no-deps $(BEIR) ) > $(VENV)/setup.log 2>&1 \
+	   || { cat $(VENV)/setup.log; exit 1; }
 	@touch $@
 
 setup: $(VENV)/.done
@@ -42,6 +47,7 @@ $(VENV_LATEST)/.done: pyproject.toml
 	$(LATEST_PYTHON) -m venv $(VENV_LATEST)
 	$(PY_LATEST) -m pip install -q --upgrade pip
 	$(PY_LATEST) -m pip install -q -e '.[test]'
+	$(PY_LATEST) -m pip install -q --no-deps $(BEIR)
 	$(PY_LATEST) -m pip install -q --upgrade numpy scipy PyYAML jsonschema
 	touch $@
 
@@ -71,6 +77,10 @@ fuzz: setup
 		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_trec_eval_differential.py
 	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest -n auto tests/test_pytrec_eval_compat.py
 
+# The sdist and wheel built, checked by twine, and the wheel installed in a fresh venv and run (a few minutes).
+package-check: setup
+	RUNSCORE_PACKAGE_TEST=1 $(PY) -m pytest tests/test_packaging.py
+
 lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
 	$(PY) -m compileall -q scoring_program
@@ -85,10 +95,17 @@ bundle-files: setup
 bundle: setup
 	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE)) $(if $(FORMAL_END),--formal-end "$(FORMAL_END)")
 
+# The shape table (issue 26: every shape of input against trec_eval -O2 and pytrec_eval; about 30 minutes on a
+# quiet machine), then the size and form benchmark and the many-files benchmark. SHAPES_FLAGS=--quick for a look.
 bench: setup
+	$(PY) benchmarks/shapes.py $(SHAPES_FLAGS) --json benchmarks/shapes.json --markdown benchmarks/shapes.md
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/many_files.py
 	$(PY) benchmarks/report_bench.py
+
+# The shape table of the last `make bench` (benchmarks/shapes.json) written into README.md and docs/performance.md.
+bench-docs: setup
+	$(PY) benchmarks/shapes.py --from-json benchmarks/shapes.json --update-docs
 
 clean:
 	rm -rf $(VENV) $(VENV_LATEST) build *.egg-info scoring_program/*.egg-info .pytest_cache

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+# RUNSCORE_SHARED points elsewhere (a git worktree is not beside shared/).
+SHARED = os.environ.get("RUNSCORE_SHARED") or os.path.join(os.path.dirname(ROOT), "shared")
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 
 

@@ -199,6 +199,10 @@ CASES = [
     (["-M", "20", "-l", "2", "-m", "all_trec"], {"max_docs": 20, "level": 2, "measures": ["all_trec"]}),
     (["-J", "-m", "map", "-m", "P.5,30", "-m", "bpref"], {"judged_only": True, "measures": ["map", "P.5,30", "bpref"]}),
     (["--v10", "-c", "-m", "all_trec"], {"version": "10.0", "complete": True, "measures": ["all_trec"]}),
+    # parameterised measures trec_eval 10.0 does not clear for a missing topic (its placeholder ranking's values)
+    (["--v10", "-c", "-m", "map", "-m", "utility.2,-1,0,0", "-m", "relstring.3", "-m", "rbp_resid.p=0.5", "-m", "unj.3"],
+     {"version": "10.0", "complete": True, "measures": ["map", "utility.2,-1,0,0", "relstring.3", "rbp_resid.p=0.5",
+                                                       "unj.3"]}),
 ]
 
 
@@ -257,9 +261,49 @@ def test_api_trec_eval_reports_a_bad_run_file_with_its_lines(tmp_path):
     run = tmp_path / "run"
     run.write_text("1 Q0 a 1 2.0 r\n1 Q0 a 2 1.0 r\n1 Q0 b 3 abc r\n")
     with pytest.raises(api.InvalidRunsError) as caught:
-        api.trec_eval(str(qrels), str(run))
+        api.trec_eval(str(qrels), str(run), strict=True)
     assert len([line for line in caught.value.lines if ": error:" in line]) == 2
     assert all(line.startswith(str(run) + ":") for line in caught.value.lines)
+    with pytest.raises(api.RunError, match="run:2: error: duplicate docno a in topic 1"):
+        api.trec_eval(str(qrels), str(run))         # trec_eval stops on it (exit 4), so does the command
+
+
+LENIENT = [  # (qrels, run, what `runscore trec_eval` warns about): trec_eval reads each silently
+    (b"1 0 a 1\n1 0 b 0\n", b"1 Q0 a 1 abc r\n1 Q0 b 2 1.0 r\n", "score"),
+    (b"1 0 a 1.5\n1 0 b 0\n", b"1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n", "grade"),
+    (b"\xef\xbb\xbf1 0 a 1\n1 0 b 0\n", b"\xef\xbb\xbf1 Q0 a 1 2.0 r\n", "byte order mark"),
+    (b"1 0 a 1\n", b"1 Q0 a 1 2.0 r\r\n1 Q0 c 2 1.0 r\r\n", ""),       # CRLF: read as trec_eval does, silently
+]
+
+
+@pytest.mark.parametrize("qrels_bytes, run_bytes, word", LENIENT)
+def test_api_trec_eval_reads_files_as_the_command_does(tmp_path, qrels_bytes, run_bytes, word):
+    """The same values and the same warnings as `runscore trec_eval -q --full-precision`; strict=True refuses
+    what the command refuses with --strict."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_bytes(qrels_bytes)
+    run.write_bytes(run_bytes)
+    code, out, err = run_cli("trec_eval", "-q", "--full-precision", "-m", "all_trec", str(qrels), str(run))
+    assert code == 0, err
+    result = api.trec_eval(str(qrels), str(run), measures=["all_trec"])
+    printed = {}
+    for line in out.splitlines():
+        name, topic, value = [f.strip() for f in line.split("\t")]
+        printed[(topic, name)] = value
+    for (topic, name), value in printed.items():
+        got = result["all"][name] if topic == "all" else result["per_topic"][topic][name]
+        if isinstance(got, str):
+            assert value in (got, "'%s'" % got), (topic, name, got, value)       # relstring is quoted
+        else:
+            assert float(value) == got, (topic, name, got, value)
+    warned = [line for line in err.splitlines() if ": warning: " in line]
+    assert result["warnings"] == warned and (word in " ".join(warned) if word else not warned)
+    if not word:
+        return
+    strict_code, _, _ = run_cli("trec_eval", "--strict", str(qrels), str(run))
+    with pytest.raises((api.RunError, api.ConfigError)) as caught:
+        api.trec_eval(str(qrels), str(run), strict=True)
+    assert strict_code == (2 if isinstance(caught.value, api.ConfigError) else 1)
 
 
 # ------------------------------------------------------------------------------------------- compare() ---
@@ -293,3 +337,54 @@ def test_api_compare_from_a_matrix():
         api.compare({"a": {"t": 1.0}})
     with pytest.raises(ConfigError, match="which to compare"):
         api.compare({"a": {"t": {"x": 1.0}}, "b": {"t": {"x": 2.0}}})
+
+
+def test_api_trec_eval_takes_ir_measures_names_with_ir_measures_values():
+    """nDCG@10, P@10, AP, R@100, RR and Judged@10 asked by their ir_measures names come back under those names,
+    per topic equal to ir_measures' (pytrec-eval-terrier backend; its judged provider for Judged@10) bit for bit,
+    and in the summary to its means (up to the order of the sum)."""
+    ir_measures = pytest.importorskip("ir_measures", reason="ir_measures (test extra) is not installed")
+    import math
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from adopter_side import case
+    names = ["nDCG@10", "P@10", "AP", "R@100", "RR", "Judged@10"]
+    for seed in range(40):
+        qrels, run = case(seed)
+        run = {q: {d: (v if math.isfinite(v) else 9.5 if v > 0 else -9.5) for d, v in docs.items()}
+               for q, docs in run.items()}
+        # ir_measures scores a qrels topic missing from the run 0 and averages over every qrels topic: -c
+        result = api.trec_eval(qrels, run, measures=names, complete=True)
+        assert sorted(result["all"]) == sorted(names)
+        measures = [ir_measures.parse_measure(n) for n in names]
+        theirs = {}
+        for metric in ir_measures.iter_calc(measures, qrels, run):
+            theirs.setdefault(metric.query_id, {})[str(metric.measure)] = metric.value
+        assert {q: theirs[q] for q in result["per_topic"]} == result["per_topic"], "seed %d" % seed
+        assert all(set(theirs[q].values()) == {0} for q in set(theirs) - set(result["per_topic"])), seed
+        for measure, value in ir_measures.calc_aggregate(measures, qrels, run).items():
+            assert math.isclose(result["all"][str(measure)], value, rel_tol=1e-12, abs_tol=1e-15), (seed, measure)
+    both = api.trec_eval(qrels, run, measures=["map", "P.5", "P@10", "Judged@5"])
+    assert sorted(both["all"]) == ["Judged@5", "P@10", "P_5", "map"]
+    with pytest.raises(api.ConfigError, match="ir_measures parameters"):
+        api.trec_eval(qrels, run, measures=["P(rel=2)@10"])
+    with pytest.raises(api.ConfigError, match="needs a cutoff"):
+        api.trec_eval(qrels, run, measures=["R"])
+
+
+def test_api_trec_eval_scores_a_missing_topic_as_trec_eval_10_does_with_complete(tmp_path):
+    """--v10 -c: the placeholder ranking's values for a topic missing from the run, cleared only where trec_eval
+    clears them (exact names), for files and dicts alike."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 2\n")
+    run.write_text("1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n")
+    measures = ["map", "utility.2,-1,0,0", "relstring.3", "rbp_resid.p=0.5", "unj.3", "num_ret", "relstring"]
+    argv = [a for m in measures for a in ("-m", m)]
+    code, out, err = run_cli("trec_eval", "-q", "--full-precision", "--v10", "-c", *argv, str(qrels), str(run))
+    assert code == 0, err
+    cli = parse_cli_output(out)
+    assert cli["per_topic"]["2"]["relstring_3"] == "-" and cli["per_topic"]["2"]["utility_2,-1,0,0"] == -1.0
+    for given in ((str(qrels), str(run)), ({"1": {"a": 1, "b": 0}, "2": {"c": 1, "d": 2}},
+                                           {"1": {"a": 1.0, "b": 0.5}})):
+        result = api.trec_eval(*given, measures=measures, version="10.0", complete=True, run_id="r")
+        assert {"all": result["all"], "per_topic": result["per_topic"]} == cli

@@ -294,3 +294,31 @@ def test_titles_are_shortened_at_a_word_boundary(title, expected):
     from runscore.codabench.bundle import MAX_TITLE, shorten_title
 
     assert shorten_title(title, MAX_TITLE) == expected and len(expected) <= MAX_TITLE
+
+
+# ----------------------------------------------------------------------------- submission limits (issue 22) ---
+
+def test_formal_phase_takes_the_campaigns_submission_limits():
+    """Per day and in all, from Task.formal_submissions (the seeds' run limits), else 5 / 100; the dry run 20 /
+    200; written on the v1.5 phases too."""
+    from runscore.codabench.bundle import competition_v1
+    from runscore.tasks import get_task
+    expected = {"r2c2-pr": (4, 4), "r2c2-ac": (4, 4), "temporalia-tqic": (3, 3), "temporalia-tir": (3, 3),
+                "qqa23-mrc": (3, 3), "datasearch-qa": (1, 100), "ntcir1-adhoc": (5, 100)}
+    for task_id, (per_day, total) in expected.items():
+        plan = BundlePlan(ROOT, [get_task(task_id)])
+        dry, formal = competition_v2(plan)["phases"]
+        assert (formal["max_submissions_per_day"], formal["max_submissions"]) == (per_day, total), task_id
+        assert (dry["max_submissions_per_day"], dry["max_submissions"]) == (20, 200)
+        v1 = competition_v1(plan)["phases"]
+        assert (v1[2]["max_submissions_per_day"], v1[2]["max_submissions"]) == (per_day, total)
+    plan = BundlePlan(ROOT, [get_task("r2c2-pr")], submissions=(2, 10))
+    formal = competition_v2(plan)["phases"][1]
+    assert (formal["max_submissions_per_day"], formal["max_submissions"]) == (2, 10)
+
+
+@pytest.mark.parametrize("value, message", [("3", "expects PER_DAY,TOTAL"), ("0,5", "expects PER_DAY,TOTAL"),
+                                            ("a,b", "expects PER_DAY,TOTAL"), ("9,3", "more than the total")])
+def test_bad_submissions_option_is_exit_2(tmp_path, value, message):
+    code, _, err = run_cli("bundle", "--tasks", "r2c2-pr", "-o", str(tmp_path / "b.zip"), "--submissions", value)
+    assert code == 2 and message in err and not (tmp_path / "b.zip").exists()

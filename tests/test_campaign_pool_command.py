@@ -86,7 +86,7 @@ def test_invalid_run_is_refused_with_its_message_and_nothing_written(tmp_path, c
 def test_team_cap_of_the_task_applies(tmp_path, capsys):
     a = tir_file(str(tmp_path), "ga", [1, 2, 3, 4])      # Temporalia allows 3 runs per group
     assert main(["pool", "--task", "temporalia-tir", "--depth", "2", a, "-o", str(tmp_path / "p")]) == 1
-    assert "at most 3 per team" in capsys.readouterr().err
+    assert "at most 3 are allowed in a submission" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [["--task", "temporalia-tir", "x", "-o", "y"],

@@ -68,7 +68,7 @@ def test_an_invalid_run_is_rejected_exactly_as_the_scored_phase_rejects_it(tmp_p
 def test_the_team_cap_and_the_listed_topics_are_checked(tmp_path):
     lines = ["001p\t1\tD1\tg\tg_run%d" % n for n in range(1, 5)]          # 4 runs of one group: at most 3
     proc, _, _ = score_py(tmp_path, collect_folder(tmp_path), "\n".join(lines) + "\n", "tir_g")
-    assert proc.returncode == 1 and "at most 3 per team" in proc.stderr
+    assert proc.returncode == 1 and "at most 3 are allowed in a submission" in proc.stderr
     proc, _, _ = score_py(tmp_path, collect_folder(tmp_path, "topics: ['002']\n"), "001p\t1\tD1\tg\tg_1\n", "tir_g")
     assert proc.returncode == 1 and "answers none of the 1 official topics" in proc.stderr
 

@@ -11,7 +11,8 @@ import random
 import numpy as np
 import pytest
 
-from runscore.ranking.columnar import NACSIS, TREC, parse_decimals, read_columns, read_columns_file
+from runscore.ranking.columnar import NACSIS, TREC, read_columns, read_columns_file
+from runscore.ranking.columnar_numbers import parse_decimals
 from runscore.errors import Diagnostics
 from runscore.tasks.ntcir1_adhoc import TASK as NTCIR1
 from runscore.ranking.trec_format import parse_trec_run
@@ -297,7 +298,7 @@ def test_the_capacity_bound_holds_for_the_shortest_lines(tmp_path, layout, patte
 @pytest.mark.parametrize("words", [0, 5])
 def test_packed_words_are_the_big_endian_bytes(lengths, words):
     """pack_fields against int.from_bytes: equal lengths (one mask), mixed lengths, more words than needed."""
-    from runscore.ranking.columnar import pack_fields, padded_buffer
+    from runscore.ranking.columnar_words import pack_fields, padded_buffer
 
     rng = random.Random(sum(lengths) + words)
     fields = [bytes(rng.randrange(33, 127) for _ in range(rng.randint(*lengths))) for _ in range(300)]

@@ -161,7 +161,8 @@ def test_five_teams_ac_runs_in_one_cli_call_are_all_scored(tmp_path):
     assert code == 1 and "T-AC-1.txt: error: run T-AC-1 of task r2c2-ac is also in " in err
     assert "runs of team T" not in err
     code, _, err = run_cli(*(args + ("--team-cap",) + tuple(same_team)))
-    assert code == 1 and "5 runs of team T for task r2c2-ac in the submission" in err
+    # --team-cap applies the platform's rule, so validate, check and score.py say the same (issue 23)
+    assert code == 1 and "5 runs of task r2c2-ac in the submission" in err, err
 
 
 def _ref_copy(tmp_path, task_id, options):
@@ -175,16 +176,20 @@ def _ref_copy(tmp_path, task_id, options):
     return tmp_path / "input"
 
 
-def test_platform_applies_the_cap_per_team(tmp_path):
+def test_platform_submission_is_one_teams_and_the_cap_counts_its_runs(tmp_path):
+    """Issue 18 counted the cap per team as the names told it; issue 22: a submission is one team's, so several
+    teams' runs are an error, and the cap counts the submission's runs (test_submission_rules.py has the rest)."""
     input_dir = _ref_copy(tmp_path, "r2c2-ac", {"unlabelled_runs": "auto_only"})
-    for name in FIVE_TEAMS:
+    for name in FIVE_TEAMS[:2]:
         (input_dir / "res" / name).write_text(_ac_run(name), encoding="utf-8")
     code, out, err = run_score_py(input_dir, tmp_path / "out1")
-    assert code == 0, err
+    assert code == 1 and "Error404-AC-3: error: run Error404-AC-3 names team Error404, but run BITEM-AC-2 names " \
+        "team BITEM (BITEM-AC-2): a submission is one team's" in err, err
+    (input_dir / "res" / "Error404-AC-3").unlink()
     for k in range(1, 5):
         (input_dir / "res" / ("BITEM-AC-%d.txt" % k)).write_text(_ac_run("B"), encoding="utf-8")
     code, out, err = run_score_py(input_dir, tmp_path / "out2")
-    assert code == 1 and "5 runs of team BITEM for task r2c2-ac in the submission" in err
+    assert code == 1 and "5 runs of task r2c2-ac in the submission" in err, err
 
 
 def _ntcir_runs(folder, count):

@@ -60,3 +60,15 @@ def test_no_import_circles_between_the_modules_named():
         source = open(os.path.join(PACKAGE, path), encoding="utf-8").read()
         imports = [line for line in source.splitlines() if re.match(r"\s*(from|import)\s", line)]
         assert not [line for line in imports if forbidden in line], (path, imports)
+
+
+def test_ranking_and_measures_never_import_a_command():
+    """The fast path and the readers are ranking concerns: commands/ uses them, never the other way round (an
+    import circle ranking/fastpath.py <-> commands/trec_eval.py was opened in issue 26)."""
+    for wing in ("ranking", "measures"):
+        for name in sorted(os.listdir(os.path.join(PACKAGE, wing))):
+            if not name.endswith(".py"):
+                continue
+            source = open(os.path.join(PACKAGE, wing, name), encoding="utf-8").read()
+            imports = [line for line in source.splitlines() if re.match(r"\s*(from|import)\s", line)]
+            assert not [line for line in imports if "commands" in line], (wing, name, imports)

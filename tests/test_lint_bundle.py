@@ -393,3 +393,32 @@ def test_cli_exit_codes(tmp_path, members):
     (tmp_path / "text.zip").write_text("not a zip")
     code, out, err = run_cli("lint-bundle", tmp_path / "text.zip")
     assert code == 2 and "neither a folder nor a zip" in err
+
+
+# ----------------------------------------------------------------------------- submission limits (issue 22) ---
+
+@pytest.mark.parametrize("v1", [False, True])
+def test_phases_without_submission_limits_get_a_warning(members, members_v1, v1):
+    competition = copy.deepcopy(competition_v1(PLAN) if v1 else competition_v2(PLAN))
+    phases = list(competition["phases"].values()) if v1 else competition["phases"]
+    del phases[1]["max_submissions"]
+    found = lint(members_v1 if v1 else members, competition, v1)
+    assert errors(found) == []
+    limits = [d for d in found if d.code == "submission-limits"]
+    assert len(limits) == 1 and "does not set max_submissions" in limits[0].message
+    assert "not the campaign's rule" in limits[0].message
+
+
+@pytest.mark.parametrize("value", [0, -3, "5", True, 2.5])
+def test_a_submission_limit_must_be_a_positive_whole_number(members, value):
+    competition = copy.deepcopy(competition_v2(PLAN))
+    competition["phases"][1]["max_submissions_per_day"] = value
+    found = [d for d in errors(lint(members, competition)) if d.code == "submission-limits"]
+    assert len(found) == 1 and "must be a positive whole number" in found[0].message
+
+
+def test_more_a_day_than_in_all_is_a_warning(members):
+    competition = copy.deepcopy(competition_v2(PLAN))
+    competition["phases"][1].update({"max_submissions_per_day": 9, "max_submissions": 3})
+    found = [d for d in lint(members, competition) if d.code == "submission-limits"]
+    assert [d.severity for d in found] == ["warning"] and "9 submissions a day but 3 in all" in found[0].message

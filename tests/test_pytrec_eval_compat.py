@@ -7,6 +7,11 @@ RUNSCORE_PYTREC_CASES sets the number of random pairs (240 here; `make fuzz` run
 import math
 import os
 import random
+import subprocess
+import sys
+import warnings
+
+import numpy as np
 
 import pytest
 
@@ -136,7 +141,6 @@ def test_unsupported_measures_say_which_and_are_value_errors():
     ({"1": {"a": "1"}}, {"1": {"a": 1.0}}, "the grade must be an integer"),
     ({1: {"a": 1}}, {"1": {"a": 1.0}}, "topic ids must be strings"),
     ({"1": {"a": 1}}, {"1": {"a": "high"}}, "the score must be a number, got 'high'"),
-    ({"1": {"a": 1}}, {"1": {"a": float("nan")}}, "the score must be a finite number"),
     ({"1": {"a": 1}}, {"1": {3: 1.0}}, "document ids must be strings, got 3"),
     ({"1": {"a": 1}}, {"1": [("a", 1.0)]}, "must map document ids to scores"),
     ({"1": {"a": 2 ** 70}}, {"1": {"a": 1.0}}, "qrels: error: topic 1 document a: the grade must be an integer "
@@ -190,3 +194,104 @@ def test_runs_written_in_rank_order_equal_pytrec_eval():
         assert_same_output(pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(ordered),
                            ours.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(ordered),
                            "seed %d in rank order" % seed)
+
+
+def _with_non_finite(seed, choices):
+    qrels, run, level, judged_only = random_case(seed)
+    rng = random.Random(seed)
+    for docs in run.values():
+        for doc in docs:
+            if rng.random() < 0.3:
+                docs[doc] = rng.choice(choices)
+    return qrels, run, level, judged_only
+
+
+def test_infinite_scores_are_ranked_as_pytrec_eval_ranks_them_with_a_warning():
+    """+-inf (and finite doubles beyond a C float, which trec_eval 9 reads as inf) tie with each other and break
+    the tie by docno, as pytrec_eval does; a RuntimeWarning says how many."""
+    every = set(pytrec_eval.supported_measures)
+    for seed in range(CASES // 2):
+        qrels, run, level, judged_only = _with_non_finite(seed, [math.inf, -math.inf, 1e39, -1e39])
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, every, level, judged_only).evaluate(run)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            mine = ours.RelevanceEvaluator(qrels, every, level, judged_only).evaluate(run)
+        assert_same_output(theirs, mine, "seed %d" % seed)
+        has_inf = any(math.isinf(v) for qid in run for v in run[qid].values() if qid in theirs)
+        assert any("infinite score" in str(w.message) for w in caught) == has_inf, "seed %d" % seed
+
+
+def test_nan_scores_rank_below_every_number_with_a_warning():
+    """pytrec_eval's order of NaN is its C++ and C libraries' (comparators NaN breaks): runscore ranks NaN below
+    every number, ties by docno descending, as `runscore trec_eval` does, and says so."""
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}}
+    run = {"1": {"a": math.nan, "b": 1.0, "c": math.nan, "d": -math.inf}}
+    with pytest.warns(RuntimeWarning, match="2 NaN score.*NaN below every number"):
+        values = ours.RelevanceEvaluator(qrels, {"P_1", "P_2", "P_3", "P_4", "recip_rank"}).evaluate(run)["1"]
+    # b (1.0), d (-inf), then the NaNs by docno descending: c, a
+    assert (values["P_1"], values["P_2"], values["P_3"], values["recip_rank"]) == (0.0, 0.0, 1 / 3, 1 / 3)
+
+
+def _terrier(expression):
+    """What pytrec-eval-terrier does with `expression` (with qrels Q, run R, np), in a child process: values,
+    the exception's type, or 'crash' (a level below 0 kills it)."""
+    code = ("import pytrec_eval, numpy as np\nQ = {'1': {'a': 1, 'b': 0, 'c': 2}}\n"
+            "R = {'1': {'a': 1.0, 'b': 2.0, 'z': 3.0}}\ntry:\n    print(repr(%s))\n"
+            "except Exception as e:\n    print(type(e).__name__)\n" % expression)
+    done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    return done.stdout.decode().strip() if done.returncode == 0 else "crash"
+
+
+def _ours(expression):
+    try:
+        return repr(eval(expression, {"pytrec_eval": ours, "np": np, "Q": {"1": {"a": 1, "b": 0, "c": 2}},
+                                      "R": {"1": {"a": 1.0, "b": 2.0, "z": 3.0}}}))
+    except Exception as exc:                    # noqa: B902 - the type is what is compared
+        return "TypeError" if isinstance(exc, TypeError) else type(exc).__name__
+
+
+ARGUMENTS = [
+    # relevance_level: an integer within a C int; 0 refused; below 0 pytrec_eval crashes (we refuse, as for 0).
+    # (bpref is left out: with a level far above the highest grade, trec_eval's bpref reads past its array of
+    # grade counts and pytrec_eval may crash, as the trec_eval binary does, docs/trec_eval.md)
+    ("level=%s" % level, "pytrec_eval.RelevanceEvaluator(Q, {'map', 'P_2', 'ndcg', 'num_rel_ret'}, "
+                         "relevance_level=%s).evaluate(R)" % level)
+    for level in ("0", "-1", "1", "2", "3", "True", "np.int64(2)", "np.int32(1)", "1.5", "2.0", "None", "'1'",
+                  "2**31", "2**31 - 1")
+] + [
+    # judged_docs_only_flag: any integer within a C int, non-zero meaning on
+    ("flag=%s" % flag, "pytrec_eval.RelevanceEvaluator(Q, {'map', 'num_ret'}, judged_docs_only_flag=%s)"
+                       ".evaluate(R)" % flag)
+    for flag in ("0", "1", "2", "-1", "True", "False", "np.int64(2)", "0.5", "1.0", "None", "'1'", "2**31")
+] + [
+    # grades: integers only (a float grade, even 1.0, is a TypeError in both)
+    ("grade=%s" % grade, "pytrec_eval.RelevanceEvaluator({'1': {'a': %s, 'b': 1}}, {'map', 'ndcg', 'num_rel'})"
+                         ".evaluate({'1': {'a': 1.0, 'b': 2.0}})" % grade)
+    for grade in ("2", "True", "1.5", "1.0", "-0.5", "float('inf')", "float('nan')", "np.float32(1.0)",
+                  "np.float64(2.0)")
+] + [
+    # scores: Python numbers and numpy.float64 (a float); numpy float32 and integers, see below
+    ("score=%s" % score, "pytrec_eval.RelevanceEvaluator(Q, {'map', 'ndcg'}).evaluate({'1': {'a': %s, 'b': 1.5}})"
+                         % score)
+    for score in ("2", "True", "2.5", "np.float64(2.5)", "1e39", "-1e39", "float('inf')", "float('-inf')")
+]
+
+
+@pytest.mark.parametrize("name,expression", ARGUMENTS, ids=[a[0] for a in ARGUMENTS])
+def test_arguments_are_taken_or_refused_as_pytrec_eval_does(name, expression):
+    theirs, mine = _terrier(expression), _ours(expression)
+    if name == "level=-1":          # pytrec_eval 0.5.11 lets it through (not as trec_eval's -l -1; with bpref it
+        assert mine == "TypeError"  # crashes): we refuse it as pytrec_eval refuses 0 (docs/python-api.md)
+    else:
+        assert mine == theirs, "%s: runscore %s, pytrec_eval %s" % (name, mine, theirs)
+
+
+@pytest.mark.parametrize("value", ["np.float32(2.5)", "np.int64(2)", "np.float16(0.5)"])
+def test_numpy_scores_pytrec_eval_refuses_are_taken_at_their_value(value):
+    """pytrec_eval raises TypeError for numpy scalars that are not Python floats (a common output of numpy
+    models); runscore takes their value, which is what converting them to float first gives in pytrec_eval."""
+    assert _terrier("pytrec_eval.RelevanceEvaluator(Q, {'map'}).evaluate({'1': {'a': %s}})" % value) == "TypeError"
+    converted = _terrier("pytrec_eval.RelevanceEvaluator(Q, {'map', 'ndcg'}).evaluate("
+                         "{'1': {'a': float(%s), 'b': 1.5}})" % value)
+    assert _ours("pytrec_eval.RelevanceEvaluator(Q, {'map', 'ndcg'}).evaluate({'1': {'a': %s, 'b': 1.5}})"
+                 % value) == converted

@@ -76,8 +76,9 @@ def test_two_runs_in_one_submission_are_refused(tmp_path):
     shutil.copy(SAMPLE_RUN, str(res / "sample_run01.json"))
     shutil.copy(SAMPLE_RUN, str(res / "sample_run02.json"))
     code, _, err = run_score_py(tmp_path / "input", tmp_path / "output")
-    assert code == 1 and ("sample_run02.json: error: 2 runs of team sample for task qqa23-mrc in the submission "
-                          "(sample_run01, sample_run02); at most 1 per team are allowed") in err
+    assert code == 1 and ("sample_run02.json: error: 2 runs of task qqa23-mrc in the submission "
+                          "(sample_run01, sample_run02); at most 1 are allowed in a submission (the campaign's "
+                          "rule; a submission is one team's)") in err
 
 
 def test_sniffing_claims_a_misnamed_run():

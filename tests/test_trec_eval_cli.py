@@ -150,7 +150,7 @@ USAGE_ERRORS = [
     (["-Z", "z"], "z-scores (-Z) is not supported by runscore trec_eval"),
     (["-x"], "unknown option -x"),
     (["--bogus"], "unknown option --bogus"),
-    (["-M-1"], "-M needs a number >= 0, got -1 (trec_eval would print num_ret -1)"),
+    (["-M-1"], "-M needs a number >= 0, got -1 (trec_eval crashes on a negative -M)"),
     (["-V", "8"], "-V takes 9 (trec_eval 9.0.8, default) or 10 (trec_eval 10.0), got '8'"),
 ]
 
@@ -380,6 +380,7 @@ def test_running_out_of_memory_is_a_message_and_exit_2(tmp_path, monkeypatch, ca
         raise MemoryError
 
     monkeypatch.setattr(command, "_exact", exhausted)
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "0")        # the fast path takes every size now: the exact reader
     code = command.run(["-q", str(qrels), str(run)])
     captured = capsys.readouterr()
     assert code == 2 and captured.out == ""

@@ -172,3 +172,89 @@ def test_measure_parameter_forms_match_trec_eval(tmp_path, monkeypatch, version)
         if problem:
             failures.append(problem)
     assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])
+
+
+# Issue 27's classes. Where trec_eval prints, the bytes must be its bytes; where it crashes (a signal), runscore
+# prints values and must say why on stderr (docs/trec_eval.md, "Differences left").
+CLASSES_27 = [
+    ("--v10 -c: a missing topic keeps parameterised utility and relstring values",
+     b"1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 2\n", b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n",
+     ["-q", "-c", "-m", "utility.2,-1,0,0", "-m", "relstring.3", "-m", "relstring", "-m", "utility", "-m", "map"]),
+    ("--v10 rbp_resid parameters (and -c's missing topic)", b"1 0 a 1\n1 0 b 0\n2 0 c 1\n",
+     b"1 Q0 a 1 1 r\n1 Q0 x 2 0.5 r\n1 Q0 b 3 0.2 r\n",
+     ["-q", "-c", "-m", "rbp_resid.p=0.5", "-m", "rbp_resid", "-m", "rbp_resid.p=0.7,1=2", "-m", "unj.1"]),
+    # (not all_trec: its gain-level measures loop over all 40,001 grades in Python, a minute; the random pairs
+    # below run -l 30000 with all_trec)
+    ("-l 30000 with grades that high", b"1 0 a 1\n1 0 b 40000\n1 0 c 30000\n",
+     b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n1 Q0 c 3 0.2 r\n",
+     ["-q", "-l", "30000", "-m", "bpref", "-m", "gm_bpref", "-m", "map", "-m", "P.5", "-m", "num_rel", "-m", "ndcg_cut.5", "-m", "relstring", "-m", "infAP"]),
+    ("-l 40000 with grades that high", b"1 0 a 1\n1 0 b 40000\n1 0 c 30000\n",
+     b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n1 Q0 c 3 0.2 r\n",
+     ["-q", "-l", "40000", "-m", "bpref", "-m", "gm_bpref", "-m", "map", "-m", "P.5", "-m", "num_rel", "-m", "ndcg_cut.5", "-m", "relstring", "-m", "infAP"]),
+]
+CRASHES_27 = [
+    ("a topic whose highest grade is <= -2 after another topic", b"1 0 a 1\n2 0 b -2\n2 0 c -3\n",
+     b"1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n2 Q0 c 2 0.5 r\n", ["-q", "-m", "all_trec"], "trec_eval crashes on such a topic"),
+    ("bpref with -l far above the highest grade", b"1 0 a 1\n1 0 b 0\n2 0 c 2\n",
+     b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n2 Q0 c 1 1 r\n", ["-q", "-l", "500000", "-m", "bpref", "-m", "gm_bpref"],
+     "can crash trec_eval"),
+    ("a negative -M", b"1 0 a 1\n", b"1 Q0 a 1 0.5 r\n", ["-M", "-1"], "trec_eval crashes on a negative -M"),
+]
+
+
+def _crash_or_same(qrels, run, options, version, folder, because):
+    """None when runscore prints trec_eval's bytes and exit code, or trec_eval died of a signal and runscore's
+    stderr names the reason `because`; else a description."""
+    problem = peer.compare(qrels, run, options, version, folder)
+    if problem is None:
+        return None
+    path, _ = peer.binary(version)
+    want = peer.run_peer(path, options + [os.path.join(folder, "qrels"), os.path.join(folder, "run")], folder)
+    got = peer.run_runscore(options + (["--v10"] if version == "10.0" else []) +
+                            [os.path.join(folder, "qrels"), os.path.join(folder, "run")])
+    if want[1] < 0 and because in got[2].decode("utf-8", "replace"):
+        return None
+    return problem + "\n--- runscore stderr:\n" + got[2].decode("utf-8", "replace")[-800:]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name,qrels,run,options", CLASSES_27, ids=[c[0] for c in CLASSES_27])
+def test_issue_27_classes_match_trec_eval(tmp_path, monkeypatch, version, name, qrels, run, options):
+    _need(version)
+    for fast in ("0", "1"):
+        monkeypatch.setenv("RUNSCORE_FAST_PATH", fast)
+        problem = peer.compare(qrels, run, options, version, str(tmp_path))
+        assert problem is None, problem
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name,qrels,run,options,because", CRASHES_27, ids=[c[0] for c in CRASHES_27])
+def test_where_trec_eval_crashes_runscore_says_why(tmp_path, monkeypatch, version, name, qrels, run, options,
+                                                   because):
+    _need(version)
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "1")        # the fast path must leave these to the exact path
+    problem = _crash_or_same(qrels, run, options, version, str(tmp_path), because)
+    assert problem is None, problem
+
+
+# Random pairs with the issue-27 option sets (make fuzz runs RUNSCORE_FUZZ_TREC_EVAL_PAIRS of them): a crash of
+# trec_eval is explained only by the warning of its class.
+OPTION_SETS_27 = [
+    (["-q", "-l", "30000", "-m", "all_trec"], "can crash trec_eval"),
+    (["-q", "-c", "-m", "utility.2,-1,0,0", "-m", "relstring.3", "-m", "map"], "trec_eval crashes on such a topic"),
+    (["-q", "-c", "-m", "rbp_resid.p=0.5", "-m", "rbp.p=0.5", "-m", "unj.3"], "trec_eval crashes on such a topic"),
+]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_random_pairs_with_the_issue_27_options_match_trec_eval(tmp_path, monkeypatch, version):
+    _need(version)
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "0")
+    failures = []
+    for seed in range(PAIRS):
+        qrels, run = peer.pair(seed, version == "10.0")
+        for options, because in OPTION_SETS_27:
+            problem = _crash_or_same(qrels, run, options, version, str(tmp_path), because)
+            if problem:
+                failures.append("seed %d: %s" % (seed, problem))
+    assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])

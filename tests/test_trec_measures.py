@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from runscore.ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic, judge_ranking, rank_order
-from runscore.measures.trec import (ELEVEN_POINTS, REGISTRY, TrecOptions, evaluate_topic, interpolated_precision,
-                                    recall_point_cutoff)
+from runscore.measures.trec import ELEVEN_POINTS, REGISTRY, TrecOptions, evaluate_topic
+from runscore.measures.trec_blocks import interpolated_precision, recall_point_cutoff
 
 N, U = NOT_IN_POOL, UNJUDGED
 

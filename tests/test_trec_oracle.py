@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from runscore.commands.trec_eval_files import Qrels
+from runscore.ranking.trec_eval_files import Qrels
 from runscore.commands.trec_eval import Settings, evaluate, select_measures
 from runscore.measures.trec import MIN_GEO_MEAN
 from runscore.ranking.rankeval import TopicRun

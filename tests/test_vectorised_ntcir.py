@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, run_score_py
-from runscore.ranking.columnar import columns_from_records
+from runscore.ranking.columnar_run import columns_from_records
 from runscore.measures.names import compute_all
 from runscore.measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains
 from runscore.measures.vectorised import QrelsColumns

@@ -17,7 +17,8 @@ import subprocess
 import sys
 from typing import List, Optional, Tuple
 
-SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared")
+SHARED = os.environ.get("RUNSCORE_SHARED") or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                          "..", "shared")
 BUILD = os.path.join(SHARED, "bin", "build-trec-eval")
 _BUILT = {}
 

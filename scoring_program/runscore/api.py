@@ -8,6 +8,7 @@ exits 1; InvalidRunsError carries every diagnostic of every file) and ConfigErro
 or option). Results are plain dicts and lists. The drop-in for pytrec_eval is the module runscore.pytrec_eval.
 Documentation with examples: docs/python-api.md.
 """
+import math
 import os
 import shutil
 import tempfile
@@ -17,6 +18,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import inmemory
+from .measures.trec import REGISTRY
 from .ranking import fastpath
 from .errors import ConfigError, Diagnostic, RunError
 from .pipeline import CheckedFile, LoadedReference, check_file, check_run_limit
@@ -197,99 +199,229 @@ def _trec_argv(measures, complete, level, max_docs, judged_only, num_docs_in_col
 
 def trec_eval(qrels: Any, run: Any, measures: Optional[Sequence[str]] = None, complete: bool = False,
               level: int = 1, max_docs: Optional[int] = None, judged_only: bool = False, num_docs_in_coll: int = 0,
-              version: str = "9.0.8", keep_first_duplicate: bool = False, run_id: str = "") -> Dict[str, Any]:
+              version: str = "9.0.8", keep_first_duplicate: bool = False, run_id: str = "",
+              strict: bool = False) -> Dict[str, Any]:
     """`runscore trec_eval -q [options] QRELS RUN` as data: {"all": {name: value}, "per_topic": {qid: {name:
     value}}, "warnings": [text]}, with trec_eval's output names (`map`, `P_10`, `ndcg_cut_10`, `runid`, `num_q`)
     and the values it prints, at full precision (counts as ints, runid and relstring as text).
 
     qrels, run: file paths, dicts ({qid: {docno: grade}}, {qid: {docno: score}}) or pandas DataFrames with the
     columns query_id, doc_id, relevance / score (or PyTerrier's qid, docno, label / score). measures: -m
-    arguments (`["map", "P.5,10", "ndcg_cut.10", "all_trec"]`; default: trec_eval's official set). complete: -c,
-    level: -l, max_docs: -M, judged_only: -J, num_docs_in_coll: -N, version: "9.0.8" (default) or "10.0"
-    (--v10). run_id: the runid of a run given as a dict or DataFrame (a file's is its last line's tag).
+    arguments (`["map", "P.5,10", "ndcg_cut.10", "all_trec"]`; default: trec_eval's official set) or
+    ir_measures names (`nDCG@10`, `P@10`, `AP`, `R@100`, `RR`, `Judged@10`), returned under the name asked.
+    complete: -c, level: -l, max_docs: -M, judged_only: -J, num_docs_in_coll: -N, version: "9.0.8" (default)
+    or "10.0" (--v10). run_id: the runid of a run given as a dict or DataFrame (a file's is its last line's tag).
+    Files are read as `runscore trec_eval` reads them (as trec_eval does, a warning for each lenient reading);
+    strict: --strict, those readings are errors (ConfigError for the qrels, InvalidRunsError for the run).
     """
     from .commands import trec_eval as command
-    from .commands.trec_eval_files import TrecEvalFailure
+    from .measures import ir_measures_names
+    from .ranking.trec_eval_files import TrecEvalFailure
 
-    argv = _trec_argv(measures, complete, level, max_docs, judged_only, num_docs_in_coll, version,
+    if isinstance(measures, str):
+        measures = [measures]
+    asked = [(m, ir_measures_names.parse(m) if isinstance(m, str) else None) for m in measures or ()]
+    trec_args = [m for m, ir in asked if ir is None]
+    ir_names = [ir for _, ir in asked if ir is not None]
+    if trec_args and ir_names:
+        # two evaluations, so that trec_eval's rule for a measure asked twice (the first -m wins) never drops
+        # a cutoff asked by its ir_measures name (P.5 and P@10)
+        options = dict(complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
+                       num_docs_in_coll=num_docs_in_coll, version=version,
+                       keep_first_duplicate=keep_first_duplicate, run_id=run_id, strict=strict)
+        result = trec_eval(qrels, run, trec_args, **options)
+        extra = trec_eval(qrels, run, [ir.name for ir in ir_names], **options)
+        result["all"].update(extra["all"])
+        for qid, values in extra["per_topic"].items():
+            result["per_topic"].setdefault(qid, {}).update(values)
+        return result
+    computed_args = trec_args or ir_measures_names.trec_eval_args(ir_names)
+    if measures and not computed_args:
+        computed_args = ["num_q"]               # only Judged@k: nothing of trec_eval's to compute
+    argv = _trec_argv(computed_args, complete, level, max_docs, judged_only, num_docs_in_coll, version,
                       keep_first_duplicate)
     settings, _ = command.parse_settings(argv)
     if settings.max_docs is not None and settings.max_docs < 0:
         raise ConfigError("max_docs must be >= 0, got %d" % settings.max_docs)
     names, params = command.select_measures(settings.measure_args, settings.v10)
+    judged = [ir for ir in ir_names if not ir.trec_arg]
     warnings: List[str] = []
     try:
         if isinstance(qrels, (str, os.PathLike)) and isinstance(run, (str, os.PathLike)):
-            per_topic, printed, file_run_id = _trec_eval_files(command, settings, os.fspath(qrels), os.fspath(run),
-                                                               names, params, warnings)
-            run_id = file_run_id
+            evaluation, run_id, judged_values = _trec_eval_files(command, settings, os.fspath(qrels),
+                                                                 os.fspath(run), names, params, warnings, strict,
+                                                                 judged)
+            summary = dict(command.summary_values(names, evaluation, params, run_id))
+            per_topic, printed = evaluation.values, evaluation.printed
         else:
-            per_topic, printed = _trec_eval_memory(command, settings, qrels, run, names, params, warnings)
+            per_topic, printed, run_dict, qrels_dict = _trec_eval_memory(command, settings, qrels, run, names,
+                                                                         params, warnings, strict)
+            summary = None
+            judged_values = {ir: ir_measures_names.judged_at(run_dict, qrels_dict, list(per_topic), ir.cutoff)
+                             for ir in judged}
     except TrecEvalFailure as exc:          # what trec_eval would stop on (the command's exit 4 or 7)
         raise RunError(exc.detail.split(": error: ", 1)[-1], exc.detail.split(": error: ", 1)[0])
     if not per_topic:
         raise RunError("no topic of the run is in the qrels (nothing to evaluate)", "run")
-    return {"all": _summary(command, names, per_topic, params, run_id),
-            "per_topic": {qid: _topic_values(command, names, per_topic[qid], params) for qid in printed},
+    if summary is None:
+        summary = _summary(command, names, per_topic, params, run_id)
+    out_topics = {qid: _topic_values(command, names, per_topic[qid], params) for qid in printed}
+    if ir_names:
+        summary, out_topics = _ir_measures_view(command, trec_args, ir_names, judged_values, summary, out_topics,
+                                                settings.v10)
+    return {"all": summary, "per_topic": {_text(qid): values for qid, values in out_topics.items()},
             "warnings": warnings}
 
 
-def _trec_eval_files(command, settings, qrels_path, run_path, names, params, warnings):
-    """The fast path for a big clean run (as `runscore trec_eval`), else the strict exact readers; the values of
-    both are the in-memory evaluation's (every qrels topic with -c, a missing one as an empty ranking)."""
-    fast = None if settings.complete else fastpath.trec_eval(settings, qrels_path, run_path, names, params)
-    if fast is not None:
-        evaluation, run_id = fast
-        return evaluation.values, evaluation.printed, run_id
-    qrels = _qrels_file(qrels_path, settings)
-    if not qrels:
-        raise ConfigError("the qrels file has no judgements", qrels_path)
-    run, run_id = _run_file(run_path, settings, warnings)
-    per_topic, printed = _trec_eval_memory(command, settings, qrels, run, names, params, warnings)
-    return per_topic, printed, run_id
-
-
-def _qrels_file(path: str, settings):
-    """A qrels file read by runscore's strict reader (see docs/python-api.md: stricter than the command)."""
-    from .ranking.qrels import parse_qrels_text
-    from .textfile import read_text
-
-    return parse_qrels_text(read_text(path, error_class=ConfigError), path, allow_comments=settings.v10)
-
-
-def _run_file(path: str, settings, warnings):
-    """({qid: {docno: score}}, run id) of a run file read by runscore's strict reader; its warnings appended."""
-    from .ranking.trec_format import read_trec_run
-
+def _text(name: str) -> str:
+    """An id read from a file's bytes (kept as Latin-1 characters, one per byte) as the text it is in UTF-8."""
     try:
-        run_data, diags = read_trec_run(path, comments=settings.v10, keep_first_duplicate=settings.keep_first_duplicate)
+        return name.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return name
+
+
+def _ir_measures_view(command, trec_args, ir_names, judged_values, summary, per_topic, v10):
+    """Values asked for by ir_measures names under those names (Judged@k added), and only the trec_eval values
+    asked for by trec_eval names."""
+    kept = set()
+    if trec_args:
+        names, params = command.select_measures(trec_args, v10)
+        for name in names:
+            measure = REGISTRY.get(name)
+            kept.update([name] if measure is None else measure.value_names(params.get(name, measure.params)))
+
+    def view(values, judged_of):
+        row = {k: v for k, v in values.items() if k in kept}
+        for ir in ir_names:
+            if ir.trec_arg:
+                if ir.value_name in values:
+                    row[ir.name] = values[ir.value_name]
+            else:
+                row[ir.name] = judged_of(ir)
+        return row
+
+    topics = {qid: view(values, lambda ir, qid=qid: judged_values[ir].get(qid, 0.0))
+              for qid, values in per_topic.items()}
+    every = {ir: list(judged_values[ir].values()) for ir in judged_values}
+    return view(summary, lambda ir: math.fsum(every[ir]) / len(every[ir]) if every[ir] else 0.0), topics
+
+
+def _trec_eval_files(command, settings, qrels_path, run_path, names, params, warnings, strict, judged):
+    """The fast path for a big clean run (as `runscore trec_eval`), else both files read as the command reads
+    them (trec_eval's lenient readings warned about, or refused with `strict`) and trec_eval's main loop:
+    (Evaluation, run id, {Judged measure: {qid: value}})."""
+    from .measures import ir_measures_names
+
+    fast = None if settings.complete or judged else fastpath.trec_eval(settings, qrels_path, run_path, names,
+                                                                       params)
+    if fast is not None:
+        return command.Evaluation.of_columns(fast, settings.complete), fast.run_id, {}
+    qrels, run = _read_as_trec_eval(command, settings, qrels_path, run_path, warnings, strict)
+    evaluation = command.evaluate(settings, qrels, run, names, params, run_path, [], warnings)
+    run_dict = {qid: dict(zip(topic.docnos, topic.scores)) for qid, topic in run.topics.items()}
+    qrels_dict = {qid: qrels.grades(qid) for qid in qrels.topics}
+    judged_values = {ir: ir_measures_names.judged_at(run_dict, qrels_dict, list(evaluation.values), ir.cutoff)
+                     for ir in judged}
+    return evaluation, run.run_id, judged_values
+
+
+def _read_as_trec_eval(command, settings, qrels_path, run_path, warnings, strict):
+    """Both files read as `runscore trec_eval` reads them: its notes (what trec_eval reads silently: a score
+    `abc` read as 0, a grade `1.5` read as 1, a BOM kept in an id, a repeated docno) become `warnings`, or
+    errors with `strict` (ConfigError for the qrels, InvalidRunsError for the run)."""
+    from .ranking.trec_eval_files import read_qrels, read_run
+
+    qrels = read_qrels(_file_bytes(qrels_path, "qrels"), qrels_path, settings.v10)
+    run = read_run(_file_bytes(run_path, "run"), run_path, settings.v10)
+    if settings.keep_first_duplicate:
+        command._keep_first_lines(run, run.notes)
+    else:
+        command._duplicate_notes(run, run.notes)
+    shown = {}
+    for path, notes in ((qrels_path, qrels.notes), (run_path, run.notes)):
+        shown[path] = ["%s: %s: %s" % ("%s:%d" % (path, n.line) if n.line else path, "error" if strict else
+                                       "warning", n.message) for n in sorted(notes, key=lambda n: n.line)]
+        warnings.extend([] if strict else shown[path])
+    # as the command: with strict, a refused run line wins (exit 1) over a refused qrels line (exit 2)
+    if strict and run.notes:
+        raise InvalidRunsError(shown[run_path], {run_path: [Diagnostic(run_path, n.line, "error", n.message)
+                                                            for n in run.notes]})
+    if strict and qrels.notes:
+        first = min(qrels.notes, key=lambda n: n.line)
+        raise ConfigError(first.message, qrels_path, first.line)
+    return qrels, run
+
+
+def _file_bytes(path: str, what: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
     except OSError as exc:
-        raise ConfigError("cannot read run file: %s" % exc.strerror, path)
-    _raise_or_warn(diags, warnings)
-    return {qid: dict(zip(topic.docnos, topic.scores)) for qid, topic in run_data.topics.items()}, run_data.run_id
+        raise ConfigError("cannot read the %s file: %s" % (what, exc.strerror), path)
 
 
-def _raise_or_warn(diags, warnings):
-    if diags.has_errors:
-        raise InvalidRunsError(diags.lines(), {diags.path: diags.items})
-    warnings.extend(diags.lines())
+def _qrels_file(path: str, settings, warnings=None, strict=False):
+    """{qid: {docno: grade}} of a qrels file read as `runscore trec_eval` reads it (a judgement repeated for a
+    topic is an error: a dict holds one)."""
+    from .ranking.trec_eval_files import read_qrels
+
+    qrels = read_qrels(_file_bytes(path, "qrels"), path, settings.v10)
+    _notes_to(qrels.notes, path, warnings, strict, ConfigError)
+    out = {}
+    for qid in qrels.topics:
+        twice = qrels.duplicate(qid)
+        if twice is not None:
+            raise ConfigError("duplicate judgement of %s in topic %s (first at line %d)" % (_text(twice[0]),
+                              _text(qid), twice[1]), path, twice[2])
+        out[_text(qid)] = {_text(d): g for d, g in qrels.grades(qid).items()}
+    return out
 
 
-def _memory_side(command, settings, qrels, run, warnings):
+def _run_file(path: str, settings, warnings, strict=False):
+    """({qid: {docno: score}}, run id) of a run file read as `runscore trec_eval` reads it (a repeated docno is
+    an error, as a dict holds one score, unless keep_first_duplicate)."""
+    from .commands import trec_eval as command
+    from .ranking.trec_eval_files import read_run
+
+    run = read_run(_file_bytes(path, "run"), path, settings.v10)
+    if settings.keep_first_duplicate:
+        command._keep_first_lines(run, run.notes)
+    _notes_to(run.notes, path, warnings, strict, RunError)
+    out = {}
+    for qid, topic in run.topics.items():
+        ranked = out[_text(qid)] = {}
+        for docno, score, line in zip(topic.docnos, topic.scores, topic.lines):
+            if _text(docno) in ranked:
+                raise RunError("duplicate docno %s in topic %s (keep_first_duplicate=True keeps the first)"
+                               % (_text(docno), _text(qid)), path, line)
+            ranked[_text(docno)] = score
+    return out, _text(run.run_id)
+
+
+def _notes_to(notes, path, warnings, strict, error_class):
+    for note in sorted(notes, key=lambda n: n.line):
+        if strict:
+            raise error_class(note.message, path, note.line)
+        if warnings is not None:
+            warnings.append("%s: warning: %s" % ("%s:%d" % (path, note.line) if note.line else path, note.message))
+
+
+def _memory_side(command, settings, qrels, run, warnings, strict=False):
     """Qrels and run as checked dicts, whatever each was given as."""
     if isinstance(qrels, (str, os.PathLike)):
-        qrels = _qrels_file(os.fspath(qrels), settings)
+        qrels = _qrels_file(os.fspath(qrels), settings, warnings, strict)
     qrels = inmemory.qrels_dict(qrels)
     if isinstance(run, (str, os.PathLike)):
-        run = _run_file(os.fspath(run), settings, warnings)[0]
+        run = _run_file(os.fspath(run), settings, warnings, strict)[0]
     run = inmemory.run_dict(run)
     inmemory.check_run(run)
     return qrels, run
 
 
-def _trec_eval_memory(command, settings, qrels, run, names, params, warnings):
+def _trec_eval_memory(command, settings, qrels, run, names, params, warnings, strict=False):
     """commands.trec_eval.evaluate for dicts: the same topics, the same values (whole-run kernels)."""
-    qrels, run = _memory_side(command, settings, qrels, run, warnings)
+    qrels, run = _memory_side(command, settings, qrels, run, warnings, strict)
     if not qrels:
         raise ConfigError("the qrels have no judgements")
     topics = []
@@ -304,16 +436,22 @@ def _trec_eval_memory(command, settings, qrels, run, names, params, warnings):
 
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in names if m not in ("runid", "num_q")]
-    per_topic = inmemory.evaluate(run, inmemory.MemoryQrels(qrels), topics, computed, settings.level, options,
+    missing = [qid for qid in topics if qid not in run]
+    ranked = run
+    if settings.v10 and missing:    # trec_eval 10.0 scores its placeholder ranking for a missing topic (-c)
+        ranked = dict(run)
+        ranked.update({qid: {command.BOGUS_DOCNO: 1.0} for qid in missing})
+    per_topic = inmemory.evaluate(ranked, inmemory.MemoryQrels(qrels), topics, computed, settings.level, options,
                                   settings.max_docs, params, np.float64 if settings.v10 else np.float32,
                                   settings.judged_only)
-    for qid in topics:
-        if qid not in run:          # as commands.trec_eval.evaluate: utility of a missing topic is 0
-            values = per_topic[qid]
-            for name in values:
-                if name == "utility" or name.startswith("utility_"):
-                    values[name] = 0.0
-    return per_topic, [qid for qid in topics if qid in run or settings.v10]
+    for qid in missing:
+        values = per_topic[qid]
+        for name in values:
+            if settings.v10:        # then clears what commands.trec_eval.zero_bogus says
+                command.zero_bogus(values, name)
+            elif name == "utility" or name.startswith("utility_"):
+                values[name] = 0.0  # 9.0.8 averages a missing topic as 0 without evaluating it
+    return per_topic, [qid for qid in topics if qid in run or settings.v10], run, qrels
 
 
 def _summary(command, names, per_topic, params, run_id) -> Dict[str, Any]:

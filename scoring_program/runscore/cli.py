@@ -12,10 +12,6 @@ from typing import Any, Dict, List, Optional
 from . import __version__
 from .commands import command_modules, find_command
 from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
-from .pipeline import load_reference, score_run
-from .report import summary_table
-from .tasks import all_tasks, get_task
-from .tasks.base import submission_scope
 
 
 class UsageError(ConfigError):
@@ -43,13 +39,20 @@ def _option_overrides(pairs: Optional[List[str]]) -> Dict[str, Any]:
     return out
 
 
+# The stages (pipeline, report, tasks) are imported by the built-in commands that use them, not at start-up:
+# `runscore trec_eval` needs none of them, and its start-up is part of what it is measured by (issue 26).
+
 def cmd_tasks(_args) -> int:
+    from .tasks import all_tasks
+
     for task in all_tasks():
         print("%-16s %s" % (task.id, task.description))
     return EXIT_OK
 
 
 def cmd_options(args) -> int:
+    from .tasks import get_task
+
     task = get_task(args.task)
     for option in task.options:
         choices = " (%s)" % " | ".join(str(c) for c in option.choices) if option.choices else ""
@@ -65,6 +68,7 @@ def _check_all(task, files, reference, max_errors, team_cap=False, options=None)
     import tempfile
 
     from .submission import examine_files
+    from .tasks.base import submission_scope
 
     for path in files:
         if not os.path.exists(path):
@@ -82,6 +86,9 @@ def _check_all(task, files, reference, max_errors, team_cap=False, options=None)
 
 
 def cmd_validate(args) -> int:
+    from .pipeline import load_reference
+    from .tasks import get_task
+
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option)) if args.ref else None
     options = None if reference else task.resolve_options(_option_overrides(args.option), "--option")
@@ -105,6 +112,10 @@ def cmd_validate(args) -> int:
 
 
 def cmd_score(args) -> int:
+    from .pipeline import load_reference, score_run
+    from .report import summary_table
+    from .tasks import get_task
+
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option))
     found = _check_all(task, args.runs, reference, args.max_errors, args.team_cap)
@@ -198,7 +209,8 @@ def build_parser(list_extra_commands: bool = True) -> argparse.ArgumentParser:
         p.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
         p.add_argument("--max-errors", type=int, default=50, help="different errors listed per file (default 50)")
         p.add_argument("--team-cap", action="store_true",
-                       help="apply the campaign's cap on runs per team (as the platform does); off by default")
+                       help="apply the platform's rules on a submission's runs (one team's, the campaign's cap), as "
+                       "runscore check and the competition do; off by default")
         if name == "score":
             p.add_argument("--json", action="store_true", help="print {run: {measure: value}} as JSON")
             p.add_argument("--per-topic", action="store_true", help="include per-topic values")

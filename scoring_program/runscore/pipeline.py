@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .errors import ERROR, ConfigError, Diagnostic, Diagnostics, RunError
-from .tasks.base import ParsedRun, RunScores, Task, read_task_yaml
+from .tasks.base import ParsedRun, RunScores, Task, read_task_yaml, short_repr
+
+
+# Which run of a submission fills the leaderboard row (task.yaml `leaderboard_run:`): the team's primary run (its
+# lowest run number, Task.run_number), or the best by the primary measure. A hidden phase defaults to primary, so
+# that sending many runs is no free multiple testing; the shipped sample data says `best` (docs/codabench.md).
+LEADERBOARD_RUNS = ("primary", "best")
 
 
 MODES = ("score", "collect")
@@ -27,6 +33,8 @@ class LoadedReference:
     data: Any
     collect: bool = False
     topics: Optional[List[str]] = None
+    leaderboard_run: str = "primary"
+    runs_per_submission: Optional[int] = None    # task.yaml's cap on a submission's runs (None: the task's own)
 
 
 def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]] = None) -> LoadedReference:
@@ -48,6 +56,7 @@ def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]
     raw = dict(raw)
     raw.update(overrides or {})
     options = task.resolve_options(raw, where)
+    rule, cap = _submission_settings(config, where)
     mode = config.get("mode", "score")
     if mode not in MODES:
         raise ConfigError("mode must be score or collect, not %r" % (mode,), where)
@@ -55,8 +64,22 @@ def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]
         topics = config.get("topics")
         if topics is not None and not (isinstance(topics, list) and topics):
             raise ConfigError("topics must be a non-empty list of topic ids", where)
-        return LoadedReference(task, ref_path, options, None, True, [str(t) for t in topics] if topics else None)
-    return LoadedReference(task, ref_path, options, task.load_reference(ref_path, options))
+        return LoadedReference(task, ref_path, options, None, True, [str(t) for t in topics] if topics else None,
+                               leaderboard_run=rule, runs_per_submission=cap)
+    return LoadedReference(task, ref_path, options, task.load_reference(ref_path, options), leaderboard_run=rule,
+                           runs_per_submission=cap)
+
+
+def _submission_settings(config: Dict[str, Any], where: str) -> Tuple[str, Optional[int]]:
+    """task.yaml's `leaderboard_run` (primary | best) and `runs_per_submission` (a positive integer), checked."""
+    rule = config.get("leaderboard_run", "primary")
+    if rule not in LEADERBOARD_RUNS:
+        raise ConfigError("leaderboard_run must be one of %s, not %s"
+                          % (", ".join(LEADERBOARD_RUNS), short_repr(rule)), where)
+    cap = config.get("runs_per_submission")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+        raise ConfigError("runs_per_submission must be a positive integer, not %s" % short_repr(cap), where)
+    return rule, cap
 
 
 @dataclass
@@ -79,7 +102,10 @@ def check_file(task: Task, path: str, display: str, reference: Optional[LoadedRe
         diags.add(exc.diagnostic)
     if name_other_task:
         _say_other_task(task, path, display, diags)
-    return CheckedFile(display, diags, runs if not diags.has_errors else [])
+    runs = runs if not diags.has_errors else []
+    for run in runs:
+        run.teams = task.teams_named(run)
+    return CheckedFile(display, diags, runs)
 
 
 def _say_other_task(task: Task, path: str, display: str, diags: Diagnostics) -> None:
@@ -115,34 +141,62 @@ def _say_other_task(task: Task, path: str, display: str, diags: Diagnostics) -> 
 
 
 def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool = True,
-                    per_submission: bool = True) -> List[Diagnostic]:
+                    per_submission: bool = True, one_team: bool = False,
+                    cap: Optional[int] = None) -> List[Diagnostic]:
     """The caps on a submission's runs of one task (docs/limits.md), as error diagnostics.
 
-    per_team: the campaign's rule (e.g. 4 AC runs per R2C2 team), counted per team as the run names (or a
-    group_id column) tell it, since a submission may hold several teams' runs; the CLI applies it only with
-    --team-cap, because a researcher rescoring a campaign scores every team's runs in one call (issue 18).
+    one_team: the platform's rule (score.py, `runscore check`): a submission is one team's, so runs naming
+    several teams (Task.teams_named) are an error, and the campaign's cap (`cap`, else Task.max_runs_per_team)
+    counts every run of the submission, whatever names the files hold (issue 22: five runs of made-up groups
+    g1..g5 in one file passed a per-team count).
+    per_team (without one_team): the cap counted per team as the run names tell it, for `--team-cap` on the
+    command line, where a researcher rescoring a campaign may pass several teams' runs (issue 18).
     per_submission: the platform's resource cap on runs of a task in one submission (Codabench stops a scoring
     program after 600 s), applied by score.py only.
     """
     out: List[Diagnostic] = []
     files = [(c.display, r) for c in checked for r in c.runs]
-    if per_team and task.max_runs_per_team is not None:
+    limit = cap if cap is not None else task.max_runs_per_team
+    if one_team:
+        out.extend(_several_teams(task, files))
+        if limit is not None and len(files) > limit:
+            out.append(Diagnostic(files[limit][0], 0, ERROR,
+                                  "%d runs of task %s in the submission (%s); at most %d are allowed in a "
+                                  "submission (the campaign's rule; a submission is one team's)"
+                                  % (len(files), task.id, _names([r.name for _, r in files]), limit)))
+    elif per_team and limit is not None:
         teams: Dict[str, List[Tuple[str, ParsedRun]]] = {}
         for display, run in files:
             teams.setdefault(task.team_of(run), []).append((display, run))
         for team, runs in teams.items():
-            if len(runs) > task.max_runs_per_team:
+            if len(runs) > limit:
                 whose = "team %s" % team if team else "one team"
-                out.append(Diagnostic(runs[task.max_runs_per_team][0], 0, ERROR,
+                out.append(Diagnostic(runs[limit][0], 0, ERROR,
                                       "%d runs of %s for task %s in the submission (%s); at most %d per team are "
                                       "allowed" % (len(runs), whose, task.id, _names([r.name for _, r in runs]),
-                                                   task.max_runs_per_team)))
+                                                   limit)))
     if per_submission and task.max_runs_per_submission is not None and len(files) > task.max_runs_per_submission:
         out.append(Diagnostic(files[task.max_runs_per_submission][0], 0, ERROR,
                               "%d runs of task %s in the submission; at most %d are scored in one submission "
                               "(docs/limits.md); send them in several submissions"
                               % (len(files), task.id, task.max_runs_per_submission)))
     return out
+
+
+def _several_teams(task: Task, files: Sequence[Tuple[str, ParsedRun]]) -> List[Diagnostic]:
+    """One error at the first run naming a second team, naming both teams and where each is named."""
+    first: Optional[Tuple[str, str, str, int]] = None      # team, run, file, line
+    for display, run in files:
+        for team, line in (run.teams if run.teams is not None else task.teams_named(run)).items():
+            if first is None:
+                first = (team, run.name, display, line)
+            elif team != first[0]:
+                where = "%s:%d" % (first[2], first[3]) if first[3] else first[2]
+                return [Diagnostic(display, line, ERROR,
+                                   "run %s names team %s, but run %s names team %s (%s): a submission is one "
+                                   "team's; send each team's runs in its own submission"
+                                   % (run.name, team, first[1], first[0], where))]
+    return []
 
 
 def _names(names: List[str], limit: int = 6) -> str:
@@ -155,6 +209,28 @@ def score_run(reference: LoadedReference, run: ParsedRun) -> RunScores:
                           "against; score with the reference folder made from the judgements (docs/campaign.md)",
                           reference.path)
     return reference.task.score(run, reference.data, reference.options)
+
+
+def leaderboard_run(task: Task, scored: List[Tuple[ParsedRun, RunScores]],
+                    rule: str = "primary") -> Tuple[ParsedRun, RunScores, str]:
+    """The run that fills the leaderboard row, and why, in words for the log and the detailed page.
+
+    primary: the team's primary run, its lowest run number (Task.run_number; ties and unnumbered runs in
+    submission order, numbered runs first); best: the best by the primary measure (best_run)."""
+    if rule == "best":
+        run, scores = best_run(task, scored)
+        return run, scores, "the best of the %d runs by %s" % (len(scored), task.primary.title) \
+            if len(scored) > 1 else "the submission's only run"
+    numbers = [task.run_number(run) for run, _ in scored]
+    chosen = min(range(len(scored)), key=lambda i: (numbers[i] is None, numbers[i] or 0, i))
+    run, scores = scored[chosen]
+    if len(scored) == 1:
+        why = "the submission's only run"
+    elif numbers[chosen] is None:
+        why = "the team's primary run (no run has a run number: the first in the submission)"
+    else:
+        why = "the team's primary run (the lowest run number, %d, of the %d runs)" % (numbers[chosen], len(scored))
+    return run, scores, why
 
 
 def best_run(task: Task, scored: List[Tuple[ParsedRun, RunScores]]) -> Tuple[ParsedRun, RunScores]:

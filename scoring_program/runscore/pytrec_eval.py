@@ -17,25 +17,37 @@ pytrec_eval on purpose (so that values match, see docs/python-api.md):
   mean); runid and relstring are 0.0 and num_q 1.0 per topic.
 
 Where it differs: a topic of the run without any document is an empty ranking (pytrec_eval crashes), ids must be
-strings, grades integers and scores finite numbers (ConfigError / RunError, which are also TypeError);
-a measure it does not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming it.
-Measure parameters may also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`).
+strings and grades integers (ConfigError / RunError, which are also TypeError); numpy scalar scores and grades
+pytrec_eval refuses are taken at their value; a NaN score ranks below every number (pytrec_eval's order of NaN
+is its C++ and C libraries' sorts), with a warning, as for +-inf, which are ranked as pytrec_eval ranks them; a
+relevance_level below 1 is a TypeError (pytrec_eval refuses 0 and lets negative ones through); a measure it does
+not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming it. Measure parameters may
+also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`). register() makes `import
+pytrec_eval` give this module (BEIR, mteb, ir_measures).
 """
 import collections
 import difflib
 import math
 import re
+import sys
+import warnings
+from numbers import Integral
 from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set
 
 import numpy as np
 
+from . import __version__ as _runscore_version
 from . import inmemory
 from .errors import ConfigError, RunError
-from .measures.trec import (ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions,
-                             recall_point_cutoff)
+from .measures.trec import ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions
+from .measures.trec_blocks import recall_point_cutoff
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
-           "compute_aggregated_measure", "UnsupportedMeasure"]
+           "compute_aggregated_measure", "UnsupportedMeasure", "register", "__version__"]
+
+# runscore's version: ir_measures uses a pytrec_eval module only if it has a __version__ (older pytrec_eval
+# builds had none), and a script that records `pytrec_eval.__version__` records what computed its numbers.
+__version__ = _runscore_version
 
 _OFFICIAL = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
              "iprec_at_recall", "P")
@@ -172,15 +184,69 @@ def resolve_measures(measures: Iterable[str]) -> Dict[str, Any]:
     return resolved
 
 
+_C_INT_MAX = 2 ** 31 - 1
+
+
+def _c_int(value: Any, name: str) -> int:
+    """An argument pytrec_eval parses as a C int: an integer within a C int (bool and numpy integers too)."""
+    if isinstance(value, Integral) and -_C_INT_MAX - 1 <= value <= _C_INT_MAX:
+        return int(value)
+    raise TypeError("Argument %s must be an integer within a C int (pytrec_eval reads it as one), got %r"
+                    % (name, value))
+
+
+def _trec_eval_order(docs: Sequence[str], scores: np.ndarray) -> List[int]:
+    """Indices of `docs` in trec_eval's ranking of a topic (score descending as a C float, then docno
+    descending), with NaN below every number: pytrec_eval's own order of NaN is whatever libstdc++'s std::sort
+    and glibc's qsort make of comparators NaN breaks, which no other program reproduces (docs/python-api.md)."""
+    by_docno = sorted(range(len(docs)), key=docs.__getitem__, reverse=True)
+    nan = np.isnan(scores).tolist()
+    negated = (-scores).tolist()
+    return sorted(by_docno, key=lambda i: (nan[i], 0.0 if nan[i] else negated[i]))
+
+
+def _rank_non_finite(run: Mapping[str, Mapping[str, Any]], topics: Sequence[str]) -> Mapping[str, Mapping[str, Any]]:
+    """The run with every topic that has an infinite or NaN score ranked as pytrec_eval ranks it, handed on as
+    scores that give that ranking (its rank, counted down), with a warning; other topics untouched. pytrec_eval
+    computes on such scores (models do produce them), so a drop-in must too. (The whole-run kernels take only
+    finite scores.)"""
+    changed: Dict[str, Dict[str, float]] = {}
+    counts = collections.Counter()
+    for topic in topics:
+        ranked = run[topic]
+        try:
+            values = np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked))
+        except (OverflowError, TypeError, ValueError):
+            continue                        # not numbers: evaluate() says which
+        bad = ~np.isfinite(values)
+        if not bad.any():
+            continue
+        counts["NaN"] += int(np.isnan(values).sum())
+        counts["infinite"] += int(np.isinf(values).sum())
+        docs = list(ranked)
+        order = _trec_eval_order(docs, values.astype(np.float32))
+        changed[topic] = {docs[i]: float(len(docs) - rank) for rank, i in enumerate(order)}
+    if not changed:
+        return run
+    warnings.warn("runscore.pytrec_eval: %s in %d topic(s) (first: %s); ranked as pytrec_eval ranks them (score "
+                  "descending as a C float, then docno descending), NaN below every number (pytrec_eval's order "
+                  "of NaN depends on its C++ and C libraries' sorts)" % (" and ".join("%d %s score(s)" % (n, kind) for kind, n in sorted(counts.items())
+                                                  if n), len(changed), next(iter(changed))),
+                  RuntimeWarning, stacklevel=3)
+    return {topic: changed.get(topic, ranked) for topic, ranked in run.items()}
+
+
 class RelevanceEvaluator:
     """pytrec_eval.RelevanceEvaluator: the qrels and measures once, then evaluate(run) for any number of runs."""
 
     def __init__(self, query_relevance: Mapping[str, Mapping[str, int]], measures: Iterable[str],
                  relevance_level: int = 1, judged_docs_only_flag: bool = False) -> None:
-        if not isinstance(relevance_level, int):
-            raise TypeError("relevance_level must be an integer, got %r" % (relevance_level,))
-        if judged_docs_only_flag not in (0, 1):
-            raise TypeError("Argument judged_docs_only_flag must be either 0 or 1.")
+        # pytrec_eval reads both as C ints: any integer (bool and numpy integers too) within a C int, else a
+        # TypeError; a level <= 0 is refused (0) or crashes it (below 0); any non-zero flag is "on".
+        relevance_level = _c_int(relevance_level, "relevance_level")
+        if relevance_level <= 0:
+            raise TypeError("Argument relevance_level should be positive.")
+        judged_docs_only_flag = _c_int(judged_docs_only_flag, "judged_docs_only_flag")
         if not isinstance(query_relevance, Mapping):
             raise BadQrels("Argument query_relevance should be of type dictionary.", "qrels")
         self.relevance_level = relevance_level
@@ -198,6 +264,11 @@ class RelevanceEvaluator:
             params = self._params[name] if self._params[name] is not None else measure.params
             names = measure.value_names(params)
             self._names[name] = names if measure.param_kind in _CUTOFF_KINDS else [name] * len(names)
+        # (output key, value name, how the value is given) of every value, found once, not per topic and run
+        self._fields = [(key, value_name, "string" if REGISTRY[name].is_string else REGISTRY[name].summary)
+                        for name in self._computed
+                        for key, value_name in zip(self._names[name], REGISTRY[name].value_names(
+                            self._params[name] if self._params[name] is not None else REGISTRY[name].params))]
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """{qid: {measure: value}} for the topics of `scores` that the qrels judge, in the order of `scores`."""
@@ -215,15 +286,30 @@ class RelevanceEvaluator:
         # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
         nan_rule = self.judged_docs_only_flag and any(m in self._params for m in _NAN_WHEN_EMPTY)
         computed = self._computed + [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
-        try:
-            per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level, TrecOptions(),
-                                          None, params, np.float32, self.judged_docs_only_flag)
-        except RunError as exc:
-            raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
+        for attempt in (1, 2):
+            try:
+                per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level,
+                                              TrecOptions(), None, params, np.float32, self.judged_docs_only_flag)
+                break
+            except RunError as exc:
+                # the kernels take finite scores only: a run with inf or NaN is ranked here first (no cost for
+                # the others); any other problem, or one left after that, is the caller's
+                ranked = _rank_non_finite(run, topics) if attempt == 1 else run
+                if ranked is run:
+                    raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
+                run = ranked
         out: Dict[str, Dict[str, float]] = {}
+        log, floor = math.log, MIN_GEO_MEAN
         for topic in topics:
             values = per_topic[topic]
             empty = nan_rule and values["num_ret"] == 0
+            if not empty:
+                row = {key: (0.0 if kind == "string" else log(max(values[name], floor)) if kind == "gm"
+                             else float(values[name])) for key, name, kind in self._fields}
+                for name in self._extra:
+                    row[name] = 1.0 if name == "num_q" else 0.0
+                out[topic] = row
+                continue
             row: Dict[str, float] = {}
             for name in self._computed:
                 measure = REGISTRY[name]
@@ -245,3 +331,18 @@ class RelevanceEvaluator:
                 row[name] = 1.0 if name == "num_q" else 0.0
             out[topic] = row
         return out
+
+
+def register() -> "object":
+    """Make `import pytrec_eval` give this module, for code that imports it by name (BEIR, mteb, ir_measures).
+
+    Call it before that code first imports pytrec_eval (ir_measures imports it at its first computation): a
+    module that already holds the real pytrec_eval keeps it, so a warning says so when one is loaded."""
+    module = sys.modules[__name__]
+    current = sys.modules.get("pytrec_eval")
+    if current is not None and current is not module:
+        warnings.warn("pytrec_eval (%s) was imported before runscore.pytrec_eval.register(): modules that "
+                      "imported it keep it; later imports get runscore's" % getattr(current, "__file__", "?"),
+                      RuntimeWarning, stacklevel=2)
+    sys.modules["pytrec_eval"] = module
+    return module

@@ -14,12 +14,13 @@ differ only in how they print. The rules (docs/limits.md, "Which file is a run o
 """
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .discover import Candidate, assign_tasks, list_candidates, list_file_candidates
 from .errors import ERROR, Diagnostic, RunError
 from .pipeline import CheckedFile, LoadedReference, check_file, check_run_limit
 from .tasks.base import Task
+from .textfile import submission_read_budget
 
 SUBMISSION = "submission"       # the "file" of a finding about the submission as a whole
 
@@ -41,11 +42,15 @@ class Examination:
 
 
 def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
-            references: Optional[Dict[str, LoadedReference]] = None, one_competition: bool = False,
-            team_cap: bool = True, submission_cap: bool = True) -> Examination:
+            references: Optional[Dict[str, LoadedReference]] = None,
+            after_check: Optional[Callable[[Task, CheckedFile], None]] = None,
+            one_competition: bool = False) -> Examination:
     """The submission in folder `res_dir` (nested zips opened into `workdir`), judged among `tasks`: score.py and
-    `runscore check`. one_competition: the tasks are candidates, the runs' own task is the competition."""
-    return judge(list_candidates(res_dir, workdir), tasks, references, one_competition, team_cap, submission_cap)
+    `runscore check`, with the platform's caps (a submission is one team's). one_competition: the tasks are
+    candidates, the runs' own task is the competition. `after_check` is called on each file once checked
+    (score.py scores its runs there and frees their records, so memory does not add up over the files)."""
+    return judge(list_candidates(res_dir, workdir), tasks, references, one_competition, True, True,
+                 after_check=after_check)
 
 
 def examine_files(paths: Sequence[str], workdir: str, tasks: Sequence[Task],
@@ -60,7 +65,8 @@ def examine_files(paths: Sequence[str], workdir: str, tasks: Sequence[Task],
 
 def judge(candidates: List[Candidate], tasks: Sequence[Task], references: Optional[Dict[str, LoadedReference]],
           one_competition: bool = False, team_cap: bool = True, submission_cap: bool = True, max_errors: int = 50,
-          options: Optional[Dict[str, Dict[str, Any]]] = None) -> Examination:
+          options: Optional[Dict[str, Dict[str, Any]]] = None,
+          after_check: Optional[Callable[[Task, CheckedFile], None]] = None) -> Examination:
     """Discover the runs among `tasks` and check each file (against its task's reference data when `references`
     has it; else with the task's default options). Raises RunError when the submission holds no file at all, or
     only companion files. Callers open tasks.base.submission_scope() around it."""
@@ -93,18 +99,26 @@ def judge(candidates: List[Candidate], tasks: Sequence[Task], references: Option
     messages: List[str] = [str(p) for p in problems]
     checked: Dict[str, CheckedFile] = {}
     checked_by_task: Dict[str, List[CheckedFile]] = {}
-    for candidate, task in pairs:
-        reference = (references or {}).get(task.id)
-        chosen = reference.options if reference else (options or {}).get(task.id) or \
-            task.resolve_options({}, "defaults")
-        one = check_file(task, candidate.path, candidate.display, reference, chosen, max_errors)
-        checked[candidate.display] = one
-        checked_by_task.setdefault(task.id, []).append(one)
-        messages.extend(one.diags.lines())
+    with submission_read_budget():      # the files read line by line share one byte budget
+        for candidate, task in pairs:
+            reference = (references or {}).get(task.id)
+            chosen = reference.options if reference else (options or {}).get(task.id) or \
+                task.resolve_options({}, "defaults")
+            one = check_file(task, candidate.path, candidate.display, reference, chosen, max_errors)
+            checked[candidate.display] = one
+            checked_by_task.setdefault(task.id, []).append(one)
+            messages.extend(one.diags.lines())
+            if after_check is not None and one.runs:
+                after_check(task, one)
     for task_id, files in checked_by_task.items():
         task = [t for t in tasks if t.id == task_id][0]
-        found = _same_run_names(task, files) + check_run_limit(task, files, team_cap, submission_cap)
         reference = (references or {}).get(task_id)
+        if team_cap or submission_cap:     # the platform's rule (a submission is one team's; --team-cap asks for it)
+            limits = check_run_limit(task, files, per_submission=submission_cap, one_team=True,
+                                     cap=reference.runs_per_submission if reference else None)
+        else:                              # a researcher scoring every team's runs in one call (issue 18)
+            limits = []
+        found = _same_run_names(task, files) + limits
         if reference is not None and reference.collect and reference.topics:   # a collecting phase's topic check
             from .codabench.collect import topic_problems
             found += [d for f in files for d in topic_problems(task, f.display, f.runs, reference.topics)]

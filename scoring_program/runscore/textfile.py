@@ -7,6 +7,7 @@ MAX_FILE_BYTES is refused before it is read (docs/limits.md).
 """
 import codecs
 import os
+from contextlib import contextmanager
 from typing import Iterator, List, Optional, Tuple
 
 from .errors import RunError
@@ -17,6 +18,26 @@ UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 # The largest file read (run or reference). Reading keeps the bytes, the text and its lines in memory at once,
 # so the peak is a few times this; 128 MiB is 30 times the largest official run of the campaigns served.
 MAX_FILE_BYTES = 128 * 1024 * 1024
+# What the files of one submission may cost together when read here, line by line (big clean ranking runs take
+# the columnar path and are not counted): issue 22 found two 127 MiB runs of the slow path taking 159 s and
+# 2.3 GB. Applied by codabench/entry.py's examine (score.py and `runscore check`) through submission_read_budget.
+MAX_SUBMISSION_TEXT_BYTES = 128 * 1024 * 1024
+
+
+class _ReadBudget:
+    left: Optional[int] = None        # None: no budget (the CLI, reference data)
+
+
+@contextmanager
+def submission_read_budget():
+    """While open, read_text counts the bytes of participant files (error_class RunError) against
+    MAX_SUBMISSION_TEXT_BYTES."""
+    previous = _ReadBudget.left
+    _ReadBudget.left = MAX_SUBMISSION_TEXT_BYTES
+    try:
+        yield
+    finally:
+        _ReadBudget.left = previous
 
 
 def decode_utf8(data: bytes, path: str, error_class=RunError) -> str:
@@ -67,6 +88,12 @@ def read_text(path: str, display: str = "", error_class=RunError, max_bytes: int
         advice = "; split the run or ask the organisers" if error_class is RunError else ""
         raise error_class("file is %d bytes, more than the limit of %d bytes%s%s"
                           % (max(size, len(data)), limit, mib, advice), name)
+    if _ReadBudget.left is not None and error_class is RunError:
+        if len(data) > _ReadBudget.left:
+            raise RunError("the submission's files read line by line add up to more than %d bytes (%d MiB, "
+                           "docs/limits.md); send fewer or smaller runs per submission"
+                           % (MAX_SUBMISSION_TEXT_BYTES, MAX_SUBMISSION_TEXT_BYTES // (1024 * 1024)), name)
+        _ReadBudget.left -= len(data)
     return decode_utf8(data, name, error_class)
 
 

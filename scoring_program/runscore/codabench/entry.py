@@ -10,15 +10,15 @@ import shutil
 import signal
 import sys
 import tempfile
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from .. import __version__
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
-from ..pipeline import LoadedReference, best_run, load_reference, score_run
+from ..pipeline import CheckedFile, LoadedReference, leaderboard_run, load_reference, score_run
 from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..submission import examine
 from ..tasks import all_tasks, get_task
-from ..tasks.base import read_task_yaml, submission_scope
+from ..tasks.base import Task, read_task_yaml, submission_scope
 
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
@@ -65,6 +65,7 @@ def check_output_dir(output_dir: str) -> None:
 def run(input_dir: str, output_dir: str) -> int:
     print("runscore %s scoring %s" % (__version__, input_dir))
     check_output_dir(output_dir)
+    remove_old_scores(output_dir)
     page = os.path.join(output_dir, DETAILED)
     atomic_write(page, detailed_html("Scoring in progress", [], "started"))
     references = task_references(os.path.join(input_dir, "ref"))
@@ -79,9 +80,41 @@ def run(input_dir: str, output_dir: str) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+def remove_old_scores(output_dir: str) -> None:
+    """A reused output folder may hold an earlier submission's scores: removed before anything is checked, so a
+    rejected submission never leaves scores behind (issue 22)."""
+    for name in ("scores.json", "scores.txt"):
+        path = os.path.join(output_dir, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            os.unlink(path)
+
+
+def rewrite_page_after_failure(output_dir: str, title: str, status: str, diagnostics: Sequence[str] = (),
+                               text: str = "") -> None:
+    """Every exit path ends the detailed page with its reason (issue 22: a rejection raised before the per-file
+    checks left "Scoring in progress"). Written only over the page this run started (a regular file), and never
+    fatal: the exit code and stderr already tell the outcome."""
+    page = os.path.join(output_dir, DETAILED)
+    try:
+        if os.path.isfile(page) and not os.path.islink(page):
+            section = {"title": "Why", "diagnostics": list(diagnostics)} if diagnostics else {"title": "Why",
+                                                                                              "text": text}
+            atomic_write(page, detailed_html(title, [section], status))
+    except OSError:
+        pass
+
+
 def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     tasks = [references[t].task for t in references]
-    found = examine(res_dir, workdir, tasks, references)
+    scores_of: Dict[int, object] = {}        # id(ParsedRun) -> its scores, made as soon as its file is checked
+
+    def score_file(task: Task, checked: CheckedFile) -> None:
+        if references[task.id].collect:       # a collecting phase checks and receipts, never scores
+            return
+        for one_run in checked.runs:
+            scores_of[id(one_run)] = _score_and_free(references[task.id], one_run)
+
+    found = examine(res_dir, workdir, tasks, references, score_file)
     for companion in found.companions:
         owners = [t.id for t in tasks if t.claims_companion(os.path.basename(companion.display))]
         print("%s: note: read beside the %s runs that cite it, not scored as a run"
@@ -100,25 +133,37 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         return collect_submission(references, checked_by_task, found.candidates, output_dir, page)
 
     leaderboard: Dict[str, float] = {}
+    rows_run: List[str] = []
     sections = []
     summary_rows = [("task", "run", "column", "value")]
     for task_id, checked in checked_by_task.items():
         reference = references[task_id]
         task = reference.task
-        scored = [(r, score_run(reference, r)) for c in checked for r in c.runs]
-        best, best_scores = best_run(task, scored)
+        scored = [(r, scores_of[id(r)]) for c in checked for r in c.runs]
+        best, best_scores, why = leaderboard_run(task, scored, reference.leaderboard_run)
         for column in task.columns:
             key = task.leaderboard_key(column)
             leaderboard[key] = task.leaderboard_value(best_scores, column)
             summary_rows.append((task_id, best.name, key, task.format_value(column.measure, leaderboard[key])))
-        sections.append(_task_section(task, scored, best, [m for c in checked for m in c.diags.lines()]))
+        rows_run.append("%s: the leaderboard row shows run %s, %s" % (task_id, best.name, why))
+        sections.append(_task_section(task, scored, best, [m for c in checked for m in c.diags.lines()], why))
     write_scores(output_dir, leaderboard)
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
     print(summary_table(summary_rows))
+    for line in rows_run:
+        print(line)
     return EXIT_OK
 
 
-def _task_section(task, scored, best, diagnostics) -> Dict:
+def _score_and_free(reference: LoadedReference, run) -> object:
+    """Score one run, then drop its parsed records: only the scores go on to the report, so memory does not add
+    up over the runs of a submission (issue 22)."""
+    scores = score_run(reference, run)
+    run.data = None
+    return scores
+
+
+def _task_section(task, scored, best, diagnostics, why: str = "") -> Dict:
     """The detailed-results section of one task: every run's leaderboard columns, then a subsection per run
     (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
     comparison of the runs when there are several."""
@@ -141,8 +186,8 @@ def _task_section(task, scored, best, diagnostics) -> Dict:
                                                 task.format_value(c.measure, task.leaderboard_value(best_scores, c)))
                                                for c in columns]}
     text = task.description
-    if len(scored) > 1:
-        text += ". %d runs; the leaderboard shows %s, the best by %s." % (len(scored), best.name, task.primary.title)
+    if why:
+        text += ". The leaderboard row shows run %s, %s." % (best.name, why)
     return {"title": "%s (%s)" % (task.title, task.id), "text": text, "leaderboard": leaderboard,
             "diagnostics": [d for d in diagnostics if d not in shown],
             "tables": [{"caption": "Leaderboard columns of every run", "header": ["run", "file"] +
@@ -213,25 +258,40 @@ def main(argv: List[str]) -> int:
         print("usage: score.py INPUT_DIR OUTPUT_DIR", file=sys.stderr)
         return EXIT_CONFIG
     previous = _terminate_cleanly()
+    output = argv[2]
     try:
-        return run(argv[1], argv[2])
+        return run(argv[1], output)
     except RunError as exc:
         print(str(exc), file=sys.stderr)
         print("submission rejected; nothing was scored", file=sys.stderr)
+        rewrite_page_after_failure(output, "Submission rejected", "invalid", diagnostics=[str(exc)])
         return EXIT_INVALID_RUN
     except ConfigError as exc:
         print("%s\n(this is a problem of the competition's reference data or set-up, not of the submission)"
               % exc, file=sys.stderr)
+        # the message may name the hidden reference files: the page gives the kind of failure only
+        rewrite_page_after_failure(output, "Scoring failed", "error", text=(
+            "A problem of the competition's reference data or set-up, not of the submission; nothing was scored "
+            "(the organisers see the details in the scoring log)."))
         return EXIT_CONFIG
     except Terminated:
         print("error: scoring stopped by SIGTERM (the platform's time limit?); nothing was scored", file=sys.stderr)
+        rewrite_page_after_failure(output, "Scoring stopped", "error", text=(
+            "Scoring stopped by SIGTERM (the platform's time limit?); nothing was scored."))
         return 128 + signal.SIGTERM
     except MemoryError:
         print("error: out of memory while scoring (docs/limits.md gives the sizes runscore is built for)",
               file=sys.stderr)
+        rewrite_page_after_failure(output, "Scoring failed", "error", text=(
+            "Out of memory while scoring; nothing was scored (docs/limits.md gives the sizes runscore is built "
+            "for)."))
         return EXIT_CONFIG
     except Exception as exc:     # a defect of runscore: exit 2, never 1 (the participant is not at fault)
-        return report_internal_error(exc, __version__)
+        code = report_internal_error(exc, __version__)
+        rewrite_page_after_failure(output, "Scoring failed", "error", text=(
+            "An internal error of runscore, not a problem of the submission; nothing was scored (the organisers "
+            "see the report in the scoring log)."))
+        return code
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -22,9 +22,12 @@ SUBMISSION_RULES = """\
 * **Strict validation:** if any run file breaks a rule of its format, the whole submission fails and nothing is
   scored. The scoring log (stderr) lists every error of every file as `FILE:LINE: error: message`. Warnings
   do not fail a submission; they are shown in the log and in the detailed results.
-* When a submission holds several runs, all of them are scored and shown in the detailed results; the
-  leaderboard row shows the best run by the primary measure (the first column), and the detailed results say
-  which run it is.
+* **A submission is one team's.** Runs naming several teams or groups are an error, and the campaign's cap on
+  runs counts the runs of the submission, whatever names the files hold.
+* When a submission holds several runs, all of them are scored and shown in the detailed results. In the formal
+  phase the leaderboard row shows the team's **primary run**, its lowest run number (`ntc1`, `TEAM-AC-1`,
+  `tqic` run_id `run1`, `bigIR_run01.json`); in the dry run it shows the best run by the primary measure (the
+  first column). The scoring log and the detailed results say which run it is.
 * Check your submission before you upload it, with the same code: `runscore check submission.zip` (see the
   *Data and starting kit* page).
 """
@@ -51,7 +54,7 @@ LEADERBOARD_V2 = """\
 Every submission that is scored (the scoring program exits 0) is **posted to the leaderboard at once**, one row
 per submission: you do not add it by hand, and you cannot remove it (the leaderboard's submission rule is
 `Force_Latest_Multiple`). So a team that wants each of its runs ranked submits each run on its own; a submission
-of several runs takes one row, showing its best run. Every row fills every column. Rows are ordered by the
+of several runs takes one row, showing its primary run (the dry run: its best run). Every row fills every column. Rows are ordered by the
 primary column, then by the other columns from left to right, then by submission time. A submission that fails
 (exit 1) is never posted: its scoring error log lists every error.
 """
@@ -60,7 +63,8 @@ LEADERBOARD_V1 = """\
 This competition runs on legacy CodaLab (v1.5 format). There **each participant has one row**: every scored
 submission is posted at once and replaces your earlier row (`force_submission_to_leaderboard`), so the
 leaderboard shows your latest scored submission, not your best. To rank another run, submit it; to go back to
-an earlier run, submit it again. A submission of several runs shows its best run. Rows are ordered by the
+an earlier run, submit it again. A submission of several runs shows its primary run (the dry run: its best
+run). Rows are ordered by the
 primary column. A submission that fails is never posted.
 """
 
@@ -167,8 +171,8 @@ def task_page(task: Task, docs_dir: Optional[str]) -> str:
     lines = ["# %s (`%s`)" % (task.title, task.id), "", task.description, "",
              "## Run files", "", task.run_file_help, ""]
     if task.max_runs_per_team is not None:
-        lines += ["At most %d runs of this task per team in a submission (the team is read from the run names)."
-                  % task.max_runs_per_team, ""]
+        lines += ["At most %d runs of this task in a submission, which is one team's (runs naming several teams "
+                  "are an error)." % task.max_runs_per_team, ""]
     if task.max_runs_per_submission is not None:
         lines += ["At most %d runs of this task in one submission." % task.max_runs_per_submission, ""]
     lines += ["## Leaderboard columns", "", "| column | score key | measure |", "|---|---|---|"]

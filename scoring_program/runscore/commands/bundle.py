@@ -47,11 +47,25 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--v1", action="store_true", help="CodaLab v1.5 format (nested zips, html pages, v1 keys)")
     p.add_argument("--dates", metavar="DRY_START,DRY_END,FORMAL_START[,FORMAL_END]",
                    help="phase dates, ISO 'YYYY-MM-DD HH:MM:SS' (default: placeholders of 2026/2027)")
+    p.add_argument("--submissions", metavar="PER_DAY,TOTAL",
+                   help="submissions a team may make to the formal phase, per day and in all (default: the "
+                        "campaign's rule, e.g. 3,3 for Temporalia, else 5,100; docs/codabench.md)")
     p.add_argument("--root", default=DEFAULT_ROOT, help="the repository root (default: this checkout)")
     p.add_argument("--write-root", action="store_true",
                    help="regenerate competition.yaml, pages/, logo.png and starting_kit/schemas/ at --root")
     p.add_argument("--no-lint", action="store_true", help="do not lint the zip before keeping it")
     return p
+
+
+def _submissions(text: str):
+    """--submissions PER_DAY,TOTAL: two positive whole numbers, the daily one at most the total."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2 or not all(p.isdigit() and 0 < int(p) < 10 ** 6 for p in parts):
+        raise ConfigError("--submissions expects PER_DAY,TOTAL, two positive whole numbers, got %r" % text)
+    per_day, total = int(parts[0]), int(parts[1])
+    if per_day > total:
+        raise ConfigError("--submissions %s: the daily limit is more than the total" % text)
+    return per_day, total
 
 
 def _dates(text: str) -> PhaseDates:
@@ -135,6 +149,7 @@ def run(argv: List[str]) -> int:
         raise ConfigError("give either --tasks T -o FILE.zip (one task's competition) or --per-task DIR (one "
                           "zip per task)")
     dates = _dates(args.dates) if args.dates else PhaseDates()
+    submissions = _submissions(args.submissions) if args.submissions else None
     if args.formal_end:
         import dataclasses
         dates = dataclasses.replace(dates, formal_end=args.formal_end)
@@ -144,10 +159,10 @@ def run(argv: List[str]) -> int:
             raise ConfigError("-o FILE.zip builds one task's competition: give --tasks T with one task id (one "
                               "competition per task; --per-task DIR builds them all)")
         task = select_tasks(root, wanted)[0]
-        plan = BundlePlan(root, [task], _formal_reference(args.reference), dates)
+        plan = BundlePlan(root, [task], _formal_reference(args.reference), dates, submissions)
         check_plans([plan])
         return EXIT_OK if _build(plan, args.output, args.v1, not args.no_lint) else EXIT_CONFIG
-    plans = [BundlePlan(root, [task], _formal_reference(args.reference), dates)
+    plans = [BundlePlan(root, [task], _formal_reference(args.reference), dates, submissions)
              for task in select_tasks(root, wanted)]
     check_plans(plans)            # every task's inputs first: an error writes no zip at all
     status = EXIT_OK

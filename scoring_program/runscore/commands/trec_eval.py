@@ -5,7 +5,6 @@ task scorers, which share the same ranking, labelling and measure code (rankeval
 Options follow trec_eval's own syntax (getopt: `-mP.5,10`, `-m P.5,10`, `-M100`, `-l2`, `-qc`, long forms);
 bad input is reported as `FILE:LINE: error: message` (exit 1 for the run, 2 for the qrels or usage).
 """
-import difflib
 import math
 import re
 import sys
@@ -16,13 +15,13 @@ import numpy as np
 
 from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
-from ..measures.names import ir_measures_to_trec_eval
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, PAIR_PARAMS, REGISTRY,
-                             V10_ONLY, Params, TrecOptions, c_atof, evaluate_topic)
+                             V10_ONLY, Params, TrecOptions, evaluate_topic)
+from ..measures.c_numbers import c_atof
 from ..ranking.label import judge_ranking
 from ..ranking.qrels import MAX_GRADE
 from ..ranking.rankeval import TopicRun, ranked_docnos
-from .trec_eval_files import Note, TrecEvalFailure, c_atol, read_qrels, read_run
+from ..ranking.trec_eval_files import BPREF_OVERREAD_WARN, Note, TrecEvalFailure, c_atol, read_qrels, read_run
 
 EXIT_USAGE = 1      # trec_eval's exit code for a bad command line (and an illegal measure)
 EXIT_FILES = 2      # trec_eval's exit code for a file it cannot read or use
@@ -225,7 +224,7 @@ def _version_pairs(name: str, params: Params, v10: bool) -> Params:
     float; 10.0 skips a pair whose level is not an integer (gain_init.c's valid_int), gains stay doubles."""
     pairs = []
     for key, value in params:
-        if name == "rbp" and key == "p":
+        if name in ("rbp", "rbp_resid") and key == "p":
             pairs.append((key, value))
         elif not v10:
             pairs.append((key, float(np.float32(value))))
@@ -258,6 +257,9 @@ def select_measures(measure_args: Sequence[str], v10: bool,
             continue
         if name not in REGISTRY or (name in V10_ONLY and not v10):
             hint = " (a trec_eval 10.0 measure: add --v10)" if name in V10_ONLY else ""
+            import difflib      # here, as the name translation: only a bad measure name needs them
+            from ..measures.names import ir_measures_to_trec_eval
+
             translated = ir_measures_to_trec_eval(arg)      # an ir_measures name: nDCG@10 -> ndcg_cut.10
             if translated is not None and translated.split(".")[0] in REGISTRY:
                 close = [translated]
@@ -330,9 +332,35 @@ class Evaluation:
         self.missing = 0                # 9.0.8 -c: qrels topics averaged as 0 without being evaluated
         self.complete_num_rel: Optional[int] = None   # -c: num_rel of the summary (qrels lines with rel > 0)
 
+    @classmethod
+    def of_columns(cls, fast: "fastpath.TrecEvalColumns", complete: bool) -> "Evaluation":
+        """The fast path's result (every evaluated topic printed, in its order); -c averages over every qrels
+        topic (a topic missing from the run scores 0)."""
+        result = cls()
+        for qid in fast.topics:
+            result.values[qid] = fast.values[qid]
+            result.printed.append(qid)
+        result.denominator = len(fast.topics)
+        if complete:
+            result.denominator = fast.qrels_topics
+            result.missing = result.denominator - len(fast.topics)
+            result.complete_num_rel = fast.positive_judgements
+        return result
+
 
 BOGUS_DOCNO = "ceci_nest_pas_un_docno"     # trec_eval 10.0's one-document ranking for a missing topic (-c)
 _BOGUS_ZEROED = ("num_ret", "utility", "rbp_resid")
+
+
+def zero_bogus(values: Dict[str, object], name: str) -> None:
+    """What trec_eval 10.0 clears after scoring its placeholder ranking for a topic missing from the run (-c):
+    the values named exactly num_ret, utility, relstring and rbp_resid, and every unj* (strncmp 3). A value
+    with parameters (utility_2,-1,0,0, relstring_3, rbp_resid_p=0.5) keeps what the placeholder document gave
+    it, as in trec_eval.c."""
+    if name in _BOGUS_ZEROED or name.startswith("unj"):
+        values[name] = 0.0
+    elif name == "relstring":
+        values[name] = ""
 
 
 def _first_duplicate(docnos: Sequence[str]) -> Optional[str]:
@@ -345,9 +373,11 @@ def _first_duplicate(docnos: Sequence[str]) -> Optional[str]:
 
 
 def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Dict, run_path: str,
-             out: List[str]) -> Evaluation:
+             out: List[str], warnings: Optional[List[str]] = None) -> Evaluation:
     """trec_eval's main loop on parsed files (trec_eval_files.Qrels, Run). Per-topic lines go to `out` as the
-    topics are evaluated, so a failure (TrecEvalFailure) leaves there what trec_eval printed before it."""
+    topics are evaluated, so a failure (TrecEvalFailure) leaves there what trec_eval printed before it.
+    `warnings` receives where trec_eval crashes and runscore prints values (docs/trec_eval.md)."""
+    warnings = [] if warnings is None else warnings
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9",
                           num_docs_in_coll=settings.num_docs_in_coll, empty_is_nan=True)
     dtype = np.float64 if settings.v10 else np.float32
@@ -395,6 +425,20 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
                 raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
                                       "%s: error: topic %s has only negative grades (trec_eval fails on it when "
                                       "it is the first topic evaluated)" % (settings.qrels_path, qid))
+            if needed <= -1:
+                # trec_eval clears grade + 1 <= -1 counts (a negative size: it crashes); a topic whose highest
+                # grade is -1 it scores as having nothing relevant, and so does runscore for this one.
+                warnings.append("%s: warning: topic %s: its highest grade is %d; trec_eval crashes on such a topic "
+                                "(it clears an array of %d counts) when another topic comes before it; runscore "
+                                "scores it as trec_eval scores a topic whose highest grade is -1 (nothing relevant)"
+                                % (settings.qrels_path, qid, needed - 1, needed))
+            if settings.level - max(levels_bound, needed) >= BPREF_OVERREAD_WARN and \
+                    ("bpref" in computed or "gm_bpref" in computed):
+                warnings.append("runscore trec_eval: warning: topic %s: bpref with -l %d reads %d counts past the "
+                                "end of trec_eval's array of per-grade counts (its highest grade is %d), which can "
+                                "crash trec_eval; runscore gives bpref 0, as trec_eval does when it does not crash "
+                                "(no document is relevant at that level)"
+                                % (qid, settings.level, settings.level - max(levels_bound, needed), needed - 1))
             if needed - 1 > MAX_GRADE:
                 # trec_eval allocates and clears grade + 1 longs per topic (gigabytes here, or a failed malloc).
                 raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
@@ -412,10 +456,7 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
         if bogus:
             # trec_eval 10.0 scores the placeholder ranking, then zeroes what it would otherwise count.
             for name in values:
-                if name in _BOGUS_ZEROED or name.startswith("utility_") or name.startswith("unj_"):
-                    values[name] = 0.0
-                elif name.startswith("relstring"):
-                    values[name] = ""
+                zero_bogus(values, name)
         result.values[qid] = values
         result.printed.append(qid)
         if settings.per_topic:
@@ -431,18 +472,18 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
     return result
 
 
-def summary_lines(measures: Sequence[str], evaluation: Evaluation, params: Dict, run_id: str,
-                  full: bool = False) -> List[str]:
-    """The `all` rows as trec_eval's calc_avg functions make them: sums in topic order, divided by num_q."""
-    out = []
+def summary_values(measures: Sequence[str], evaluation: Evaluation, params: Dict, run_id: str) -> List[Tuple]:
+    """The `all` rows as trec_eval's calc_avg functions make them, as (name, value) with counts as ints: sums in
+    topic order, divided by num_q (api.trec_eval returns them; summary_lines prints them)."""
+    out: List[Tuple] = []
     per_topic = list(evaluation.values.values())
     n = evaluation.denominator
     for name in measures:
         if name == "runid":
-            out.append(_line("runid", "all", run_id))
+            out.append(("runid", run_id))
             continue
         if name == "num_q":
-            out.append(_line("num_q", "all", "%d" % n))
+            out.append(("num_q", n))
             continue
         measure = REGISTRY[name]
         if measure.summary == "none":
@@ -455,7 +496,7 @@ def summary_lines(measures: Sequence[str], evaluation: Evaluation, params: Dict,
                     total += v
                 if value_name == "num_rel" and evaluation.complete_num_rel is not None:
                     total = evaluation.complete_num_rel
-                out.append(_line(value_name, "all", "%d" % int(total)))
+                out.append((value_name, int(total)))
                 continue
             total = 0.0
             if measure.summary == "gm":
@@ -467,8 +508,16 @@ def summary_lines(measures: Sequence[str], evaluation: Evaluation, params: Dict,
                 for v in values:
                     total += v
                 value = total / n if n else total
-            out.append(_line(value_name, "all", format_value(value, full)))
+            out.append((value_name, value))
     return out
+
+
+def summary_lines(measures: Sequence[str], evaluation: Evaluation, params: Dict, run_id: str,
+                  full: bool = False) -> List[str]:
+    """The `all` rows as trec_eval prints them."""
+    return [_line(name, "all", value if name == "runid" else "%d" % value if isinstance(value, int)
+                  else format_value(value, full))
+            for name, value in summary_values(measures, evaluation, params, run_id)]
 
 
 def run(argv: Sequence[str]) -> int:
@@ -589,8 +638,7 @@ def _run(argv: Sequence[str]) -> int:
     if settings.notes and settings.strict:
         return EXIT_USAGE
     if settings.max_docs is not None and settings.max_docs < 0:
-        raise _Usage("-M needs a number >= 0, got %d (trec_eval would print num_ret %d)"
-                     % (settings.max_docs, settings.max_docs))
+        raise _Usage("-M needs a number >= 0, got %d (trec_eval crashes on a negative -M)" % settings.max_docs)
     notes: List[str] = []
     measures, params = select_measures(settings.measure_args, settings.v10, notes)
     for note in notes:
@@ -599,9 +647,9 @@ def _run(argv: Sequence[str]) -> int:
         return EXIT_USAGE
     out: List[str] = []
     try:
-        fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params, TrecEvalFailure)
+        fast = fastpath.trec_eval(settings, qrels_path, run_path, measures, params, min_bytes=0)
         if fast is not None:
-            evaluation, run_id = fast
+            evaluation, run_id = Evaluation.of_columns(fast, settings.complete), fast.run_id
             if settings.per_topic:
                 for qid in evaluation.printed:
                     out.extend(topic_lines(qid, measures, evaluation.values[qid], params, settings.full_precision))
@@ -645,5 +693,10 @@ def _exact(settings: Settings, qrels_path: str, run_path: str, measures, params,
     code = _report_notes(run.notes, shown, settings.strict, EXIT_INVALID_RUN) or code
     if code:
         return None, code
-    evaluation = evaluate(settings, qrels, run, measures, params, shown, out)
+    warnings: List[str] = []
+    try:
+        evaluation = evaluate(settings, qrels, run, measures, params, shown, out, warnings)
+    finally:                        # also when trec_eval's stop follows: its crash may come first
+        for warning in warnings:
+            print(warning, file=sys.stderr)
     return evaluation, run.run_id

@@ -5,16 +5,19 @@ topics and far too slow for MS MARCO-sized runs. Here all topics live in one gra
 after topic (`offsets`), and each measure is a few segment operations over it (bincount per topic, positions
 within a topic, ...). The numbers are the exact path's: the same ranking rule (label.rank_order: score
 descending, docno in byte order), the same truncation, and every sum taken in the same left-to-right order as
-measures.trec._ordered_sum (`ordered_segment_sums`), so values agree bit for bit, not just to rounding. A
+measures.c_numbers.ordered_sum (`ordered_segment_sums`), so values agree bit for bit, not just to rounding. A
 measure without a kernel here is computed per topic by measures.trec itself on the same grade arrays.
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..ranking.columnar import ColumnarRun, pack_strings, widen
+from ..ranking.columnar_run import ColumnarRun
+from ..ranking.columnar_words import pack_strings, widen
 from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
-from .trec import REGISTRY, TrecOptions, _ordered_sum, log2_discounts, recall_point_cutoff
+from .c_numbers import log2_discounts, ordered_sum
+from .trec import REGISTRY, TrecOptions
+from .trec_blocks import recall_point_cutoff
 
 # Measures with a kernel below; any other trec_eval measure goes through measures.trec per topic.
 KERNELS = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
@@ -195,6 +198,9 @@ def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topic
     """The qrels grade of each ranked line (NOT_IN_POOL when absent, UNJUDGED for a negative grade)."""
     grades = np.full(ranked.shape[0], NOT_IN_POOL, dtype=qrels.grades.dtype)
     width = max(run.docno.shape[1], qrels.words.shape[1])
+    if len(topics) > 1000 and ranked.shape[0] < 200 * len(topics) \
+            and _label_at_once(run, ranked, offsets, topics, qrels, width, grades):
+        return grades
     for k, topic in enumerate(topics):
         start, end = int(offsets[k]), int(offsets[k + 1])
         table = qrels.lookup_table(topic, width) if start < end else None
@@ -217,6 +223,44 @@ def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topic
             matched &= np.all(judged_words[order[at]] == run_words, axis=1)
         grades[start:end][matched] = judged_grades[order[at[matched]]]
     return grades
+
+
+def _label_at_once(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topics: Sequence[str],
+                   qrels: QrelsColumns, width: int, grades: np.ndarray) -> bool:
+    """label_lines for many small topics in one search instead of a few numpy calls a topic: every judgement's
+    key mixes its words with its topic's number, the run's lines are looked up in the sorted keys and the match
+    confirmed on the topic and the words. False (nothing written) when two judgements share a key (then the
+    per-topic join, which handles that, runs)."""
+    spans = [qrels.topics.get(topic, (0, 0)) for topic in topics]
+    starts = np.fromiter((a for a, _ in spans), dtype=np.int64, count=len(spans))
+    sizes = np.fromiter((b - a for a, b in spans), dtype=np.int64, count=len(spans))
+    judged_topic = np.repeat(np.arange(len(topics), dtype=np.int64), sizes)
+    first = np.zeros(len(topics), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=first[1:])
+    rows = np.arange(judged_topic.shape[0], dtype=np.int64) - first[judged_topic] + starts[judged_topic]
+    judged_words = widen(qrels.words[rows], width)
+    keys = _topic_key(judged_words, judged_topic)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    if np.any(ordered[1:] == ordered[:-1]):
+        return False
+    if not ordered.shape[0] or not ranked.shape[0]:
+        return True
+    run_topic = np.repeat(np.arange(len(topics), dtype=np.int64), np.diff(offsets))
+    run_words = widen(run.docno[ranked], width)
+    run_keys = _topic_key(run_words, run_topic)
+    at = np.searchsorted(ordered, run_keys)
+    np.minimum(at, ordered.shape[0] - 1, out=at)
+    found = order[at]
+    matched = (ordered[at] == run_keys) & (judged_topic[found] == run_topic)
+    matched &= np.all(judged_words[found] == run_words, axis=1)
+    grades[matched] = qrels.grades[rows[found[matched]]]
+    return True
+
+
+def _topic_key(words: np.ndarray, topic: np.ndarray) -> np.ndarray:
+    """One uint64 per row mixing its words and its topic number (equal rows of one topic, equal keys)."""
+    return (_key(words) * np.uint64(0xC2B2AE3D27D4EB4F)) ^ topic.astype(np.uint64)
 
 
 # ------------------------------------------------------------------------------------------- measures ---
@@ -252,7 +296,7 @@ def _depth_layers(segment: np.ndarray, count: int) -> List[np.ndarray]:
 
 
 def ordered_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
-    """Per-segment sums added left to right (as the C loops and measures.trec._ordered_sum add), for values
+    """Per-segment sums added left to right (as the C loops and measures.c_numbers.ordered_sum add), for values
     grouped by a non-decreasing segment id: step j adds the j-th value of every segment at once."""
     totals = np.zeros(count, dtype=np.float64)
     for chosen in _depth_layers(segment, count):
@@ -329,10 +373,20 @@ class _Context:
         self.rel_position = segments.position_of(self.rel_index, self.rel_topic)
         first = np.searchsorted(self.rel_topic, np.arange(segments.count))
         self.rel_count = np.arange(self.rel_index.shape[0]) - first[self.rel_topic] + 1   # count(r) at r
-        self.num_rel = np.array([int(np.count_nonzero(j >= level)) for j in judged], dtype=np.int64)
-        self.num_rel_ret = np.bincount(self.rel_topic, minlength=segments.count)
         self.judged = judged
+        self._all_judged: Optional[Tuple[np.ndarray, np.ndarray]] = None
+        all_judged, judged_topic = self.all_judged()
+        self.num_rel = np.bincount(judged_topic[all_judged >= level], minlength=segments.count).astype(np.int64)
+        self.num_rel_ret = np.bincount(self.rel_topic, minlength=segments.count)
         self.memo: Dict[tuple, List[np.ndarray]] = {}
+
+    def all_judged(self) -> Tuple[np.ndarray, np.ndarray]:
+        """(every topic's judged grades one after the other, the topic of each), made once."""
+        if self._all_judged is None:
+            sizes = np.fromiter(map(len, self.judged), dtype=np.int64, count=len(self.judged))
+            grades = np.concatenate(self.judged) if self.judged else np.zeros(0, dtype=np.int64)
+            self._all_judged = (grades, np.repeat(np.arange(len(self.judged)), sizes))
+        return self._all_judged
 
     def rel_at(self, k) -> np.ndarray:
         """rel(k) per topic; k may be a number or one number per topic."""
@@ -388,7 +442,7 @@ def _kernel(name: str, c: _Context, params, options: TrecOptions) -> List[np.nda
         out = np.zeros(seg.count)
         for t in range(seg.count):
             if seg.sizes[t]:
-                out[t] = _ordered_sum(table[t][::-1]) / len(params)
+                out[t] = ordered_sum(table[t][::-1]) / len(params)
         return [out]
     raise KeyError(name)
 
@@ -422,16 +476,16 @@ def _ndcg_cut(c: _Context, cutoffs) -> List[np.ndarray]:
     position = seg.position_of(positive, topic)
     gain = grades[positive].astype(np.float64) / log2_discounts(int(position.max()) + 1 if position.shape[0]
                                                                   else 0)[position]
-    ideal_parts = []
-    ideal_topics = []
-    for t, judged in enumerate(c.judged):
-        best = np.sort(judged[judged > 0])[::-1].astype(np.float64)
-        ideal_parts.append(best / log2_discounts(best.shape[0]))
-        ideal_topics.append(np.full(best.shape[0], t, dtype=np.int64))
-    ideal = np.concatenate(ideal_parts) if ideal_parts else np.zeros(0)
-    ideal_topic = np.concatenate(ideal_topics) if ideal_topics else np.zeros(0, dtype=np.int64)
+    # The ideal ranking of every topic at once: its positive grades, highest first (no loop over topics: a run of
+    # many small topics would pay a few numpy calls each).
+    judged, judged_topic = c.all_judged()
+    chosen = judged > 0
+    best, ideal_topic = judged[chosen], judged_topic[chosen]
+    by_topic = np.lexsort((-best, ideal_topic))
+    best, ideal_topic = best[by_topic].astype(np.float64), ideal_topic[by_topic]
     first = np.searchsorted(ideal_topic, np.arange(seg.count))
-    ideal_position = np.arange(ideal.shape[0]) - first[ideal_topic]
+    ideal_position = np.arange(best.shape[0]) - first[ideal_topic]
+    ideal = best / log2_discounts(int(ideal_position.max()) + 1 if ideal_position.shape[0] else 0)[ideal_position]
     out = []
     dcgs = sums_before(running_segment_sums(gain, topic, seg.count), topic, position, seg.count, cutoffs)
     idcgs = sums_before(running_segment_sums(ideal, ideal_topic, seg.count), ideal_topic, ideal_position, seg.count,
@@ -493,14 +547,14 @@ def evaluate_columnar(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[st
         return {topic: dict(zip(order, row)) for topic, row in zip(topics, table)}
     names = list(columns)
     table = np.array([columns[n] for n in names]).T.tolist() if names else [[] for _ in topics]
+    # The measures without a kernel, topic by topic (their value names and parameters found once, not per topic).
+    computed = [(REGISTRY[name].value_names(params.get(name, REGISTRY[name].params)), REGISTRY[name].compute,
+                 params.get(name, REGISTRY[name].params)) for name in slow]
     for k, topic in enumerate(topics):
         row = dict(zip(names, table[k]))
-        if slow:
-            judged_topic = JudgedTopic(grades[offsets[k]:offsets[k + 1]], judged[k], level)
-            for name in slow:
-                measure = REGISTRY[name]
-                p = params.get(name, measure.params)
-                row.update(zip(measure.value_names(p), measure.compute(judged_topic, p, options)))
+        judged_topic = JudgedTopic(grades[offsets[k]:offsets[k + 1]], judged[k], level)
+        for value_names, compute, p in computed:
+            row.update(zip(value_names, compute(judged_topic, p, options)))
         per_topic[topic] = {name: row[name] for name in order}
     return per_topic
 

@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..ranking.columnar import ColumnarRun, columns_from_records
+from ..ranking.columnar_run import ColumnarRun, columns_from_records
 from .names import MeasureName, parse_name
 from .ntcireval import check_gains
 from .vectorised import QrelsColumns, Segments, label_lines, ordered_segment_sums, rank_lines

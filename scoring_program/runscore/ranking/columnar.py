@@ -1,4 +1,4 @@
-"""Columnar reading of big TREC / NACSIS run files: numpy arrays instead of one Python object per line.
+"""Columnar reading of big TREC / NACSIS run and qrels files: numpy arrays instead of one Python object per line.
 
 Why: a 5M-line run costs minutes as Python strings and dicts, and several GB. Here the file is read in large
 byte chunks and each chunk is cut into fields with numpy (token boundaries from a whitespace table), so the
@@ -10,16 +10,19 @@ The fast path never words a diagnostic. `read_columns` returns None for a file w
 would report (a bad field, a duplicate, a blank NACSIS line, a non-ASCII byte, ...) or that it does not handle
 (comments, CR line ends in NACSIS files); the caller then runs the exact line-by-line reader, which produces the
 messages with their line numbers. So both paths accept the same files and report the same diagnostics.
+
+This module cuts the bytes into fields and checks them (chunk by chunk, in two threads for big files); the id
+words are columnar_words', the numbers columnar_numbers', the result a columnar_run.ColumnarRun.
 """
 import io
 import os
-import re
-from dataclasses import dataclass
-from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
+from .columnar_numbers import are_integers, letter_table, map_is_letters, parse_decimals, parse_grades, parse_integers
+from .columnar_run import ColumnarRun
+from .columnar_words import pack_fields, padded_buffer, with_long_ids
 from .qrels import MAX_GRADE
 from ..numeric import is_int, numeric_sort_key
 
@@ -28,11 +31,9 @@ NACSIS = "nacsis"    # exactly 6 TAB-separated fields (tasks/ntcir1_adhoc.py), n
 QRELS = "qrels"      # TREC qrels `topic iter docno grade`, >= 4 fields (qrels.parse_qrels_text); score = grade
 LAYOUTS = (TREC, NACSIS, QRELS)
 
-CHUNK_BYTES = 4 * 1024 * 1024
+CHUNK_BYTES = 1024 * 1024   # a chunk's temporaries are about ten times its size: 1 MiB keeps them under the columns
 MAX_FIELD_BYTES = 256          # longer ids go to the exact reader (except in trec_eval's reader: LONG_ID_BYTES)
 LONG_ID_BYTES = 64             # trec_eval's reader: a longer document id takes the long-id layout (ColumnarRun)
-PAD = MAX_FIELD_BYTES + 8
-FAST_DIGITS = 15               # a decimal with at most 15 digits is exact as mantissa / 10**k (Clinger)
 
 # Python's str.split() separators among ASCII bytes; bytes >= 0x80 never reach the fast path.
 _WHITESPACE = np.zeros(256, dtype=bool)
@@ -47,280 +48,6 @@ _NACSIS_FORBIDDEN[[9, 10]] = False
 # may treat differently, sends the file to the exact reader).
 _NACSIS_SPACES_FORBIDDEN = _NACSIS_FORBIDDEN.copy()
 _NACSIS_SPACES_FORBIDDEN[[9, 32]] = [True, False]
-_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-_POW10 = 10.0 ** np.arange(FAST_DIGITS + 8)
-
-
-@dataclass
-class ColumnarRun:
-    """A checked run as arrays, in file order (one entry per result line).
-
-    topics: topic ids by code, in order of first appearance; topic: code of each line (int32);
-    docno: (lines, words) uint64 big-endian words of the document id, zero padded (row order = byte order);
-    score: float64; first_line: physical line of each topic's first line; grouped_order: indices that list
-    the lines topic by topic (None when the file already does); starts: offsets of each topic in that order.
-    """
-
-    topics: List[str]
-    topic: np.ndarray
-    docno: np.ndarray
-    score: np.ndarray
-    first_line: List[int]
-    grouped_order: Optional[np.ndarray]
-    starts: np.ndarray
-    run_id: str
-    dummy: str = ""
-    # Document ids longer than LONG_ID_BYTES (trec_eval's reader only, `c_space`): such a row holds the first
-    # words of its id and, in one extra last column, 1 + the id's rank among the distinct long ids (every other
-    # row has 0 there), so the words still compare as the bytes do and one long id does not widen every row.
-    # long_ids: the distinct long ids as words, sorted (row k has code k + 1); None when there is none.
-    long_ids: Optional[np.ndarray] = None
-    space_separated: bool = False   # NACSIS: no TAB in the file, fields split on spaces (the task warns once)
-
-    def __len__(self) -> int:
-        return int(self.topic.shape[0])
-
-    def topic_lines(self, code: int) -> np.ndarray:
-        """File-order indices of one topic's lines."""
-        start, end = int(self.starts[code]), int(self.starts[code + 1])
-        if self.grouped_order is None:
-            return np.arange(start, end)
-        return self.grouped_order[start:end]
-
-    def count(self, code: int) -> int:
-        return int(self.starts[code + 1] - self.starts[code])
-
-
-def field_bytes(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, width: int = 0) -> np.ndarray:
-    """(n, width) uint8 matrix of the fields buf[start:end], zero padded (width 0 = the longest field).
-
-    `buf` must be followed by at least `width` readable bytes: a view made by `padded_buffer`, whose base has
-    PAD zero bytes after it, is used as it is; any other array is copied with room for the last field."""
-    lengths = ends - starts
-    if not width:
-        width = int(lengths.max()) if lengths.shape[0] else 1
-    width = max(width, 1)
-    base = buf.base
-    if isinstance(base, np.ndarray) and base.dtype == np.uint8 and base.shape[0] >= buf.shape[0] + width \
-            and base.ctypes.data == buf.ctypes.data:
-        padded = base
-    else:
-        padded = padded_buffer(buf, width).base
-    matrix = np.lib.stride_tricks.sliding_window_view(padded, width)[starts]
-    matrix *= np.arange(width) < lengths[:, None]
-    return matrix
-
-
-def padded_buffer(data, pad: int = 0) -> np.ndarray:
-    """The bytes as a uint8 array (a view) whose base has zero bytes after it, for field gathers."""
-    source = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
-    size = source.shape[0]
-    padded = np.zeros(size + max(pad, PAD), dtype=np.uint8)
-    padded[:size] = source
-    return padded[:size]
-
-
-_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2 ** 64 - 1], dtype=np.uint64)   # k = 0..8
-
-
-def pack_fields(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, words: int = 0) -> np.ndarray:
-    """Fields buf[start:end] as (n, words) uint64 big-endian words, zero padded (`words` 0 = as needed).
-
-    Each word is one gather from an overlapping little-endian uint64 view of the buffer (`_masked_words`), and
-    the words are byte-swapped at the end: the first byte becomes the most significant, so comparing words
-    compares the bytes."""
-    lengths = ends - starts
-    longest = int(lengths.max()) if lengths.shape[0] else 1
-    count = max(words, (longest + 7) // 8, 1)
-    view = _word_view(buf, count)
-    out = np.empty((starts.shape[0], count), dtype=np.uint64)
-    for j in range(count):
-        out[:, j] = _masked_words(view, starts, lengths, j)
-    return out.byteswap(inplace=True)
-
-
-def _word_view(buf: np.ndarray, count: int) -> np.ndarray:
-    """A little-endian uint64 view of the buffer whose element i is bytes i..i+7, readable 8 * count bytes
-    past the end (the buffer's padded base when it has one, else a padded copy)."""
-    base = buf.base
-    if not (isinstance(base, np.ndarray) and base.dtype == np.uint8 and base.ctypes.data == buf.ctypes.data
-            and base.shape[0] >= buf.shape[0] + 8 * count):
-        base = padded_buffer(buf, 8 * count).base
-    return np.ndarray((base.shape[0] - 7,), dtype="<u8", buffer=base, strides=(1,))
-
-
-def _masked_words(view: np.ndarray, starts: np.ndarray, lengths: np.ndarray, j: int) -> np.ndarray:
-    """Bytes 8j..8j+7 of each field, as little-endian words with the bytes past the field's end zeroed (one
-    constant mask when every field has the same length, as document ids often do)."""
-    column = view[starts + 8 * j] if j else view[starts]
-    shortest = int(lengths.min()) if lengths.shape[0] else 0
-    if shortest < 8 * (j + 1):            # some field ends inside this word
-        longest = int(lengths.max())
-        mask = _LOW_BYTES[min(max(longest - 8 * j, 0), 8)] if longest == shortest else \
-            _LOW_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-        np.bitwise_and(column, mask, out=column)
-    return column
-
-
-def pack_strings(texts: List[str], words: int = 0) -> Optional[np.ndarray]:
-    """The same words for Python strings (qrels document ids); None if one holds a NUL or whitespace."""
-    blob = "\n".join(texts).encode("utf-8") + b"\n"
-    buf = np.frombuffer(blob, dtype=np.uint8)
-    if buf[buf == 0].shape[0]:
-        return None
-    ends = np.flatnonzero(buf == 10)
-    if ends.shape[0] != len(texts):
-        return None
-    starts = np.empty_like(ends)
-    starts[0:1] = 0
-    starts[1:] = ends[:-1] + 1
-    return pack_fields(buf, starts, ends, words)
-
-
-def unpack_words(words: np.ndarray) -> List[str]:
-    """The strings of packed words (pack_fields, pack_strings), for the exact path: ASCII ids, no NUL."""
-    return [row.tobytes().rstrip(b"\0").decode("latin-1") for row in words.astype(">u8")]
-
-
-def widen(words: np.ndarray, count: int) -> np.ndarray:
-    """Pad (n, w) words with zero columns to (n, count)."""
-    if words.shape[1] >= count:
-        return words
-    out = np.zeros((words.shape[0], count), dtype=np.uint64)
-    out[:, :words.shape[1]] = words
-    return out
-
-
-def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
-    """The fields as float64, exactly as Python's float() reads them; None if one is not a finite number of
-    the run grammar `[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?`.
-
-    Common case (sign, at most 15 digits, one dot, no exponent) in numpy: the digits as an integer m < 2**53
-    and k digits after the dot give m / 10**k, one correctly rounded division of exact doubles, so the value
-    equals float(text). Other fields (exponents, long mantissas) are read one by one with float()."""
-    n = starts.shape[0]
-    lengths = ends - starts
-    short = n > 0 and int(lengths.max()) <= 8
-    chars = _eight_bytes(buf, starts, lengths) if short else field_bytes(buf, starts, ends)
-    width = chars.shape[1]
-    value = chars - np.uint8(48)          # padding bytes (0) become 208: neither a digit nor a dot
-    digit = value < 10
-    dot = chars == 46
-    sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
-    if short:
-        # Eight flags a row are one uint64: "any", "none" and "at most one" are tests on one number a row.
-        other = (chars != 0) & ~digit & ~dot
-        other[:, 0] &= ~sign
-        dot_flags = dot.view(np.uint64)[:, 0]
-        simple = (other.view(np.uint64)[:, 0] == 0) & ((dot_flags & (dot_flags - np.uint64(1))) == 0) \
-            & (digit.view(np.uint64)[:, 0] != 0)
-        dots = (dot_flags != 0).astype(np.int64)
-    else:
-        digits = np.count_nonzero(digit, axis=1)
-        dots = np.count_nonzero(dot, axis=1)
-        simple = (digits + dots + sign == lengths) & (dots <= 1) & (digits >= 1) & (digits <= FAST_DIGITS)
-    mantissa = np.zeros(n, dtype=np.int64)
-    for column in range(width):
-        mantissa = np.where(digit[:, column], mantissa * 10 + value[:, column], mantissa)
-    dot_at = np.where(dots > 0, np.argmax(dot, axis=1), lengths - 1)
-    fraction = lengths - 1 - dot_at
-    values = mantissa.astype(np.float64) / _POW10[np.minimum(fraction, _POW10.shape[0] - 1)]
-    negative = chars[:, 0] == 45
-    values[negative] = -values[negative]
-    for i in np.flatnonzero(~simple).tolist():
-        text = buf[starts[i]:ends[i]].tobytes().decode("latin-1")     # any byte: the grammar decides
-        if not _NUMBER.fullmatch(text):
-            return None
-        value = float(text)
-        if value != value or value in (float("inf"), float("-inf")):
-            return None
-        values[i] = value
-    return values
-
-
-def _eight_bytes(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(n, 8) bytes of fields of at most 8 bytes, zero padded: one uint64 gather and a mask a field."""
-    words = _masked_words(_word_view(buf, 1), starts, lengths, 0)      # little-endian: bytes in field order
-    return words.view(np.uint8).reshape(-1, 8)
-
-
-def are_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
-    """Is every field `[+-]?[0-9]+` with at most 18 digits? (parse_integers' test, without the values)"""
-    lengths = ends - starts
-    if lengths.shape[0] == 0:
-        return True
-    if int(lengths.max()) > 8:
-        return parse_integers(buf, starts, ends) is not None
-    return _short_integers(_eight_bytes(buf, starts, lengths))[1]
-
-
-def _short_integers(chars: np.ndarray) -> Tuple[np.ndarray, bool]:
-    """(digit flags, all integers?) of fields of at most 8 bytes: eight flags a row are one uint64 (see
-    parse_decimals), so "no other byte" and "some digit" are tests on one number a row."""
-    digit = (chars - np.uint8(48)) < 10
-    other = (chars != 0) & ~digit
-    other[:, 0] &= (chars[:, 0] != 45) & (chars[:, 0] != 43)
-    return digit, not np.any(other.view(np.uint64)[:, 0]) and bool(np.all(digit.view(np.uint64)[:, 0]))
-
-
-def parse_integers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:
-    """`[+-]?[0-9]+` fields of at most 18 digits as int64; None if one is not."""
-    lengths = ends - starts
-    if lengths.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    short = int(lengths.max()) <= 8
-    chars = _eight_bytes(buf, starts, lengths) if short else field_bytes(buf, starts, ends)
-    value = chars - np.uint8(48)
-    if short:
-        digit, integers = _short_integers(chars)
-        if not integers:
-            return None
-    else:
-        digit = value < 10
-        sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
-        digits = np.count_nonzero(digit, axis=1)
-        if not np.all((digits + sign == lengths) & (digits >= 1) & (digits <= 18)):
-            return None
-    number = np.zeros(lengths.shape[0], dtype=np.int64)
-    for column in range(chars.shape[1]):
-        number = np.where(digit[:, column], number * 10 + value[:, column], number)
-    return np.where(chars[:, 0] == 45, -number, number)
-
-
-def _letter_table(grade_map: Optional[Dict[str, int]]) -> Optional[np.ndarray]:
-    """byte -> grade + MAX_GRADE + 1 for the one-letter ASCII grades of a map (0 = not a letter grade); None
-    when the map is empty. Other keys (longer, digits, non-ASCII) are left out: such a field is not an integer
-    of at most 18 digits either, or read_columns declined the map (`_map_is_letters`)."""
-    if not grade_map:
-        return None
-    table = np.zeros(256, dtype=np.int64)
-    for text, grade in grade_map.items():
-        if len(text) == 1 and ord(text) < 128 and not text.isdigit() and abs(grade) <= MAX_GRADE:
-            table[ord(text)] = grade + MAX_GRADE + 1
-    return table
-
-
-def _map_is_letters(grade_map: Dict[str, int]) -> bool:
-    return all(len(text) == 1 and not text.isdigit() for text in grade_map)
-
-
-def parse_grades(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                 letters: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
-    """Qrels grades: integers, or one-letter grades of a grade map (`letters`, from _letter_table)."""
-    if letters is None:
-        return parse_integers(buf, starts, ends)
-    coded = np.where(ends - starts == 1, letters[buf[starts]], 0)
-    is_letter = coded != 0
-    if not np.any(is_letter):
-        return parse_integers(buf, starts, ends)
-    grade = coded - (MAX_GRADE + 1)
-    rest = np.flatnonzero(~is_letter)
-    if rest.shape[0]:
-        numbers = parse_integers(buf, starts[rest], ends[rest])
-        if numbers is None:
-            return None
-        grade[rest] = numbers
-    return grade
 
 
 _numeric_topic_key = numeric_sort_key
@@ -347,14 +74,14 @@ class _Reader:
         self.layout = layout
         self.whitespace = _C_SPACE if c_space else _WHITESPACE
         # trec_eval's bytes (`c_space`): ids may hold any byte but NUL, are decoded as Latin-1 (one character a
-        # byte, as commands.trec_eval_files) and may be of any length; otherwise ASCII ids of at most
+        # byte, as ranking.trec_eval_files) and may be of any length; otherwise ASCII ids of at most
         # MAX_FIELD_BYTES, as the tasks' exact readers decode them.
         self.encoding = "latin-1" if c_space else "ascii"
         self.max_field = None if c_space else MAX_FIELD_BYTES
         self.nacsis_spaces: Optional[bool] = None     # NACSIS: does the file separate fields with spaces?
         self.long_rows: List[np.ndarray] = []       # rows (in store order) whose document id is a long one
         self.long_words: List[np.ndarray] = []      # and those ids as words
-        self.grade_letters = _letter_table(grade_map)
+        self.grade_letters = letter_table(grade_map)
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments
         self.codes: Dict[str, int] = {}
@@ -512,6 +239,10 @@ class _Reader:
         change = np.ones(words.shape[0], dtype=bool)
         change[1:] = np.any(words[1:] != words[:-1], axis=1)
         segment_starts = np.flatnonzero(change)
+        if segment_starts.shape[0] > 256 and words.shape[1] == 1:
+            segment_codes = self._shuffled_topics(buf, field, line_numbers, words[segment_starts, 0], segment_starts)
+            lengths = np.diff(np.append(segment_starts, words.shape[0]))
+            return np.repeat(segment_codes, lengths)
         segment_codes = np.empty(segment_starts.shape[0], dtype=np.int32)
         for i, row in enumerate(segment_starts.tolist()):
             topic = buf[field[0][row]:field[1][row]].tobytes().decode(self.encoding)
@@ -526,6 +257,30 @@ class _Reader:
             segment_codes[i] = code
         lengths = np.diff(np.append(segment_starts, words.shape[0]))
         return np.repeat(segment_codes, lengths)
+
+    def _shuffled_topics(self, buf, field, line_numbers, words: np.ndarray, segment_starts: np.ndarray) -> np.ndarray:
+        """_topics' codes when the lines change topic often (lines in random order, many small topics): each
+        distinct topic of the chunk is decoded once, in order of first appearance, instead of once a change."""
+        distinct, first, inverse = np.unique(words, return_index=True, return_inverse=True)
+        known = len(self.topics)
+        code_of = np.empty(distinct.shape[0], dtype=np.int32)
+        for j in np.argsort(first, kind="stable").tolist():
+            row = int(segment_starts[first[j]])
+            topic = buf[field[0][row]:field[1][row]].tobytes().decode(self.encoding)
+            code = self.codes.get(topic)
+            if code is None:
+                code = self.codes[topic] = len(self.topics)
+                self.topics.append(topic)
+                self.first_line.append(int(line_numbers[row]))
+            code_of[j] = code
+        codes = code_of[inverse]
+        # grouped (no topic comes back) unless a topic has two segments here, or one of an earlier chunk comes
+        # back other than by continuing the last line's topic
+        if distinct.shape[0] != codes.shape[0] or np.any(codes[1:] < known) \
+                or (codes[0] < known and codes[0] != self.last_topic):
+            self.grouped = False
+        self.last_topic = int(codes[-1])
+        return codes
 
     def _nacsis_checks(self, buf, field, score, topic) -> bool:
         """What the NACSIS reader would warn about, as a yes/no: any of it sends the file to the exact reader."""
@@ -628,62 +383,13 @@ class _Reader:
         order = None if self.grouped else np.argsort(topic, kind="stable")
         long_ids = None
         if self.long_rows:
-            docno, long_ids = _with_long_ids(docno, np.concatenate(self.long_rows), self.long_words)
+            docno, long_ids = with_long_ids(docno, np.concatenate(self.long_rows), self.long_words)
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
                           (self.dummy or b"").decode("ascii"), long_ids, bool(self.nacsis_spaces))
         if has_duplicates(run):
             self.declined = (0, 0, "a document listed twice for one topic")
             return None
         return run
-
-
-def _with_long_ids(docno: np.ndarray, rows: np.ndarray, parts: List[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
-    """The docno words with one more column (see ColumnarRun.long_ids) and the sorted distinct long ids. Costs one
-    copy of the word matrix and a sort of the long ids' words, whatever their number."""
-    longest = max(part.shape[1] for part in parts)
-    words = np.vstack([widen(part, longest) for part in parts])
-    unique, codes = _distinct_rows(words)
-    width = docno.shape[1]
-    out = np.zeros((docno.shape[0], width + 1), dtype=np.uint64)
-    out[:, :width] = docno
-    out[rows, :width] = words[:, :width]
-    out[rows, width] = codes
-    return out, unique
-
-
-def _distinct_rows(words: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """(the distinct rows sorted, 1 + the index of each row among them)."""
-    order = np.lexsort(words.T[::-1])
-    ordered = words[order]
-    new = np.ones(ordered.shape[0], dtype=bool)
-    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-    codes = np.empty(ordered.shape[0], dtype=np.uint64)
-    codes[order] = np.cumsum(new)
-    return ordered[new], codes
-
-
-def long_id_words(words: np.ndarray, width: int, long_ids: np.ndarray) -> np.ndarray:
-    """Rows in the long-id layout (ColumnarRun.long_ids) for ids given as words, e.g. a qrels file's long ids:
-    the first `width` words and the code of the equal run id (an id no run line has gets a code of its own
-    above every run code, so it matches nothing)."""
-    common = max(words.shape[1], long_ids.shape[1])
-    both = np.vstack([widen(long_ids, common), widen(words, common)])
-    from_run = np.zeros(both.shape[0], dtype=bool)
-    from_run[:long_ids.shape[0]] = True
-    order = np.lexsort((~from_run,) + tuple(both.T[::-1]))      # equal rows together, the run's first
-    ordered = both[order]
-    group = np.cumsum(np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]) - 1
-    group_code = np.zeros(int(group[-1]) + 1, dtype=np.uint64)
-    run_rows = from_run[order]
-    group_code[group[run_rows]] = order[run_rows].astype(np.uint64) + np.uint64(1)
-    codes = np.empty(words.shape[0], dtype=np.uint64)
-    codes[order[~run_rows] - long_ids.shape[0]] = group_code[group[~run_rows]]
-    absent = codes == 0
-    codes[absent] = np.uint64(1 << 62) + np.arange(int(np.count_nonzero(absent)), dtype=np.uint64)
-    out = np.zeros((words.shape[0], width + 1), dtype=np.uint64)
-    out[:, :width] = widen(words, width)[:, :width]
-    out[:, width] = codes
-    return out
 
 
 class _Store:
@@ -746,6 +452,8 @@ def has_duplicates(run: ColumnarRun) -> bool:
             return False
 
         if len(run) * 8 >= PARALLEL_MIN_BYTES and len(batches) > 1 and _free_cpus() > 1:
+            from concurrent.futures import ThreadPoolExecutor     # here: it imports logging, for big runs only
+
             with ThreadPoolExecutor(max_workers=1) as pool:
                 later = pool.submit(any_repeated, batches[1::2])
                 if any_repeated(batches[0::2]) | later.result():
@@ -785,7 +493,7 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
     exact reader words the problem, but it cannot read every file the columnar reader can (docs/limits.md)."""
     if layout not in LAYOUTS:
         raise ValueError("unknown run layout %r" % layout)
-    if grade_map and not _map_is_letters(grade_map):
+    if grade_map and not map_is_letters(grade_map):
         return None                 # a key like "10" would be read as the integer 10 here
     cut = _cut(handle, split_at)
     if cut is None:
@@ -796,6 +504,8 @@ def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,
     first = _Reader(layout, comments, (end - start) // _SHORTEST_LINE[layout] + 1, grade_map, c_space)
     second = _Reader(layout, comments, (end - middle) // _SHORTEST_LINE[layout] + 1, grade_map, c_space)
     half = max(chunk_bytes // 2, 1)     # two chunks in flight: their temporaries as one chunk's
+    from concurrent.futures import ThreadPoolExecutor     # here: it imports logging, for big files only
+
     with ThreadPoolExecutor(max_workers=1) as pool:
         later = pool.submit(_feed, second, _blocks(fd, middle, end, half))
         done = _feed(first, _blocks(fd, start, middle, half)) is not None
@@ -939,36 +649,3 @@ def file_size(path: str) -> int:
         return os.path.getsize(path)
     except OSError:
         return 0
-
-
-def columns_from_records(topic_ids: List[str], doc_ids: List[str], scores, run_id: str = "",
-                         lines: Optional[List[int]] = None, max_key_bytes: int = 0) -> Optional[ColumnarRun]:
-    """A ColumnarRun from parsed records (one entry per result, in file order), for tasks whose own parser
-    reads the run: the shared ranking/labelling pipeline then serves them too.
-
-    Document ids become words with pack_strings (UTF-8 bytes, so equal words = equal strings). None when the
-    words cannot stand for the ids (an id with a NUL or a line break) or an id is longer than max_key_bytes
-    (0 = no limit; bounds the memory of the word matrix): the caller keeps its per-topic code then."""
-    count = len(doc_ids)
-    if len(topic_ids) != count or len(scores) != count:
-        raise ValueError("topic_ids, doc_ids and scores must have one entry per record")
-    if max_key_bytes and count and max(map(len, doc_ids)) * 4 > max_key_bytes \
-            and max(len(doc.encode("utf-8")) for doc in doc_ids) > max_key_bytes:
-        return None                 # checked before packing: one long id widens every row
-    if count:
-        docno = pack_strings(list(doc_ids))
-        if docno is None:
-            return None
-    else:
-        docno = np.zeros((0, 1), dtype=np.uint64)
-    topics = list(dict.fromkeys(topic_ids))              # order of first appearance
-    codes = {name: code for code, name in enumerate(topics)}
-    topic = np.fromiter(map(codes.__getitem__, topic_ids), dtype=np.int32, count=count)
-    first = np.unique(topic, return_index=True)[1].tolist()
-    first_line = [lines[i] for i in first] if lines is not None else [i + 1 for i in first]
-    grouped = not np.any(np.diff(topic) < 0)      # codes follow first appearance: a drop = a topic resumed
-    order = None if grouped else np.argsort(topic, kind="stable")
-    starts = np.zeros(len(topics) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(topic, minlength=len(topics)), out=starts[1:])
-    return ColumnarRun(topics, topic, docno, np.asarray(scores, dtype=np.float64).reshape(-1), first_line,
-                       order, starts, run_id)

@@ -9,7 +9,7 @@ the columnar reader declines is read by qrels.read_qrels, which words the error.
 from collections.abc import Mapping
 from typing import Callable, Dict, Iterator, Optional
 
-from .columnar import unpack_words
+from .columnar_words import unpack_words
 from ..measures.vectorised import QrelsColumns
 
 

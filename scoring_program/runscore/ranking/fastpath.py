@@ -8,14 +8,15 @@ warnings, the same values). A file the fast reader declines goes to the exact pa
 `RUNSCORE_FAST_PATH=0` turns the fast path off, `=1` uses it for every file (tests, benchmarks); by default
 it serves files of FAST_PATH_MIN_BYTES or more. See docs/performance.md.
 """
+import dataclasses
 import os
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from .columnar import (LONG_ID_BYTES, NACSIS, QRELS, TREC, ColumnarRun, long_id_words, pack_fields, padded_buffer,
-                       read_columns,
-                       unpack_words, widen)
+from .columnar import LONG_ID_BYTES, NACSIS, QRELS, TREC, read_columns
+from .columnar_run import ColumnarRun
+from .columnar_words import long_id_words, pack_fields, padded_buffer, unpack_words, widen
 from .columnar_qrels import ColumnarQrels
 from .qrels import MAX_GRADE
 from ..errors import Diagnostics, RunError
@@ -24,6 +25,7 @@ from ..measures.trec import TrecOptions
 from ..textfile import BOM, MAX_FILE_BYTES
 from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
 from .rankeval import TopicRun, evaluate_rankings
+from .trec_eval_files import BPREF_OVERREAD_WARN, TrecEvalFailure, read_qrels
 
 FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
 # A task's qrels file of this size or more (about 60k judgements, 0.2 s as Python dicts) is read as columns.
@@ -50,14 +52,20 @@ def wanted(path: str, min_bytes: Optional[int] = None, max_bytes: Optional[int] 
     return os.environ.get(ENVIRONMENT) == "1" or size >= (FAST_PATH_MIN_BYTES if min_bytes is None else min_bytes)
 
 
+_MALLOC_TUNED = []
+
+
 def _keep_freed_memory() -> None:
     """Ask glibc malloc to keep freed memory for reuse instead of handing it back to the system and taking it
-    again for the next chunk's arrays (page faults cost as much as the parsing). No-op without glibc."""
+    again for the next chunk's arrays (page faults cost as much as the parsing). No-op without glibc. Once a
+    process, and without ctypes.util.find_library (it runs ldconfig and imports subprocess: 20 ms of start-up)."""
+    if _MALLOC_TUNED:
+        return
+    _MALLOC_TUNED.append(True)
     try:
         import ctypes
-        import ctypes.util
 
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(-1, 256 * 1024 * 1024)    # M_TRIM_THRESHOLD: keep up to 256 MiB free at the heap top
         libc.mallopt(-3, 64 * 1024 * 1024)     # M_MMAP_THRESHOLD: per-chunk arrays come from the heap
     except (OSError, AttributeError):
@@ -208,14 +216,25 @@ def _beyond_float(scores: np.ndarray) -> bool:
         return bool(np.any(np.isinf(scores.astype(np.float32)) & np.isfinite(scores)))
 
 
+class TrecEvalColumns(NamedTuple):
+    """What trec_eval's main loop gives for a run on the fast path: the evaluated topics (sorted, as trec_eval
+    evaluates them), their values, the qrels' topic count and judgements with grade > 0 (for -c), the run id."""
+
+    topics: List[str]
+    values: Dict[str, Dict[str, float]]
+    qrels_topics: int
+    positive_judgements: int
+    run_id: str
+
+
 def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str], params: Dict,
-              problem=Exception):
-    """commands.trec_eval's main loop for a big clean run, read as columns: (Evaluation, run id), or None (then
+              min_bytes: Optional[int] = None) -> Optional[TrecEvalColumns]:
+    """commands.trec_eval's main loop for a big clean run, read as columns, or None (then
     the exact path reads both files and says what trec_eval would say). The files must be ones trec_eval reads
     without a word from us (no note, no duplicate) in a case the columns reproduce (not -J, -M 0, -l below 1,
-    keep-first-duplicate, nor a 10.0 qrels topic missing from the run)."""
-    from ..commands.trec_eval import Evaluation      # here: the command imports this module
-    if run_path == "-" or settings.judged_only or not wanted(run_path) or settings.max_docs == 0 \
+    keep-first-duplicate, nor a 10.0 qrels topic missing from the run). `min_bytes`: the smallest run file taken
+    (FAST_PATH_MIN_BYTES by default; the command takes every size: 0)."""
+    if run_path == "-" or settings.judged_only or not wanted(run_path, min_bytes) or settings.max_docs == 0 \
             or settings.level < 1 or settings.keep_first_duplicate:
         return None
     if "utility" in measures and len(params.get("utility", (0,) * 4)) != 4:
@@ -227,9 +246,12 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
     found = _trec_eval_qrels(qrels_path, settings.v10)
     if found is None:
         return None
-    qrels_topics, maxima, positive, columns = found
+    qrels_topics, maxima, positive, table = found
     if any(not 0 <= grade <= MAX_GRADE for grade in maxima):
         return None                 # trec_eval's rel_levels array: the exact path words what it does
+    if {"bpref", "gm_bpref"} & set(measures) and maxima and \
+            settings.level - (max(maxima) + 1) >= BPREF_OVERREAD_WARN:
+        return None                 # trec_eval's bpref may crash: the exact path warns
     run = read(run_path, TREC, comments=settings.v10, c_space=True)
     if run is None:
         return None
@@ -245,38 +267,30 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
         topics = sorted(qid for qid in in_run if qid in in_qrels)
     if not topics:
         return None
-    # Columns read from the qrels file hold no long id (else None), so they compare with the run's words as they
-    # are: a run row in the long-id layout has a code word that no id of LONG_ID_BYTES or less can hold.
-    if columns is None:
+    if table is None:
         qrels = _parsed_qrels(qrels_path, settings.v10)
         if qrels is None:
             return None
         columns = QrelsColumns(qrels, _trec_eval_packer(run))
+    else:
+        columns = QrelsColumns.from_table(_in_run_layout(table, run))
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in measures if m not in ("runid", "num_q")]
     per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
                                       settings.max_docs, params, np.float64 if settings.v10 else np.float32)
-    result = Evaluation()
-    for qid in topics:
-        result.values[qid] = per_topic[qid]
-        result.printed.append(qid)
-    result.denominator = len(topics)
-    if settings.complete:
-        result.denominator = len(qrels_topics)
-        result.missing = result.denominator - len(topics)
-        result.complete_num_rel = positive
-    return result, run.run_id
+    return TrecEvalColumns(topics, per_topic, len(qrels_topics), positive, run.run_id)
 
 
 def _trec_eval_qrels(path: str, v10: bool):
-    """(topics, each topic's highest grade, judgements with grade > 0, QrelsColumns or None) of a qrels file
-    trec_eval reads without a word from us, or None. Read as columns when the columnar reader takes it (ids as
-    raw bytes, as the run's words), else by the exact reader (QrelsColumns made later, packed as the run)."""
+    """(topics, each topic's highest grade, judgements with grade > 0, the qrels as columns or None) of a qrels
+    file trec_eval reads without a word from us, or None. Read as columns when the columnar reader takes it (ids
+    as raw bytes, as the run's words; `_in_run_layout` then packs long ids as the run does), else by the exact
+    reader (QrelsColumns made later, packed as the run)."""
     table = read(path, QRELS, comments=v10, c_space=True)
-    if table is not None and table.docno.shape[1] * 8 <= LONG_ID_BYTES:      # no id over LONG_ID_BYTES
+    if table is not None:
         raw = table.score if table.grouped_order is None else table.score[table.grouped_order]
         maxima = np.maximum.reduceat(raw, table.starts[:-1]).tolist() if raw.shape[0] else []
-        return list(table.topics), maxima, int(np.count_nonzero(raw > 0)), QrelsColumns.from_table(table)
+        return list(table.topics), maxima, int(np.count_nonzero(raw > 0)), table
     qrels = _parsed_qrels(path, v10)
     if qrels is None:
         return None
@@ -284,9 +298,25 @@ def _trec_eval_qrels(path: str, v10: bool):
             sum(1 for grades in qrels.values() for rel in grades.values() if rel > 0), None)
 
 
+def _in_run_layout(table: ColumnarRun, run: ColumnarRun) -> ColumnarRun:
+    """The qrels table with its document words comparable with the run's: as read when the qrels hold no id over
+    columnar.LONG_ID_BYTES (a run row in the long-id layout has a code word no such id can hold) or the run has
+    no long id (its rows are widened to compare); otherwise the run's long-id layout (ColumnarRun.long_ids), the
+    same words _trec_eval_packer makes from the exact reader's strings, without a Python object a line."""
+    short_words = LONG_ID_BYTES // 8
+    words = table.docno
+    if words.shape[1] <= short_words or run.long_ids is None:
+        return table
+    long = np.flatnonzero(words[:, short_words] != 0)      # ids hold no NUL: a word past 64 bytes = a long id
+    width = run.docno.shape[1] - 1
+    out = widen(np.ascontiguousarray(words[:, :short_words]), width + 1)
+    if long.shape[0]:
+        out[long] = widen(long_id_words(words[long], width, run.long_ids), out.shape[1])
+    return dataclasses.replace(table, docno=out)
+
+
 def _parsed_qrels(path: str, v10: bool) -> Optional[Dict[str, Dict[str, int]]]:
-    """The qrels by the exact reader (commands.trec_eval_files), or None if it notes or refuses anything."""
-    from ..commands.trec_eval_files import TrecEvalFailure, read_qrels
+    """The qrels by the exact reader (trec_eval_files), or None if it notes or refuses anything."""
     try:
         with open(path, "rb") as handle:
             parsed = read_qrels(handle.read(), path, v10)

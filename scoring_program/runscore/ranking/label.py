@@ -4,7 +4,7 @@ Why one stage: the ranking rule (score descending, ties by docno) and the join w
 scorers silently disagree, so they live here, once. Measures downstream see arrays of grades in rank order,
 never document ids (trec_eval's `form_res_rels` does the same).
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, Sequence
 
 import numpy as np
@@ -45,12 +45,19 @@ class JudgedTopic:
     rels: np.ndarray
     judged: np.ndarray
     level: int = 1
+    # num_rel and relevant, kept with what they were computed from: every measure of a topic asks for them
+    # (32 measures with all_trec), and a caller may replace rels (-J) after the first question.
+    _known: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def num_rel(self) -> int:
         """Judged documents at the level or above; a negative grade never counts (trec_eval counts grades >= 0
         only, also with -l 0 or below)."""
-        return int(np.count_nonzero(self.judged >= max(self.level, 0)))
+        known = self._known.get("num_rel")
+        if known is None or known[0] is not self.judged or known[1] != self.level:
+            known = self._known["num_rel"] = (self.judged, self.level,
+                                              int(np.count_nonzero(self.judged >= max(self.level, 0))))
+        return known[2]
 
     @property
     def num_ret(self) -> int:
@@ -58,8 +65,13 @@ class JudgedTopic:
 
     @property
     def relevant(self) -> np.ndarray:
-        """Boolean array: is the document at each rank relevant."""
-        return self.rels >= self.level
+        """Boolean array: is the document at each rank relevant (read-only: it is shared by the measures)."""
+        known = self._known.get("relevant")
+        if known is None or known[0] is not self.rels or known[1] != self.level:
+            relevant = self.rels >= self.level
+            relevant.flags.writeable = False
+            known = self._known["relevant"] = (self.rels, self.level, relevant)
+        return known[2]
 
 
 def judge_ranking(ranked_docnos: Sequence[str], topic_qrels: Dict[str, int], level: int = 1) -> JudgedTopic:

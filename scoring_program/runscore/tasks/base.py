@@ -10,7 +10,7 @@ from functools import lru_cache
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ConfigError, Diagnostics
 from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describe_layout, layout_misses
@@ -19,6 +19,8 @@ from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describ
 # Runs of one task scored from one submission on the platform (docs/limits.md: a submission of this many tiny runs
 # scores in a few seconds, far from Codabench's 600 s; the CLI has no such cap).
 MAX_RUNS_PER_SUBMISSION = 100
+# The number that ends a run's name, before an extension of letters (`ntc1`, `bigIR_run01.json`): Task.run_number.
+RUN_NUMBER = re.compile(r"([0-9]{1,9})(?:\.[A-Za-z]+)?$")
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,9 @@ class ParsedRun:
     name: str
     path: str
     data: Any
+    # The teams the run names, with their lines (Task.teams_named), noted when the file is checked so that the
+    # platform's rules still hold after score.py frees `data` once the run is scored.
+    teams: Optional[Dict[str, int]] = None
 
 
 @dataclass
@@ -120,6 +125,9 @@ class Task:
     columns: Sequence[Column] = ()
     # The campaign's cap on one team's runs (None: no cap); team_of tells the team of a run (pipeline.check_run_limit).
     max_runs_per_team: Optional[int] = None
+    # The campaign's rule on submissions to the hidden (formal) phase, (per day, in all), written into
+    # competition.yaml by codabench/bundle.py (None: runscore's defaults there; docs/codabench.md).
+    formal_submissions: Optional[Tuple[int, int]] = None
     # The platform's resource cap on a task's runs in one submission (docs/limits.md; score.py only).
     max_runs_per_submission: Optional[int] = MAX_RUNS_PER_SUBMISSION
     per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order
@@ -142,6 +150,20 @@ class Task:
     def team_of(self, run: ParsedRun) -> str:
         """The team that wrote a run, for the per-team cap ("" when the run does not tell: the submitter)."""
         return ""
+
+    def teams_named(self, run: ParsedRun) -> Dict[str, int]:
+        """Every team a run names, with the line that first names it (0: the file name), for the platform's rule
+        that a submission is one team's (pipeline.check_run_limit). A run naming no team gives {}."""
+        team = self.team_of(run)
+        return {team: 0} if team else {}
+
+    def run_number(self, run: ParsedRun) -> Optional[int]:
+        """The number a team gives a run (`ntc1` -> 1, `TEAM-AC-2` -> 2, `bigIR_run01.json` -> 1): the run with
+        the lowest number is the team's primary run, the one a hidden phase's leaderboard row shows
+        (docs/codabench.md). Default: the digits that end the run's name (before a file extension); None when
+        it has none (such runs come after numbered ones, in submission order)."""
+        match = RUN_NUMBER.search(run.name)
+        return int(match.group(1)) if match else None
 
     def companion_error(self, path: str, display: str):
         """A RunError when a companion file (see companion_pattern) cannot be read at all, else None."""

@@ -69,6 +69,9 @@ class QaRun:
 
 class DatasearchQa(Task):
     id = "datasearch-qa"
+    # "One run per team per day" (the task page): one run a submission, one submission a day on the platform
+    max_runs_per_team = 1
+    formal_submissions = (1, 100)
     title = "NTCIR-16 Data Search 2 QA"
     tag = "DS2-QA"
     description = "NTCIR-16 Data Search 2 QA (English and Japanese): exact match, macro F1 over word sets"

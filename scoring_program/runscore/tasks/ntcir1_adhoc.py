@@ -13,9 +13,9 @@ import numpy as np
 from ..ranking import fastpath
 from ..ranking.columnar_qrels import max_grade
 from ..errors import ConfigError, Diagnostics
-from ..measures.trec import INTERP_RULES, TrecOptions
+from ..measures.trec_measure import INTERP_RULES, TrecOptions
 from ..ranking.qrels import read_qrels
-from ..ranking.columnar import ColumnarRun
+from ..ranking.columnar_run import ColumnarRun
 from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
 from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten

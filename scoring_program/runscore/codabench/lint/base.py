@@ -48,6 +48,28 @@ class LinterBase:
         self.found: List[Diagnostic] = []
         self.lines: Dict[Tuple, int] = {}
 
+    def check_submission_limits(self, phase: Dict, name: Any, where: Tuple, v1: bool = False) -> None:
+        """`max_submissions_per_day` and `max_submissions` of a phase: positive whole numbers, the daily one at most
+        the total. Missing, Codabench takes 5 and 100 (CodaLab v1: 999 a day), which is no campaign's rule: a
+        warning (docs/codabench.md, "Submission limits")."""
+        values = {}
+        for key in ("max_submissions_per_day", "max_submissions"):
+            if key not in phase:
+                self.warning("submission-limits", "phase %r does not set %s: the platform's default (%s) applies, "
+                             "not the campaign's rule" % (name, key, ("999" if v1 else "5") if key.endswith("day")
+                                                          else "100"), where)
+                continue
+            value = phase[key]
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                self.error("submission-limits", "%s of phase %r must be a positive whole number, not %r"
+                           % (key, name, value), where + (key,))
+                continue
+            values[key] = value
+        if len(values) == 2 and values["max_submissions_per_day"] > values["max_submissions"]:
+            self.warning("submission-limits", "phase %r allows %d submissions a day but %d in all"
+                         % (name, values["max_submissions_per_day"], values["max_submissions"]),
+                         where + ("max_submissions_per_day",))
+
     def error(self, code: str, message: str, path: Tuple = (), file: str = YAML_NAME) -> None:
         self.found.append(Diagnostic(file, self.where(path) if file == YAML_NAME else 0, ERROR, message, code))
 

@@ -56,6 +56,7 @@ class V1Rules(LinterBase):
                 if isinstance(label, str) and len(label) > MAX_LABEL_V1:
                     self.error("v1-phases", "phase label %r is longer than %d characters" % (label, MAX_LABEL_V1),
                                where + ("label",))
+                self.check_submission_limits(phase, phase.get("label", number), where, v1=True)
                 if "start_date" not in phase:
                     self.error("v1-phases", "phase %s needs a start_date" % number, where)
                 else:

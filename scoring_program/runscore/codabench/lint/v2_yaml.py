@@ -159,6 +159,7 @@ class V2Rules(LinterBase):
                     self.warning("v2-multi-task-phase", "phase %r has %d tasks: Codabench repeats every column "
                                  "once per task and runs every upload through every task (one task per phase is "
                                  "recommended)" % (phase.get("name", i), len(tasks)), where + ("tasks",))
+            self.check_submission_limits(phase, phase.get("name", i), where)
             limit = phase.get("execution_time_limit")
             if isinstance(limit, int) and limit > QUEUE_TIME_CAP:
                 self.warning("v2-time-limit", "execution_time_limit %d is capped at %d s on the public queue"

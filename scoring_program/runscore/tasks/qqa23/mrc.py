@@ -29,6 +29,7 @@ class Qqa23Mrc(Task):
                      "of up to 10 answers {answer, rank, score, strt_token_indx, end_token_indx}, [] to abstain")
     name_pattern = r"[a-zA-Z0-9]{3,9}_[a-zA-Z0-9]{2,9}\.json"
     max_runs_per_team = 1
+    formal_submissions = (3, 3)     # "3 test runs per team" (spec 3.1): one run a submission, three submissions
     options = (
         Option("segmentation", "prefix_table", "How tokens are split into clitics before stop words are removed "
                "(the official scorer calls Farasa): prefix_table = the offline table shipped with runscore "

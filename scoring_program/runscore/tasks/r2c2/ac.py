@@ -142,6 +142,7 @@ class R2C2AC(Task):
     name_pattern = AC_RUN_NAME_PATTERN + r"(\.txt)?"
     companion_pattern = PR_RUN_NAME_PATTERN + r"(\.txt)?"   # the submission's own PR runs, cited by nuggets
     max_runs_per_team = 4
+    formal_submissions = (4, 4)     # up to 4 AC runs per team (the seed)
     options = (
         Option("confidence_out_of_range", "error", "A Confidence outside [0-100]: an error (the seed) or clamped "
                "into the range with a warning. Proposed.", CONFIDENCE_RULES),
@@ -205,6 +206,11 @@ class R2C2AC(Task):
     def team_of(self, run: ParsedRun) -> str:
         match = re.fullmatch(AC_RUN_NAME_PATTERN, run.name)
         return match.group("team") if match else run.name
+
+    def run_number(self, run: ParsedRun) -> Optional[int]:
+        """RunNumber of `[TeamName]-AC-[RunNumber]`."""
+        match = re.fullmatch(AC_RUN_NAME_PATTERN, run.name)
+        return int(match.group("number")) if match else None
 
     def companion_error(self, path: str, display: str):
         return companion_problem(path, display)

@@ -79,6 +79,7 @@ class R2C2PR(Task):
                      "'qID;PassageRank;docID;PassageText', at most 20 passages per question, ranks 1-20")
     name_pattern = RUN_NAME_PATTERN + r"(\.txt)?"
     max_runs_per_team = 4
+    formal_submissions = (4, 4)     # up to 4 PR runs per team (the seed)
     options = (
         Option("passage_key_mode", "content", "How a run's passage is found in the qrels: content = docID + "
                "SHA-1 of the whitespace-normalised text (organiser passages recur across PO runs), run_rank = "
@@ -99,6 +100,11 @@ class R2C2PR(Task):
     def team_of(self, run: ParsedRun) -> str:
         parsed = parse_run_name(run.name)
         return parsed.team if parsed is not None else run.name
+
+    def run_number(self, run: ParsedRun) -> Optional[int]:
+        """RunNumber of `[TeamName]-{PG|PO}-[RunNumber]`."""
+        parsed = parse_run_name(run.name)
+        return parsed.number if parsed is not None else None
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)

@@ -80,7 +80,9 @@ class RunBook:
         if run is None:
             self.runs_of_group.setdefault(group_id, []).append(run_id)
             run = self.runs[run_id] = self.make_run(run_id, group_id)
+            run.group_lines = {group_id: line_no}     # every group a run names, first line (Task.teams_named)
         elif group_id != run.group_id:
+            run.group_lines.setdefault(group_id, line_no)
             self.diags.warning_once("group", line_no, "run_id %r appears with group_id %r and %r"
                                     % (run_id, run.group_id, group_id))
         return run

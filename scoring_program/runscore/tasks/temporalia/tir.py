@@ -91,6 +91,7 @@ class TemporaliaTir(Task):
                      "query id + p/r/f/a), at most 100 documents per subtopic, up to 3 run_ids")
     name_pattern = r"(?i)tir_.+"
     max_runs_per_team = MAX_RUNS_PER_GROUP
+    formal_submissions = (MAX_RUNS_PER_GROUP, MAX_RUNS_PER_GROUP)   # up to 3 runs per group (the seed)
     options = (
         Option("average_over", "judged_with_relevant", "Subtopics averaged: those of the qrels with at least one "
                "relevant document (NTCIREVAL cannot score the others), or all subtopics of the qrels (those "
@@ -113,6 +114,9 @@ class TemporaliaTir(Task):
 
     def team_of(self, run: ParsedRun) -> str:
         return run.data.group_id
+
+    def teams_named(self, run: ParsedRun) -> Dict[str, int]:
+        return {group: line for group, line in getattr(run.data, "group_lines", {}).items() if group}
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)

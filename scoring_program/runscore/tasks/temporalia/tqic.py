@@ -65,6 +65,7 @@ class TemporaliaTqic(Task):
                      "(class past, future, recent or atemporal)")
     name_pattern = r"(?i)tqic_.+"
     max_runs_per_team = MAX_RUNS_PER_GROUP
+    formal_submissions = (MAX_RUNS_PER_GROUP, MAX_RUNS_PER_GROUP)   # up to 3 runs per group (the seed)
     options = (
         Option("unknown_class", "wrong", "A class other than past, future, recent/recency, atemporal (any case): "
                "count the query as wrong and warn (Proposed), or reject the run.", ("wrong", "error")),
@@ -88,6 +89,9 @@ class TemporaliaTqic(Task):
 
     def team_of(self, run: ParsedRun) -> str:
         return run.data.group_id
+
+    def teams_named(self, run: ParsedRun) -> Dict[str, int]:
+        return {group: line for group, line in getattr(run.data, "group_lines", {}).items() if group}
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)

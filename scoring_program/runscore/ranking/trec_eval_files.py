@@ -20,8 +20,8 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..measures.trec import c_atof as trec_c_atof
-from ..ranking.rankeval import TopicRun
+from ..measures.c_numbers import c_atof as trec_c_atof
+from .rankeval import TopicRun
 
 BOM = b"\xef\xbb\xbf"
 _STRICT_DECIMAL = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
@@ -29,6 +29,13 @@ _STRICT_INTEGER = re.compile(rb"[+-]?\d+\Z")
 _INTEGER_PREFIX = re.compile(rb"[+-]?\d+")
 LONG_MAX = 2 ** 63 - 1
 LONG_MIN = -2 ** 63
+
+
+# bpref and gm_bpref add up trec_eval's per-grade counts below -l, reading past the end of their array when -l
+# is above a topic's highest grade + 1 (m_bpref.c). The value is unaffected (no document is relevant then), but
+# once the read leaves trec_eval's memory it crashes (seen from about -l 20,000): runscore warns from this many
+# counts past the array on.
+BPREF_OVERREAD_WARN = 4096
 
 
 class TrecEvalFailure(Exception):
@@ -50,7 +57,7 @@ class Note:
 
 
 def c_atof(text: bytes) -> float:
-    """glibc atof of a field's bytes (measures.trec.c_atof; a field holds no white space, and Latin-1 keeps every
+    """glibc atof of a field's bytes (measures.c_numbers.c_atof; a field holds no white space, and Latin-1 keeps every
     byte one character)."""
     return trec_c_atof(text.decode("latin-1"))
 

@@ -1,0 +1,496 @@
+"""The shape table: runscore against trec_eval 9.0.8 -O2 and pytrec-eval-terrier on every shape of input users
+really have, each shape paired in one run (issue 26).
+
+Why: `bench.py` measures one shape (clean, sorted, short ids). A promise of speed must hold for 300-byte ids,
+non-ASCII ids, CRLF, space-separated fields, lines in random order, a big qrels file with a small run, many small
+topics, many tiny files, and for the in-memory API on the sizes and call patterns of its users. Each shape is
+generated from a fixed seed, every tool runs as its own process on the same files in alternating order, and the
+median of the repeats is kept: wall time, CPU time (user + system of the process and its children, os.wait4) and
+peak resident memory. The machine is shared, so CPU time is printed beside wall time and the load average is
+recorded with the table.
+
+    python benchmarks/shapes.py                       # every shape, full size, 3 repeats (about 25 minutes)
+    python benchmarks/shapes.py --quick               # a tenth of every size, for development
+    python benchmarks/shapes.py --only long-ids-1M,crlf-1M --repeats 5
+    python benchmarks/shapes.py --markdown table.md   # also write the table as Markdown
+    python benchmarks/shapes.py --update-docs         # also put it into README.md and docs/performance.md
+
+Targets (issue 26), wall time of the pair: every file shape <= 1.0 x trec_eval -O2, clean 1M <= 0.8 x, clean 5M
+<= 0.35 x, peak memory <= trec_eval's from 1M lines up, every shape within 1.5 x of the clean run of its size;
+in memory <= 0.7 x pytrec_eval at 1M and 5M pairs, <= 1.0 x at 5,000 x 100, on tiny inputs and with all_trec.
+"""
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import PYTREC_SCRIPT, measure, size_name  # noqa: E402
+
+MEASURE_ARGS = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10"]
+BEGIN, END = "<!-- shape-table:begin -->", "<!-- shape-table:end -->"
+
+
+# ------------------------------------------------------------------------------------------ data ---
+
+def _topic_name(t: int, topics: int) -> str:
+    return "%04d" % t if topics < 10000 else "%07d" % t
+
+
+def write_pair(folder: str, name: str, topics: int, per_topic: int, judged: Tuple[int, int] = (30, 71),
+               doc_id: Callable[[int], str] = "d%05d".__mod__, sep: str = "\t", eol: str = "\n",
+               shuffle: bool = False, run_every: int = 1, seed: int = 1) -> Tuple[str, str]:
+    """(qrels, run) files: `topics` judged topics with judged[0]..judged[1]-1 judgements each (grades 0-3), a run
+    of `per_topic` documents for every `run_every`-th topic, scores with ties (3 decimals), sorted as systems
+    write them unless `shuffle`. The run's lines are valid NACSIS lines when sep is TAB and eol LF."""
+    rng = np.random.default_rng(seed)
+    doc_range = max(2000, 2 * per_topic) if per_topic > 20 else 4 * per_topic
+    qrels, run = os.path.join(folder, name + ".qrels"), os.path.join(folder, name)
+    run_id = os.path.basename(run)
+    lines: List[str] = []
+    ranks = ["%d" % r for r in range(1, per_topic + 1)]
+    with open(qrels, "w", encoding="utf-8", newline="") as out_q, \
+            open(run, "w", encoding="utf-8", newline="") as out_r:
+        for t in range(1, topics + 1):
+            qid = _topic_name(t, topics)
+            count = min(int(rng.integers(*judged)), doc_range)
+            docs = rng.choice(doc_range, size=count, replace=False).tolist()
+            grades = rng.choice(4, size=count, p=(0.5, 0.25, 0.15, 0.10)).tolist()
+            out_q.write("".join("%s 0 %s %d\n" % (qid, doc_id(d), g) for d, g in zip(docs, grades)))
+            if (t - 1) % run_every:
+                continue
+            docs = rng.choice(doc_range, size=per_topic, replace=False).tolist()
+            scores = np.sort(np.round(rng.random(per_topic) * 10, 3))[::-1].tolist()
+            topic_lines = ["%s%s0%s%s%s%s%s%.3f%s%s%s" % (qid, sep, sep, doc_id(d), sep, r, sep, s, sep, run_id, eol)
+                           for d, r, s in zip(docs, ranks, scores)]
+            if shuffle:
+                lines.extend(topic_lines)
+            else:
+                out_r.write("".join(topic_lines))
+        if shuffle:
+            order = rng.permutation(len(lines))
+            out_r.write("".join(lines[i] for i in order.tolist()))
+    return qrels, run
+
+
+def long_id(d: int) -> str:
+    """A 300-byte document id (a URL or a path)."""
+    tail = "/d%05d" % d
+    return "https://collection.example.org/" + "p" * (300 - 31 - len(tail)) + tail
+
+
+def non_ascii_id(d: int) -> str:
+    return "dök-ü-%05d" % d
+
+
+# ----------------------------------------------------------------------------------------- shapes ---
+
+class Shape:
+    def __init__(self, key: str, label: str, make, kind: str = "file", size: int = 0, clean: str = "",
+                 target: float = 1.0):
+        self.key, self.label, self.make, self.kind, self.size, self.clean, self.target = \
+            key, label, make, kind, size, clean, target
+
+
+def file_shapes(scale: float) -> List[Shape]:
+    """Every file shape at `scale` (1 = the issue's sizes, 0.1 = --quick)."""
+    def n(x):
+        return max(1, int(x * scale))
+
+    def pair(**kw):
+        return lambda folder, key: write_pair(folder, key.replace(".", "_"), **kw)
+
+    per_1m = n(1_000_000) // 5000
+    shapes = [
+        Shape("clean-1M", "clean, %s lines" % size_name(n(1e6)), pair(topics=5000, per_topic=per_1m),
+              size=n(1e6), target=0.8),
+        Shape("clean-5M", "clean, %s lines" % size_name(n(5e6)), pair(topics=5000, per_topic=n(5e6) // 5000),
+              size=n(5e6), target=0.35),
+        Shape("clean-10M", "clean, %s lines" % size_name(n(1e7)), pair(topics=5000, per_topic=n(1e7) // 5000),
+              size=n(1e7)),
+        Shape("long-ids-1M", "300-byte ids, %s lines" % size_name(n(1e6)),
+              pair(topics=5000, per_topic=per_1m, doc_id=long_id), size=n(1e6), clean="clean-1M"),
+        Shape("non-ascii-1M", "non-ASCII ids, %s lines" % size_name(n(1e6)),
+              pair(topics=5000, per_topic=per_1m, doc_id=non_ascii_id), size=n(1e6), clean="clean-1M"),
+        Shape("crlf-1M", "CRLF line ends, %s lines" % size_name(n(1e6)),
+              pair(topics=5000, per_topic=per_1m, eol="\r\n"), size=n(1e6), clean="clean-1M"),
+        Shape("space-1M", "space-separated, %s lines" % size_name(n(1e6)),
+              pair(topics=5000, per_topic=per_1m, sep=" "), size=n(1e6), clean="clean-1M"),
+        Shape("shuffled-1M", "lines in random order, %s lines" % size_name(n(1e6)),
+              pair(topics=5000, per_topic=per_1m, shuffle=True), size=n(1e6), clean="clean-1M"),
+        Shape("big-qrels", "%s-line qrels, %s-line run" % (size_name(n(5e6)), size_name(n(1e5))),
+              pair(topics=n(50000), per_topic=100, judged=(100, 101), run_every=50), size=n(1e5)),
+        Shape("topics-100k", "%s topics of 5 documents" % size_name(n(1e5)),
+              pair(topics=n(100000), per_topic=5, judged=(5, 6)), size=n(5e5)),
+        Shape("topics-1M", "%s topics of 5 documents" % size_name(n(1e6)),
+              pair(topics=n(1000000), per_topic=5, judged=(5, 6)), size=n(5e6)),
+        Shape("tiny-files", "%d tiny files in one submission (50 lines each)" % n(1000), make_tiny_files(n(1000)),
+              kind="files", size=n(1000) * 50),
+    ]
+    # measured in this order: the shapes of 1M lines and the small ones first (a long run cut short keeps them)
+    later = ("clean-5M", "clean-10M", "topics-1M")
+    return [s for s in shapes if s.key not in later] + [s for s in shapes if s.key in later]
+
+
+def make_tiny_files(count: int):
+    def make(folder: str, key: str):
+        sub = os.path.join(folder, key)
+        os.makedirs(sub, exist_ok=True)
+        qrels = None
+        for i in range(count):
+            q, _ = write_pair(sub, "run%04d" % i, topics=5, per_topic=10, judged=(20, 21), seed=100 + i)
+            if qrels is None:
+                qrels = os.path.join(folder, key + ".qrels")
+                shutil.move(q, qrels)
+            else:
+                os.remove(q)
+        return qrels, sub
+    return make
+
+
+MEMORY_SHAPES = [
+    # key, label, topics, documents a topic, judged a topic, measures, calls
+    ("memory-1M", "in memory: 1M pairs (1,000 x 1,000)", 1000, 1000, 1000, ["map", "P", "ndcg_cut"], 1, 0.7),
+    ("memory-5M", "in memory: 5M pairs (5,000 x 1,000)", 5000, 1000, 1000, ["map", "P", "ndcg_cut"], 1, 0.7),
+    ("memory-beir", "in memory: 5,000 x 100 (BEIR)", 5000, 100, 3, ["map_cut.1,10,100", "ndcg_cut.1,10,100",
+                                                                    "recall.1,10,100", "P.1,10,100"], 1, 1.0),
+    ("memory-loop", "in memory: 50 x 100, 1,000 calls (a training loop)", 50, 100, 20, ["map", "ndcg_cut.10"],
+     1000, 1.0),
+    ("memory-all-trec", "in memory: all_trec, 1,000 x 100", 1000, 100, 50, ["all_trec"], 1, 1.0),
+]
+
+MEMORY_SCRIPT = r"""
+import json, resource, sys, time
+import numpy as np
+tool, topics, docs, judged, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+measures = set(sys.argv[6].split(";"))
+start_import = time.perf_counter()
+usage0 = resource.getrusage(resource.RUSAGE_SELF)
+if tool == "runscore":
+    import runscore.pytrec_eval as pytrec_eval
+else:
+    import pytrec_eval
+import_cpu = resource.getrusage(resource.RUSAGE_SELF)
+import_cpu = import_cpu.ru_utime + import_cpu.ru_stime - usage0.ru_utime - usage0.ru_stime
+rng = np.random.default_rng(5)
+span = max(2 * docs, 2000) if docs > 100 else 4 * docs
+qrels, runs = {}, []
+for t in range(topics):
+    qid = "%05d" % t
+    chosen = rng.choice(span, size=judged, replace=False)
+    grades = rng.choice(4, size=judged, p=(0.5, 0.25, 0.15, 0.10)) if judged > 10 else np.ones(judged, dtype=int)
+    qrels[qid] = {"d%05d" % d: g for d, g in zip(chosen.tolist(), grades.tolist())}
+for r in range(min(calls, 10)):
+    run = {}
+    for t in range(topics):
+        qid = "%05d" % t
+        chosen = rng.choice(span, size=docs, replace=False)
+        scores = np.round(rng.random(docs) * 10, 3)
+        run[qid] = {"d%05d" % d: s for d, s in zip(chosen.tolist(), scores.tolist())}
+    runs.append(run)
+def kib():
+    with open("/proc/self/status") as f:
+        return int([l for l in f if l.startswith("VmRSS")][0].split()[1])
+before = kib()
+usage = resource.getrusage(resource.RUSAGE_SELF)
+start = time.perf_counter()
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures)
+for i in range(calls):
+    result = evaluator.evaluate(runs[i % len(runs)])
+wall = time.perf_counter() - start
+after = resource.getrusage(resource.RUSAGE_SELF)
+names = sorted(next(iter(result.values())))
+means = {m: repr(sum(v[m] for v in result.values()) / len(result)) for m in names}
+print(json.dumps({"wall": wall, "cpu": after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime,
+                  "peak_mib": after.ru_maxrss / 1024.0, "extra_mib": (after.ru_maxrss - before) / 1024.0,
+                  "import_cpu": import_cpu, "means": means}))
+"""
+
+
+# ------------------------------------------------------------------------------------- measuring ---
+
+def trec_eval_o2() -> Optional[str]:
+    """trec_eval 9.0.8 -O2, built from ../shared (or the shared machine's build script)."""
+    for script in (os.path.join(ROOT, "..", "shared", "bin", "build-trec-eval"), "/work/shared/bin/build-trec-eval"):
+        if os.path.isfile(script):
+            done = subprocess.run([script, "9.0.8", "--O2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            path = done.stdout.decode().strip().splitlines()[-1] if done.stdout.strip() else ""
+            if done.returncode == 0 and os.path.isfile(path):
+                return path
+    return None
+
+
+PYTREC_FILES = PYTREC_SCRIPT.replace("with open(sys.argv[2]) as f:\n    run = pytrec_eval.parse_run(f)\n"
+                                     "per_topic = pytrec_eval.RelevanceEvaluator(qrel, {\"map\", \"P\", \"ndcg_cut\"})"
+                                     ".evaluate(run)\n",
+                                     "import os\nevaluator = pytrec_eval.RelevanceEvaluator(qrel, {\"map\", \"P\", "
+                                     "\"ndcg_cut\"})\nfor name in sorted(os.listdir(sys.argv[2])):\n"
+                                     "    with open(os.path.join(sys.argv[2], name)) as f:\n"
+                                     "        per_topic = evaluator.evaluate(pytrec_eval.parse_run(f))\n")
+
+
+def commands(shape: Shape, qrels: str, run: str, trec_eval: Optional[str]) -> List[Tuple[str, List[str]]]:
+    python = sys.executable
+    if shape.kind == "files":
+        files = sorted(os.path.join(run, f) for f in os.listdir(run))
+        found = [("runscore", [python, "-m", "runscore", "score", "--task", "ntcir1-adhoc", "--ref", qrels] + files)]
+        if trec_eval:
+            loop = 'for f in "$@"; do "%s" %s "%s" "$f" || exit 1; done >/dev/null' % (
+                trec_eval, " ".join(MEASURE_ARGS), qrels)
+            found.append(("trec_eval", ["/bin/sh", "-c", loop, "sh"] + files))
+        if importlib.util.find_spec("pytrec_eval") is not None:
+            found.append(("pytrec_eval", [python, "-c", PYTREC_FILES, qrels, run]))
+        return found
+    found = [("runscore", [python, "-m", "runscore", "trec_eval"] + MEASURE_ARGS + [qrels, run])]
+    if trec_eval:
+        found.append(("trec_eval", [trec_eval] + MEASURE_ARGS + [qrels, run]))
+    if importlib.util.find_spec("pytrec_eval") is not None:
+        found.append(("pytrec_eval", [python, "-c", PYTREC_SCRIPT, qrels, run]))
+    return found
+
+
+def summary(text: str) -> Dict[str, str]:
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "all":
+            out[parts[0]] = parts[2]
+    return out
+
+
+def paired(found: List[Tuple[str, List[str]]], repeats: int, env: Dict[str, str]) -> Dict[str, Dict]:
+    """Every tool `repeats` times, in alternating order; medians of wall and CPU, the highest peak."""
+    runs: Dict[str, List[Tuple[float, float, float, str]]] = {name: [] for name, _ in found}
+    for repeat in range(repeats):
+        shift = repeat % len(found)
+        for name, command in found[shift:] + found[:shift]:
+            runs[name].append(measure(command, env))
+    return {name: {"wall": statistics.median(r[0] for r in rs), "cpu": statistics.median(r[1] for r in rs),
+                   "peak": max(r[2] for r in rs), "walls": [round(r[0], 3) for r in rs], "output": rs[-1][3]}
+            for name, rs in runs.items()}
+
+
+def bench_file_shape(shape: Shape, folder: str, repeats: int, env: Dict[str, str], trec_eval: Optional[str]) -> Dict:
+    started = time.perf_counter()
+    qrels, run = shape.make(folder, shape.key)
+    size = sum(os.path.getsize(os.path.join(run, f)) for f in os.listdir(run)) if os.path.isdir(run) \
+        else os.path.getsize(run)
+    print("\n== %s: %s (%d MB, qrels %d MB, made in %.0f s)" % (shape.key, shape.label, size // 10**6,
+                                                              os.path.getsize(qrels) // 10**6,
+                                                              time.perf_counter() - started), flush=True)
+    result = paired(commands(shape, qrels, run, trec_eval), repeats, env)
+    if shape.kind == "file":
+        ours = summary(result["runscore"]["output"])
+        for peer in ("trec_eval", "pytrec_eval"):
+            if peer in result:
+                theirs = summary(result[peer]["output"])
+                same = all(ours.get(m) == theirs.get(m) for m in ("map", "P_10", "ndcg_cut_10"))
+                result[peer]["agrees"] = same
+                if not same:
+                    print("  summary values DIFFER from %s: %s / %s" % (peer, ours, theirs))
+    for name, r in result.items():
+        r.pop("output")
+        print("  %-12s wall %6.2f s  cpu %6.2f s  peak %6.0f MiB   (walls %s)" % (name, r["wall"], r["cpu"], r["peak"],
+                                                                                r["walls"]), flush=True)
+    if os.path.isdir(run):
+        shutil.rmtree(run)
+    else:
+        os.remove(run)
+    os.remove(qrels)
+    return result
+
+
+def bench_memory_shape(spec, repeats: int, env: Dict[str, str], scale: float) -> Dict:
+    key, label, topics, docs, judged, measures, calls, _target = spec
+    topics = max(1, int(topics * scale)) if key in ("memory-1M", "memory-5M", "memory-beir") else topics
+    print("\n== %s: %s" % (key, label), flush=True)
+    found = ["runscore"] + (["pytrec_eval"] if importlib.util.find_spec("pytrec_eval") is not None else [])
+    runs: Dict[str, List[dict]] = {name: [] for name in found}
+    for repeat in range(repeats):
+        shift = repeat % len(found)
+        for name in found[shift:] + found[:shift]:
+            out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, name, str(topics), str(docs), str(judged),
+                                  str(calls), ";".join(measures)], env=env, capture_output=True, text=True)
+            if out.returncode != 0:
+                raise SystemExit("in-memory benchmark of %s failed:\n%s" % (name, out.stderr[-2000:]))
+            runs[name].append(json.loads(out.stdout))
+    result = {}
+    for name in found:
+        rs = runs[name]
+        result[name] = {"wall": statistics.median(r["wall"] for r in rs), "cpu": statistics.median(r["cpu"] for r in rs),
+                        "peak": max(r["extra_mib"] for r in rs), "walls": [round(r["wall"], 3) for r in rs],
+                        "import_cpu": statistics.median(r["import_cpu"] for r in rs)}
+        print("  %-12s wall %6.2f s  cpu %6.2f s  memory added %6.0f MiB  import %.2f s CPU  (walls %s)" % (
+            name, result[name]["wall"], result[name]["cpu"], result[name]["peak"], result[name]["import_cpu"],
+            result[name]["walls"]), flush=True)
+    if "pytrec_eval" in runs:
+        ours, theirs = runs["runscore"][0]["means"], runs["pytrec_eval"][0]["means"]
+        common = sorted(set(ours) & set(theirs))
+        same = all(ours[m] == theirs[m] for m in common)
+        result["pytrec_eval"]["agrees"] = same
+        print("  mean of %d values %s" % (len(common), "IDENTICAL to pytrec_eval" if same else
+                                          "DIFFER: %s" % [(m, ours[m], theirs[m]) for m in common
+                                                          if ours[m] != theirs[m]][:5]))
+    return result
+
+
+# ----------------------------------------------------------------------------------------- table ---
+
+def _cell(r: Optional[Dict], memory_added: bool = False) -> str:
+    if not r:
+        return "-"
+    return "%.2f / %.2f s, %.0f MiB%s" % (r["wall"], r["cpu"], r["peak"], " added" if memory_added else "")
+
+
+def table(rows: List[Tuple[str, str, str, Dict, float]], header: Dict[str, str]) -> str:
+    """The Markdown table: one row a shape, ratios against their targets."""
+    lines = ["Measured %(date)s on %(machine)s; load average %(load)s (%(note)s). Cells: wall / CPU seconds "
+             "(median of %(repeats)s alternating runs), peak memory. Ratio = runscore / peer, wall (CPU); a target is "
+             "judged on the CPU ratio, which the other work on the machine leaves steady (the wall ratio is the "
+             "issue's measure on a quiet machine)." % header,
+             "",
+             "| shape | runscore | trec_eval 9.0.8 -O2 | pytrec-eval-terrier | ratio to trec_eval | target | "
+             "ratio to pytrec_eval | target | memory vs peer | vs clean of its size | reproduce |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    results = {key: result for key, _l, _k, result, _t in rows}
+    canonical = ["clean-1M", "clean-5M", "clean-10M"] + [s.key for s in SHAPE_INDEX] + [m[0] for m in MEMORY_SHAPES]
+    rows = sorted(rows, key=lambda row: canonical.index(row[0]) if row[0] in canonical else len(canonical))
+    for key, label, kind, result, target in rows:
+        ours = result.get("runscore")
+        te, py = result.get("trec_eval"), result.get("pytrec_eval")
+        memory = kind == "memory"
+        ratio_te = ratio_py = memory_ratio = "-"
+        target_te = target_py = "-"
+        if te and not memory:
+            wall, cpu = ours["wall"] / te["wall"], ours["cpu"] / te["cpu"]
+            ratio_te = "%.2f x (%.2f x)" % (wall, cpu)
+            target_te = "<= %.2f x: %s" % (target, "met" if cpu <= target else "**not met**")
+            memory_ratio = "%.2f x trec_eval%s" % (ours["peak"] / te["peak"],
+                                                   "" if ours["peak"] <= te["peak"] else " (**more**)")
+        if py:
+            wall, cpu = ours["wall"] / py["wall"], ours["cpu"] / py["cpu"]
+            ratio_py = "%.2f x (%.2f x)" % (wall, cpu)
+            if memory:
+                target_py = "<= %.1f x: %s" % (target, "met" if cpu <= target else "**not met**")
+                memory_ratio = "%.2f x pytrec_eval" % (ours["peak"] / max(py["peak"], 1.0))
+        clean = "-"
+        spec = [s for s in SHAPE_INDEX if s.key == key]
+        if spec and spec[0].clean and spec[0].clean in results:
+            base = results[spec[0].clean]["runscore"]
+            clean = "%.2f x (%.2f x CPU)" % (ours["wall"] / base["wall"], ours["cpu"] / base["cpu"])
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | `%s` |" % (
+            label, _cell(ours, memory), _cell(te), _cell(py, memory), ratio_te, target_te, ratio_py, target_py,
+            memory_ratio, clean, "benchmarks/shapes.py --only %s%s" % (key, header["quick_flag"])))
+    return "\n".join(lines) + "\n"
+
+
+SHAPE_INDEX: List[Shape] = []
+
+
+def update_docs(text: str, paths: Sequence[str]) -> None:
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            content = handle.read()
+        if BEGIN not in content or END not in content:
+            print("%s has no %s ... %s markers: not updated" % (path, BEGIN, END))
+            continue
+        head, rest = content.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(head + BEGIN + "\n" + text + END + tail)
+        print("updated %s" % path)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a tenth of every size (development)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each tool per shape (default 3)")
+    parser.add_argument("--only", help="comma-separated shape keys (default: every shape)")
+    parser.add_argument("--markdown", help="write the table to this file")
+    parser.add_argument("--json", help="write the raw results to this file")
+    parser.add_argument("--update-docs", action="store_true", help="put the table into README.md and "
+                        "docs/performance.md (between %s and %s)" % (BEGIN, END))
+    parser.add_argument("--from-json", help="print (and --update-docs) the table of a --json file instead of "
+                        "measuring; with --only, measure those shapes and replace their rows in that file")
+    parser.add_argument("--note", default="the machine is shared: compare CPU seconds where wall times disagree",
+                        help="what was running beside the benchmark")
+    args = parser.parse_args(argv)
+    scale = 0.1 if args.quick else 1.0
+    shapes = file_shapes(scale)
+    SHAPE_INDEX[:] = shapes
+    chosen = set(k.strip() for k in args.only.split(",")) if args.only else None
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(ROOT, "scoring_program") + os.pathsep + env.get("PYTHONPATH", "")
+    trec_eval = trec_eval_o2()
+    print("python %s, numpy %s, %d CPU(s); trec_eval -O2: %s" % (sys.version.split()[0], np.__version__,
+                                                                os.cpu_count() or 0, trec_eval))
+    load_before = os.getloadavg()
+    SHAPE_INDEX[:] = shapes
+    started = datetime.datetime.utcnow()
+    rows: List = []
+    loads = [load_before[0]]
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as handle:
+            saved = json.load(handle)
+        rows = [tuple(row) for row in saved["rows"] if not chosen or row[0] not in chosen]
+        if not chosen:
+            text = table(rows, saved["header"])
+            print(text)
+            if args.update_docs:
+                update_docs(text, [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "performance.md")])
+            return 0
+    folder = tempfile.mkdtemp(prefix="runscore-shapes-")
+
+    def header() -> Dict:
+        finished = datetime.datetime.utcnow()
+        return {"date": "%s-%s UTC" % (started.strftime("%d %b %Y %H:%M"), finished.strftime("%H:%M")),
+                "machine": "the project machine (%d CPUs, Python %s, numpy %s)" % (
+                    os.cpu_count() or 0, sys.version.split()[0], np.__version__),
+                "load": "%.0f-%.0f on 2 cores while it ran" % (min(loads), max(loads)),
+                "note": args.note, "repeats": args.repeats, "quick_flag": " --quick" if args.quick else ""}
+
+    def save() -> None:
+        """The rows so far, after every shape (a long run interrupted keeps what it measured)."""
+        loads.append(os.getloadavg()[0])
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as handle:
+                json.dump({"header": header(), "rows": rows}, handle, indent=1)
+        if args.markdown:
+            with open(args.markdown, "w", encoding="utf-8") as handle:
+                handle.write(table(rows, header()))
+
+    try:
+        for shape in shapes:
+            if chosen and shape.key not in chosen:
+                continue
+            rows.append((shape.key, shape.label, shape.kind, bench_file_shape(shape, folder, args.repeats, env,
+                                                                                trec_eval), shape.target))
+            save()
+        for spec in sorted(MEMORY_SHAPES, key=lambda m: m[0] == "memory-5M"):
+            if chosen and spec[0] not in chosen:
+                continue
+            rows.append((spec[0], spec[1], "memory", bench_memory_shape(spec, args.repeats, env, scale), spec[7]))
+            save()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    text = table(rows, header())
+    print("\n" + text)
+    save()
+    if args.update_docs:
+        update_docs(text, [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "performance.md")])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""C's arithmetic and number reading as trec_eval meets them, in Python: atol, atof (strtod), (long) casts,
+lround, division and log2 without exceptions, libm's log2 table, and sums added left to right.
+
+Why a module of its own: bit-for-bit agreement with trec_eval depends on these few rules (x/0 is inf, NaN casts
+to LONG_MIN, sums in the C loops' order, libm's log2 where numpy's is one ulp off), and every reader and measure
+that meets them uses this one copy.
+"""
+import math
+import re
+
+import numpy as np
+
+
+def c_atol(text: str) -> int:
+    """C atol: the leading integer of the text (`23.4` -> 23, `abc` -> 0), as trec_eval reads cutoffs."""
+    match = re.match(r"\s*([+-]?[0-9]+)", text)
+    return int(match.group(1)) if match else 0
+
+
+_C_SPACE = "[ \t\n\v\f\r]*"          # C isspace, which strtod skips first
+_SPECIAL_PREFIX = re.compile(_C_SPACE + r"([+-]?)(inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+_HEX_PREFIX = re.compile(_C_SPACE + r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)")
+_DECIMAL_PREFIX = re.compile(_C_SPACE + r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+
+
+def c_atof(text: str) -> float:
+    """glibc atof (strtod), as trec_eval reads scores and measure parameters: the longest number at the start of
+    the text (after C white space), 0.0 when there is none (`abc`); decimal and hexadecimal forms, inf/infinity/
+    nan(...) in any case; out of range gives +-inf or 0 as strtod. ASCII digits only."""
+    special = _SPECIAL_PREFIX.match(text)
+    if special:
+        value = math.inf if special.group(2)[:1] in "iI" else math.nan
+        return -value if special.group(1) == "-" else value
+    hexa = _HEX_PREFIX.match(text)
+    if hexa:
+        body = hexa.group(2)
+        if "p" not in body.lower():
+            body += "p0"
+        try:
+            value = float.fromhex("0x" + body)
+        except OverflowError:
+            value = math.inf
+        return -value if hexa.group(1) == "-" else value
+    match = _DECIMAL_PREFIX.match(text)
+    return float(match.group(1)) if match else 0.0   # correctly rounded as strtod: 1e400 -> inf, 1e-400 -> 0.0
+
+
+def c_long(x: float) -> int:
+    """(long)x as trec_eval's C does on x86-64: truncation toward zero, and LONG_MIN (the processor's "integer
+    indefinite") for NaN or a value out of range, where Python's int() raises (`-m Rprec_mult.1e308`)."""
+    if x != x or not -9223372036854775808.0 <= x < 9223372036854775808.0:
+        return -9223372036854775808
+    return int(x)
+
+
+def c_lround(x: float) -> int:
+    """glibc lround (trec_eval 10.0's recall points): halves away from zero, exactly; LONG_MIN for NaN or out of
+    range, as on x86-64."""
+    if x != x or not -9223372036854775808.0 <= x < 9223372036854775808.0:
+        return -9223372036854775808
+    whole = math.floor(abs(x))
+    whole += 1 if abs(x) - whole >= 0.5 else 0
+    return int(-whole if x < 0 else whole)
+
+
+def c_div(a: float, b: float) -> float:
+    """a / b with C double semantics: x/0 is +-inf and 0/0 is NaN instead of a Python exception."""
+    if b == 0:
+        if a == 0 or a != a:
+            return -math.nan   # x86 produces the negative default NaN; glibc prints it as -nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def c_log2(x: float) -> float:
+    """log2 with C semantics: -inf at 0 and NaN below, instead of a Python exception."""
+    if x > 0:
+        return math.log2(x)
+    return -math.inf if x == 0 else -math.nan
+
+
+_LOG2_TABLE = np.zeros(0)
+
+
+def log2_discounts(count: int) -> np.ndarray:
+    """log2(2), log2(3), ..., log2(count + 1) as C's libm log2 gives them (math.log2): numpy's vectorised
+    log2 is one ulp off at some integers (26, 52, 75, ...), which would move nDCG in its last bit."""
+    global _LOG2_TABLE
+    if _LOG2_TABLE.shape[0] < count:
+        size = max(count, 2 * _LOG2_TABLE.shape[0], 1024)
+        _LOG2_TABLE = np.array([math.log2(i) for i in range(2, size + 2)], dtype=np.float64)
+    return _LOG2_TABLE[:count]
+
+
+def ordered_sum(values) -> float:
+    """Left-to-right sum, as the C loops add (numpy's pairwise sum can differ in the last bit)."""
+    total = 0.0
+    for v in np.asarray(values, dtype=float).tolist():
+        total += v
+    return total
