@@ -1,6 +1,6 @@
 """`runscore check SUBMISSION`: the platform's discovery and checks on the zip (or folder) a participant is about to
 upload, offline. Every case is also given to score.py in the worker's layout, with the same reference data: the
-exit status and every error and warning line must be the same (the two share codabench.entry.examine)."""
+exit status and every error and warning line must be the same (the two share submission.examine)."""
 import os
 import shutil
 import zipfile
@@ -79,9 +79,13 @@ def test_a_good_multi_task_zip(tmp_path):
     score_out, _ = _same_as_score_py(tmp_path, submission, REFERENCE, out, code)
     for task_id in ("ntcir1-adhoc", "temporalia-tqic", "qqa23-mrc"):
         assert task_id in score_out
-    # without reference data: the format rules only, same verdict and same task of every file
+    # without --task or --ref: as a competition would, and each competition scores one task (issue 23): every
+    # file is still checked by its own task, and the message says which competition takes which file
     code, offline, err = run_cli("check", submission)
-    assert code == 0 and _table(offline) == rows and "--ref adds the reference checks" in offline
+    assert code == 1 and _table(offline) == rows, offline
+    assert ("submission: error: runs of 3 tasks in one submission, and a competition scores one task: the "
+            "ntcir1-adhoc competition takes ntc1; the qqa23-mrc competition takes sample_run01.json; the "
+            "temporalia-tqic competition takes tqic_sample; send each task's runs to its own competition") in offline
 
 
 def test_a_zip_with_one_bad_file(tmp_path):
@@ -132,7 +136,7 @@ def test_a_run_for_no_known_task(tmp_path):
 
 def test_one_competition_with_a_companion_and_other_tasks_runs(tmp_path):
     """--task r2c2-ac checks as the r2c2-ac competition does: its PR companion file is read beside the AC run,
-    a TQIC run is not a run of this competition, and the message names the expected file pattern."""
+    a TQIC run is checked as an AC run, and the message says it is a TQIC run and names the AC file pattern."""
     files = _sample_files("r2c2-ac")
     code, out, err = run_cli("check", "--task", "r2c2-ac", _zip(tmp_path / "ac.zip", files))
     assert code == 0, out + err
@@ -141,8 +145,10 @@ def test_one_competition_with_a_companion_and_other_tasks_runs(tmp_path):
     files.update(_sample_files("temporalia-tqic"))
     submission = _zip(tmp_path / "mixed.zip", files)
     code, out, err = run_cli("check", "--ref", os.path.join(REFERENCE, "r2c2-ac"), submission)
-    assert code == 1 and _table(out)["tqic_sample"] == ("-", "-", "not a run", "1", "0")
-    assert "tqic_sample: error: not a run of any task of this competition (expected r2c2-ac: a file named " in out
+    # the competition reads every file as its task's run, and says what the file looks like (issue 23)
+    assert code == 1 and _table(out)["tqic_sample"][:3] == ("r2c2-ac", "-", "invalid")
+    assert ("tqic_sample: error: the file looks like a run of task temporalia-tqic, not of r2c2-ac; a run of "
+            "r2c2-ac is a file named [TeamName]-AC-[RunNumber]") in out
     _same_as_score_py(tmp_path, submission, os.path.join(REFERENCE, "r2c2-ac"), out, code)
 
 

@@ -163,7 +163,8 @@ def test_empty_submission_names_what_was_expected(tmp_path):
 def test_unrecognised_file_is_named(tmp_path):
     inp, out = layout(tmp_path, {"notes.txt": "hello world\n"})
     code, _, stderr = run_score_py(inp, out)
-    assert code == 1 and "notes.txt: error: not a run of any task" in stderr
+    # a competition scores one task: every file is read as its run, and the task says what is wrong (issue 23)
+    assert code == 1 and "notes.txt:1: error: expected 6 TAB-separated fields" in stderr
 
 
 def test_missing_reference_is_the_organisers_fault(tmp_path):

@@ -72,8 +72,8 @@ def test_a_file_in_the_wrong_layout_is_named_once(tmp_path, task_id, name, data,
 def test_a_few_bad_lines_keep_their_own_messages(tmp_path):
     """The layout is named only when most lines (at least 3) miss it; one bad line in a good file is itself."""
     lines = TQIC_LINES[:5] + ["006,past,grp,run1"] + TQIC_LINES[6:]
-    diags = _check(tmp_path, "temporalia-tqic", "tqic_g", "\n".join(lines) + "\n")
-    assert diags.lines() == ["tqic_g:6: error: expected 4 TAB-separated fields 'id class group_id run_id', found "
+    diags = _check(tmp_path, "temporalia-tqic", "tqic_grp", "\n".join(lines) + "\n")
+    assert diags.lines() == ["tqic_grp:6: error: expected 4 TAB-separated fields 'id class group_id run_id', found "
                              "no TAB (1 field split on spaces)"]
 
 
@@ -109,10 +109,10 @@ def test_a_thousand_bad_lines_are_one_grouped_error(tmp_path):
     good = TQIC_LINES[:40]
     bad = ["%03d\tpast\tgrp\trun1\tx\ty" % (100 + i) for i in range(1000)]
     text = "\n".join(good + bad + ["041\tpast\tgrp\trun1", "041\tfuture\tgrp\trun1"]) + "\n"
-    diags = _check(tmp_path, "temporalia-tqic", "tqic_g", text)
+    diags = _check(tmp_path, "temporalia-tqic", "tqic_grp", text)
     assert diags.lines() == [
-        "tqic_g:41: error: lines 41-1040: expected 4 TAB-separated fields 'id class group_id run_id', found 6",
-        "tqic_g:1042: error: duplicate query id 041 in run run1 (first seen at line 1041)"]
+        "tqic_grp:41: error: lines 41-1040: expected 4 TAB-separated fields 'id class group_id run_id', found 6",
+        "tqic_grp:1042: error: duplicate query id 041 in run run1 (first seen at line 1041)"]
     assert diags.error_count == 1001
 
 

@@ -12,7 +12,7 @@ import zlib
 import pytest
 
 from conftest import ROOT, clear_internal_errors, codabench_input, internal_errors_logged
-from runscore import discover, textfile
+from runscore import discover, submission, textfile
 from runscore.codabench import entry
 from runscore.errors import RunError
 
@@ -163,7 +163,7 @@ def test_files_read_line_by_line_share_one_budget(tmp_path, capsys, monkeypatch)
 
 def test_each_file_is_scored_and_its_records_freed_before_the_next_is_read(tmp_path, capsys, monkeypatch):
     events, runs = [], []
-    check_file, score_run = entry.check_file, entry.score_run
+    check_file, score_run = submission.check_file, entry.score_run
 
     def checking(task, path, display, *args, **kwargs):
         events.append("check " + display)
@@ -176,7 +176,7 @@ def test_each_file_is_scored_and_its_records_freed_before_the_next_is_read(tmp_p
         events.append("score " + run.name)
         return score_run(reference, run)
 
-    monkeypatch.setattr(entry, "check_file", checking)
+    monkeypatch.setattr(submission, "check_file", checking)
     monkeypatch.setattr(entry, "score_run", scoring)
     other = NTC1.replace("\tntc1\n", "\tntc2\n")
     input_dir = codabench_input(tmp_path, "ntcir1-adhoc", {"ntc1": NTC1, "ntc2": other})

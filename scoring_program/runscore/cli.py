@@ -60,24 +60,29 @@ def cmd_options(args) -> int:
     return EXIT_OK
 
 
-def _check_all(task, files, reference, options, max_errors, team_cap=False):
-    """Check every file; the campaign's per-team run cap only with --team-cap (a researcher scores every team's
+def _check_all(task, files, reference, max_errors, team_cap=False, options=None):
+    """Judge the files as the task's competition would (submission.examine_files: the judgement of `runscore
+    check` and score.py); the campaign's per-team run cap only with --team-cap (a researcher scores every team's
     runs in one call; a participant checking a submission asks for it), the platform's resource cap never."""
-    from .pipeline import check_file, check_run_limit
+    import shutil
+    import tempfile
+
+    from .submission import examine_files
     from .tasks.base import submission_scope
 
-    checked = []
-    with submission_scope():
-        for path in files:
-            if not os.path.isfile(path):
-                raise UsageError("run file %r does not exist" % path)
-            checked.append(check_file(task, path, path, reference, options, max_errors=max_errors))
-    limits = check_run_limit(task, checked, per_team=team_cap, per_submission=False)
-    for message in [m for c in checked for m in c.diags.lines()] + [str(d) for d in limits]:
+    for path in files:
+        if not os.path.exists(path):
+            raise UsageError("run file %r does not exist" % path)
+    workdir = tempfile.mkdtemp(prefix="runscore-validate-")
+    try:
+        with submission_scope():
+            found = examine_files(files, workdir, [task], {task.id: reference} if reference else None, team_cap,
+                                  max_errors, {task.id: options} if options else None)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    for message in found.messages:
         print(message, file=sys.stderr)
-    failed = any(c.diags.has_errors for c in checked) or bool(limits)
-    return checked, failed
-
+    return found
 
 
 def cmd_validate(args) -> int:
@@ -86,13 +91,24 @@ def cmd_validate(args) -> int:
 
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option)) if args.ref else None
-    options = reference.options if reference else task.resolve_options(_option_overrides(args.option), "--option")
-    checked, failed = _check_all(task, args.runs, reference, options, args.max_errors, args.team_cap)
-    for c in checked:
-        status = "invalid" if c.diags.has_errors else "valid"
-        print("%s: %s (%d error(s), %d warning(s))" % (c.display, status, c.diags.error_count,
-                                                       c.diags.warning_count))
-    return EXIT_INVALID_RUN if failed else EXIT_OK
+    options = None if reference else task.resolve_options(_option_overrides(args.option), "--option")
+    found = _check_all(task, args.runs, reference, args.max_errors, args.team_cap, options)
+    problems: Dict[str, int] = {}
+    for p in found.problems:
+        problems[p.path] = problems.get(p.path, 0) + 1
+    companions = {c.display for c in found.companions}
+    for candidate in found.candidates + found.companions:
+        name = candidate.display
+        if name in companions:
+            print("%s: read beside the %s runs that cite it, not a run" % (name, task.id))
+        elif name in found.checked:
+            c = found.checked[name]
+            status = "invalid" if c.diags.has_errors or name in problems else "valid"
+            print("%s: %s (%d error(s), %d warning(s))" % (name, status, c.diags.error_count + problems.get(name, 0),
+                                                           c.diags.warning_count))
+        else:
+            print("%s: invalid (%d error(s), 0 warning(s))" % (name, problems.get(name, 1)))
+    return EXIT_INVALID_RUN if found.failed else EXIT_OK
 
 
 def cmd_score(args) -> int:
@@ -102,11 +118,11 @@ def cmd_score(args) -> int:
 
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option))
-    checked, failed = _check_all(task, args.runs, reference, reference.options, args.max_errors, args.team_cap)
-    if failed:
+    found = _check_all(task, args.runs, reference, args.max_errors, args.team_cap)
+    if found.failed:
         print("not scored: fix the errors above", file=sys.stderr)
         return EXIT_INVALID_RUN
-    results = [(run, score_run(reference, run)) for c in checked for run in c.runs]
+    results = [(run, score_run(reference, run)) for c in found.checked.values() for run in c.runs]
     for _, scores in results:
         for note in scores.notes:
             print("note: %s" % note, file=sys.stderr)
@@ -152,7 +168,8 @@ BUILTIN_HELP = {
                 "--option NAME=VALUE): name, default, allowed values and meaning.",
                 "runscore options --task ntcir1-adhoc"),
     "validate": ("check run files (exit 0 valid, 1 invalid)",
-                 "Check run files of one task with the platform's own checks, without scoring them. Every problem "
+                 "Check run files of one task with the platform's own discovery and checks (the verdict of `runscore "
+                 "check` and of the task's competition), without scoring them. Every problem "
                  "is printed on stderr as FILE:LINE: error: message (or warning:); exit 0 when every file is "
                  "valid, 1 when one is not, 2 for bad usage or reference data. With --ref the checks that need "
                  "the reference data (topic and question ids) are made too.",
@@ -192,11 +209,13 @@ def build_parser(list_extra_commands: bool = True) -> argparse.ArgumentParser:
         p.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
         p.add_argument("--max-errors", type=int, default=50, help="different errors listed per file (default 50)")
         p.add_argument("--team-cap", action="store_true",
-                       help="apply the campaign's cap on runs per team (as the platform does); off by default")
+                       help="apply the platform's rules on a submission's runs (one team's, the campaign's cap), as "
+                       "runscore check and the competition do; off by default")
         if name == "score":
             p.add_argument("--json", action="store_true", help="print {run: {measure: value}} as JSON")
             p.add_argument("--per-topic", action="store_true", help="include per-topic values")
-        p.add_argument("runs", nargs="+", metavar="RUN", help="run files of the task")
+        p.add_argument("runs", nargs="+", metavar="RUN", help="run files of the task (a zip or a folder is opened as "
+                       "the platform opens a submission)")
     for name, module in sorted(command_modules().items() if list_extra_commands else ()):
         sub.add_parser(name, help=module.HELP, add_help=False)
     return parser

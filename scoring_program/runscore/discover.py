@@ -69,6 +69,25 @@ def list_candidates(res_dir: str, workdir: Optional[str] = None) -> List[Candida
     return _walk(res_dir, "", workdir, 0, _Budget(), 0)
 
 
+def list_file_candidates(paths: Sequence[str], workdir: Optional[str] = None) -> List[Candidate]:
+    """The files named on a command line (`runscore validate`), each shown as it was named; a zip or a folder
+    among them is opened as a submission's would be (the same checks and limits)."""
+    workdir = workdir or tempfile.mkdtemp(prefix="runscore-")
+    budget = _Budget()
+    found: List[Candidate] = []
+    for path in paths:
+        if os.path.isdir(path):
+            found.extend(_walk(path, path.rstrip("/") + "/", workdir, 0, budget, 1))
+        elif _is_zip(os.path.basename(path), path):
+            target = tempfile.mkdtemp(prefix="zip-", dir=workdir)
+            safe_extract(path, target, path, budget)
+            found.extend(_walk(target, path + "/", workdir, 1, budget, 1))
+        else:
+            budget.add_file(path)
+            found.append(Candidate(path, path))
+    return found
+
+
 def _walk(folder: str, prefix: str, workdir: str, depth: int, budget: _Budget, levels: int) -> List[Candidate]:
     if levels > MAX_FOLDER_DEPTH:
         raise RunError("folders nested more than %d deep are not accepted" % MAX_FOLDER_DEPTH, prefix.rstrip("/"))
@@ -167,6 +186,8 @@ def safe_extract(zip_path: str, target: str, display: str, budget: Optional[_Bud
                            % (entries, MAX_ZIP_MEMBERS), display)
         with zipfile.ZipFile(zip_path) as archive:
             members = archive.infolist()
+            if not members and os.path.getsize(zip_path) == 22 + len(archive.comment):   # the end record alone
+                raise RunError("the zip holds no file; zip the run files themselves", display)
             if not members:        # e.g. a fake end marker in the comment hides the real directory
                 raise RunError("not a readable zip file: it lists no entry", display)
             _check_archive(members, os.path.getsize(zip_path), display, budget)
@@ -322,30 +343,53 @@ def utf16_problem(path: str) -> Optional[str]:
 
 def assign_tasks(candidates: Sequence[Candidate], tasks: Sequence) -> Tuple[List[Tuple[Candidate, object]],
                                                                              List[Diagnostic]]:
-    """Pair each candidate with the one task it belongs to: by file name first, then by content."""
+    """Pair each candidate with the one task it is a run of (issue 23: the same rule in every front door).
+
+    One task (a competition, `runscore validate --task T`): every file is a run of it, so the task's own checks
+    say what is wrong with a file in another layout (comma-separated, JSON, a run of another task), whatever its
+    name. Several tasks: the one task that claims the file's name, else the one whose run it looks like (sniff),
+    else the one that accepts it, with warnings maybe (a space-separated ntcir1-adhoc run). A UTF-16 file and an
+    archive other than a zip get their own message first."""
     pairs, problems = [], []
     for candidate in candidates:
         base = os.path.basename(candidate.display)
         by_name = [t for t in tasks if t.claims_name(base)]
-        chosen = by_name
-        if len(by_name) != 1 and not base.lower().endswith(OTHER_ARCHIVES):
-            problem = utf16_problem(candidate.path)
-            if problem:
-                problems.append(Diagnostic(candidate.display, 1, ERROR, problem))
-                continue
-            head = read_head(candidate.path)
-            by_content = [t for t in (by_name or tasks) if t.sniff(head)]
-            chosen = by_content if by_content else by_name
-        if len(chosen) == 1:
-            pairs.append((candidate, chosen[0]))
-        elif not chosen and base.lower().endswith(OTHER_ARCHIVES):
+        if len(by_name) != 1 and base.lower().endswith(OTHER_ARCHIVES):
             problems.append(Diagnostic(candidate.display, 0, ERROR, "only zip archives are unpacked; send a .zip "
                                        "or the run files themselves"))
+            continue
+        problem = None if len(by_name) == 1 else utf16_problem(candidate.path)
+        if problem:
+            problems.append(Diagnostic(candidate.display, 1, ERROR, problem))
+            continue
+        chosen = by_name if len(tasks) > 1 else list(tasks)
+        if len(chosen) != 1:
+            head = read_head(candidate.path)
+            chosen = [t for t in (by_name or tasks) if t.sniff(head)] or \
+                [t for t in (by_name or tasks) if accepts(t, candidate)] or by_name
+        if len(chosen) == 1:
+            pairs.append((candidate, chosen[0]))
         elif not chosen:
             expected = "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
-            problems.append(Diagnostic(candidate.display, 0, ERROR,
-                                       "not a run of any task of this competition (expected %s)" % expected))
+            problems.append(Diagnostic(candidate.display, 0, ERROR, "not a run of any task of this competition%s "
+                                       "(expected %s)" % (_layout_of(candidate.path), expected)))
         else:
             problems.append(Diagnostic(candidate.display, 0, ERROR, "could be a run of %s; rename it as one task's "
                                        "runs are named" % " or ".join(t.id for t in chosen)))
     return pairs, problems
+
+
+def accepts(task, candidate: Candidate) -> bool:
+    """Does the task accept the file by its format rules alone (no error; warnings allowed)?"""
+    from .pipeline import check_file     # here: the parsers import every task's readers
+
+    options = task.resolve_options({}, "defaults")
+    return not check_file(task, candidate.path, candidate.display, None, options, 1, False).diags.has_errors
+
+
+def _layout_of(path: str) -> str:
+    """": the file looks comma-separated (...)" when its lines are in a layout no task uses, else ""."""
+    from .textfile import TAB_OR_SPACES, describe_layout
+
+    found = describe_layout(read_head(path, 65536), TAB_OR_SPACES, 2)
+    return ": the file looks %s" % found[1] if found else ""

@@ -4,6 +4,7 @@ Why: the CLI (`validate`, `score`) and the Codabench entry (`score.py`) must beh
 call these functions and differ only in how they print.
 """
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -92,18 +93,54 @@ class CheckedFile:
 
 
 def check_file(task: Task, path: str, display: str, reference: Optional[LoadedReference],
-               options: Dict[str, Any], max_errors: int = 50) -> CheckedFile:
-    """Parse and check one run file; never raises for a bad run (the problem becomes a diagnostic)."""
+               options: Dict[str, Any], max_errors: int = 50, name_other_task: bool = True) -> CheckedFile:
+    """Parse and check one run file; never raises for a bad run (the problem becomes a diagnostic).
+    name_other_task: say when the file looks like a run of another task (off when testing whether a task accepts
+    a file, discover.accepts)."""
     diags = Diagnostics(display, max_errors)
     runs: List[ParsedRun] = []
     try:
         runs = task.parse(path, display, diags, reference.data if reference else None, options)
     except RunError as exc:
         diags.add(exc.diagnostic)
+    if name_other_task:
+        _say_other_task(task, path, display, diags)
     runs = runs if not diags.has_errors else []
     for run in runs:
         run.teams = task.teams_named(run)
     return CheckedFile(display, diags, runs)
+
+
+def _say_other_task(task: Task, path: str, display: str, diags: Diagnostics) -> None:
+    """When the file looks like a run of another task and not of this one, say which, whatever its name (issue
+    23): with the errors it causes (an error), or beside the warnings of a task that reads it anyway (a warning).
+    Said once: a task's own layout check (Task.wrong_layout) may have said it already."""
+    from .discover import Candidate, accepts, read_head     # here: discover imports this module's callers
+
+    if any("looks like a run of task" in d.message for d in diags.sorted_items()):
+        return
+    try:
+        head = read_head(path)
+    except OSError:
+        return
+    if task.sniff(head):
+        return
+    # a run whose fields are split on spaces (which ntcir1-adhoc and Temporalia accept with a warning) is sniffed
+    # with TABs for the spaces; the other task is named only when it accepts the file
+    tabbed = None if "\t" in head else re.sub(r"(?m)[ ]+", "\t", re.sub(r"(?m)^[ ]+|[ ]+$", "", head))
+    if tabbed is not None and task.sniff(tabbed):
+        return
+    other = task._other_task_claiming(head)
+    if other is None and tabbed is not None:
+        other = task._other_task_claiming(tabbed)
+    if other is None or not accepts(other, Candidate(display, path)):    # a sniff is a guess; acceptance is not
+        return
+    message = "the file looks like a run of task %s, not of %s; a run of %s is %s" % (
+        other.id, task.id, task.id, task.run_file_help)
+    if diags.has_errors:
+        diags.error(0, message)
+    else:
+        diags.warning(0, message)
 
 
 def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool = True,
@@ -133,10 +170,12 @@ def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool =
     elif per_team and limit is not None:
         teams: Dict[str, List[Tuple[str, ParsedRun]]] = {}
         for display, run in files:
-            teams.setdefault(task.team_of(run), []).append((display, run))
+            team = task.team_of(run)
+            if team:     # a run that names no team is its submitter's: files from many submitters (a campaign's
+                teams.setdefault(team, []).append((display, run))     # rescoring) cannot be counted as one team
         for team, runs in teams.items():
             if len(runs) > limit:
-                whose = "team %s" % team if team else "one team"
+                whose = "team %s" % team
                 out.append(Diagnostic(runs[limit][0], 0, ERROR,
                                       "%d runs of %s for task %s in the submission (%s); at most %d per team are "
                                       "allowed" % (len(runs), whose, task.id, _names([r.name for _, r in runs]),

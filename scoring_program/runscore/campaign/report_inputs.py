@@ -2,7 +2,7 @@
 
 Why a module of its own: a report must score exactly what `runscore score` scores, so every file goes through the
 task's own parser and checks (pipeline.check_file), a submission zip through the platform's own discovery
-(codabench/entry.examine), and the campaign's per-team caps apply across everything given. Any invalid run stops
+(submission.examine), and the campaign's per-team caps apply across everything given. Any invalid run stops
 the report with every message, before anything is written.
 """
 import os
@@ -47,7 +47,7 @@ def read_runs(reference: LoadedReference, inputs: Sequence[str], workdir: str, m
     """Check every run (submission zips through the platform's discovery, unpacked under `workdir`, which the
     caller removes after the report is written), apply the per-team caps over all of them, and score the valid
     ones with the task's own scorer. Nothing is scored when anything failed."""
-    from ..codabench.entry import examine
+    from ..submission import examine
     from ..discover import safe_extract
 
     task = reference.task

@@ -1,7 +1,7 @@
 """The formal runs as an organiser holds them: run files, folders, and submission zips downloaded from Codabench.
 
 Why a module of its own: a pool must be built from exactly the runs the formal phase accepted, checked by the same
-code (codabench/entry.py's `examine`: discovery, every file's checks, the per-team caps), and a download from
+code (submission.py`s `examine`: discovery, every file's checks, the per-team caps), and a download from
 Codabench names each file `{id}_{owner}_PhaseId{phase}_{date}_{file}` (specs/campaign.md 4.4), where the id orders
 resubmissions and the owner is the team when the run names do not tell it. Each argument is one submission.
 """
@@ -42,7 +42,7 @@ def codabench_parts(name: str) -> Optional[Dict[str, str]]:
 
 def read_submission(source: str, task: Task, workdir: str, reference=None) -> Submission:
     """Check one submission exactly as the formal phase does; its valid runs, or its messages when it fails."""
-    from ..codabench.entry import examine
+    from ..submission import examine
     from ..tasks.base import submission_scope
 
     if not os.path.exists(source):

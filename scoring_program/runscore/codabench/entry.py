@@ -10,19 +10,15 @@ import shutil
 import signal
 import sys
 import tempfile
-from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence
 
 from .. import __version__
-from ..discover import Candidate, assign_tasks, list_candidates
-from ..errors import (ERROR, EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostic, RunError,
-                      report_internal_error)
-from ..pipeline import (CheckedFile, LoadedReference, check_file, check_run_limit, leaderboard_run,
-                        load_reference, score_run)
+from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
+from ..pipeline import CheckedFile, LoadedReference, leaderboard_run, load_reference, score_run
 from ..report import atomic_write, detailed_html, summary_table, write_scores
+from ..submission import examine
 from ..tasks import all_tasks, get_task
 from ..tasks.base import FULL, Task, read_task_yaml, submission_scope
-from ..textfile import submission_read_budget
 from . import disclosure
 from .receipt import receipt_line, receipt_of, receipt_table
 
@@ -118,101 +114,6 @@ def rewrite_page_after_failure(output_dir: str, title: str, status: str, diagnos
         pass
 
 
-@dataclass
-class Examination:
-    """What the platform makes of a submission before scoring it: which file is a run of which task, every
-    file's diagnostics, and the verdict. score.py and `runscore check` both build it here, so they cannot
-    disagree."""
-
-    candidates: List[Candidate]
-    companions: List[Candidate]
-    pairs: List[Tuple[Candidate, Task]]
-    problems: List[Diagnostic]
-    checked: Dict[str, CheckedFile]                  # by the file's display name
-    checked_by_task: Dict[str, List[CheckedFile]]
-    messages: List[str]
-    failed: bool
-    errors: int = 0          # findings of severity error, counted from the diagnostics' data (never from text)
-    detail: Dict[str, str] = field(default_factory=dict)   # each checked file's disclosure level (its task's phase)
-
-
-def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
-            references: Optional[Dict[str, LoadedReference]] = None,
-            after_check: Optional[Callable[[Task, CheckedFile], None]] = None) -> Examination:
-    """Discover the runs of `res_dir` among `tasks` and check each file (against its task's reference data
-    when `references` has it; else with the task's default options, as `runscore check` does offline).
-    Raises RunError when the submission holds no file at all, or no run of any of the tasks. Callers open
-    tasks.base.submission_scope() around it (score.py does) so that what every run reads is read once.
-    The files read line by line share one byte budget (textfile.MAX_SUBMISSION_TEXT_BYTES); `after_check` is
-    called on each file once checked (score.py scores its runs there and frees their records, so memory does not
-    add up over the files of a submission)."""
-    candidates = list_candidates(res_dir, workdir)
-    if not candidates:
-        raise RunError("no run file found in the submission; expected %s" % _expected(tasks))
-    candidates, companions = _set_companions_aside(candidates, tasks)
-    pairs, problems = assign_tasks(candidates, tasks)
-    problems = list(problems) + _companion_problems(companions, tasks)
-    if not pairs and not problems:   # only companion files: nothing to score
-        raise RunError("the submission holds no run of %s, only files read beside such runs (%s); expected %s"
-                       % (" or ".join(t.id for t in tasks), ", ".join(c.display for c in companions),
-                          _expected(tasks)))
-    if not pairs:      # say once what was expected, unless every file's message already says it
-        said = all("(expected " in p.message for p in problems)
-        problems.append(Diagnostic("submission", 0, ERROR, "no run of %s in the submission%s"
-                                   % (" or ".join(t.id for t in tasks), "" if said else "; expected %s"
-                                      % _expected(tasks))))
-    messages: List[str] = [str(p) for p in problems]
-    checked: Dict[str, CheckedFile] = {}
-    checked_by_task: Dict[str, List[CheckedFile]] = {}
-    detail: Dict[str, str] = {}
-    with submission_read_budget():
-        for candidate, task in pairs:
-            reference = (references or {}).get(task.id)
-            options = reference.options if reference else task.resolve_options({}, "defaults")
-            one = check_file(task, candidate.path, candidate.display, reference, options)
-            checked[candidate.display] = one
-            checked_by_task.setdefault(task.id, []).append(one)
-            detail[candidate.display] = reference.detail if reference else FULL
-            messages.extend(disclosure.diagnostic_lines(one.diags, detail[candidate.display]))
-            if after_check is not None and one.runs:
-                after_check(task, one)
-    for task_id, files in checked_by_task.items():
-        task = [t for t in tasks if t.id == task_id][0]
-        reference = (references or {}).get(task_id)
-        limits = check_run_limit(task, files, one_team=True,
-                                 cap=reference.runs_per_submission if reference else None)
-        if reference is not None and reference.collect and reference.topics:   # a collecting phase's topic check
-            from .collect import topic_problems
-            limits += [d for f in files for d in topic_problems(task, f.display, f.runs, reference.topics)]
-        problems.extend(limits)
-        messages.extend(str(d) for d in limits)
-    # Counted from the diagnostics' data, never from printed text (issue 16: a warning quoting ": error:" in a
-    # participant's field rejected the submission).
-    errors = sum(1 for p in problems if p.severity == ERROR) + \
-        sum(disclosure.shown_counts(c.diags, detail[name])[0] for name, c in checked.items())
-    return Examination(candidates, companions, pairs, problems, checked, checked_by_task, messages, errors > 0,
-                       errors, detail)
-
-
-def _companion_problems(companions, tasks) -> List[Diagnostic]:
-    """A companion file that cannot be read at all is reported as its own error, not as one of the runs citing it
-    (issue 16)."""
-    out = []
-    for companion in companions:
-        base = os.path.basename(companion.display)
-        for task in tasks:
-            if task.claims_companion(base):
-                exc = task.companion_error(companion.path, companion.display)
-                if exc is not None:
-                    out.append(exc.diagnostic)
-                    break
-    return out
-
-
-def _expected(tasks: Sequence[Task]) -> str:
-    return "; ".join("%s: %s" % (t.id, t.run_file_help) for t in tasks)
-
-
 def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     tasks = [references[t].task for t in references]
     scores_of: Dict[int, object] = {}        # id(ParsedRun) -> its scores, made as soon as its file is checked
@@ -280,18 +181,6 @@ def _score_and_free(reference: LoadedReference, run) -> object:
     scores = score_run(reference, run)
     run.data = None
     return scores
-
-
-def _set_companions_aside(candidates, tasks):
-    """Files that no task claims as a run but some task reads beside its runs (see Task.companion_pattern)."""
-    runs, companions = [], []
-    for candidate in candidates:
-        base = os.path.basename(candidate.display)
-        if not any(t.claims_name(base) for t in tasks) and any(t.claims_companion(base) for t in tasks):
-            companions.append(candidate)
-        else:
-            runs.append(candidate)
-    return runs, companions
 
 
 def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = FULL, receipts=()) -> Dict:

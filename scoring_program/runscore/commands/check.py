@@ -2,10 +2,12 @@
 
 Why: `validate` checks one run file of a task you name; a participant's question is "will this zip be accepted,
 and as which task's runs?". This command runs exactly the discovery and checks of score.py
-(codabench.entry.examine: the same function, so the two cannot disagree), offline, and prints a table of every
-file -> task, run name, verdict and counts, then every message. Without reference data by default (format rules
-only); --ref adds the reference checks (topic ids, the organisers' options). --task T checks as T's competition
-does (one competition per task); without it every task is tried, as a reference folder of every task would.
+and `runscore validate` (submission.examine: the same function, so they cannot disagree), offline, and prints a
+table of every file -> task, run name, verdict and counts, then every message. Without reference data by default
+(format rules only); --ref adds the reference checks (topic ids, the organisers' options). --task T checks as
+T's competition does (one competition per task); without it the runs' own task is the competition, and runs of
+several tasks are rejected, as every competition would (with --ref of several task folders, as score.py with
+that reference data).
 
 Exit codes as everywhere: 0 the submission would be accepted (warnings allowed), 1 it would be rejected, 2 bad
 usage or bad reference data.
@@ -25,7 +27,7 @@ from ..tasks.base import FULL
 NAME = "check"
 HELP = "check a whole submission (zip or folder) exactly as the platform will: which file is a run of which task"
 EXAMPLE = """examples:
-  runscore check submission.zip                          # every task's format rules, no reference data
+  runscore check submission.zip                          # as the competition of its runs' task, no reference data
   runscore check --task ntcir1-adhoc submission.zip      # as the ntcir1-adhoc competition will
   runscore check --ref reference_data/ntcir1-adhoc submission.zip   # plus the reference checks (topic ids)
 """
@@ -41,7 +43,8 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="runscore check", description=HELP, epilog=EXAMPLE,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("submission", metavar="SUBMISSION", help="the zip you will upload, or a folder of run files")
-    p.add_argument("--task", metavar="T", help="check as task T's competition does (default: every task)")
+    p.add_argument("--task", metavar="T", help="check as task T's competition does (default: the competition of "
+                   "the task the runs belong to; runs of several tasks are rejected)")
     p.add_argument("--ref", metavar="REF", help="reference data: one task's folder (with task.yaml) or a folder "
                    "of task folders, as the platform's input/ref; adds the reference checks")
     return p
@@ -105,7 +108,7 @@ def table_rows(found) -> List[List[str]]:
 
 def run(argv: List[str]) -> int:
     args = parser().parse_args(argv)
-    from ..codabench.entry import examine
+    from ..submission import examine
     from ..tasks.base import submission_scope
     from ..report import summary_table
 
@@ -116,7 +119,7 @@ def run(argv: List[str]) -> int:
         nested = os.path.join(workdir, "nested")       # where nested zips are opened
         os.makedirs(nested)
         with submission_scope():
-            found = examine(res, nested, tasks, references)
+            found = examine(res, nested, tasks, references, one_competition=not args.task and not args.ref)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(summary_table(table_rows(found)))
