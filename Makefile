@@ -60,12 +60,14 @@ test-latest: $(VENV_LATEST)/.done
 FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_fuzz_commands.py tests/test_fuzz_fast_path.py \
 	tests/test_fuzz_numeric_fields.py
 
-# CI's fuzzing (.ci/run): 10,000 hostile variants per run format, 400 fast-path and 1,000 trec_eval inputs, numeric
-# fields on 30 lines of each sample and reference file (6 in `make test`), 60 variants of each task's sample and
-# every hostile case given to validate, check and score.py (8 and a quarter in `make test`); `make test`
-# runs a tenth of it so that it stays near two minutes on two CPUs.
+# CI's fuzzing (.ci/run): 10,000 hostile variants per run format, 100 per reference file, 400 fast-path and 1,000
+# trec_eval inputs, numeric fields on 30 lines of each sample and reference file (6 in `make test`), 60 variants of
+# each task's sample and every hostile case given to validate, check and score.py (8 and a quarter in `make test`);
+# `make test` runs a twentieth of the run variants (500), half the reference ones and a fifth of the rest, so that it
+# stays near two minutes on two CPUs.
 fuzz-ci: setup
-	RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
+	RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_REFERENCE_INPUTS=100 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 \
+		RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
 		RUNSCORE_FUZZ_NUMERIC_LINES=30 RUNSCORE_VERDICT_VARIANTS=60 RUNSCORE_VERDICT_HOSTILE=all \
 		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py
 

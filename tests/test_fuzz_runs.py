@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hostile.harness import Subject, clean_scores, small_seed, subjects_of, tasks_with_samples, verdict, write
 from hostile.mutate import BOM, mutate
 
-INPUTS_PER_FORMAT = int(os.environ.get("RUNSCORE_FUZZ_INPUTS", "1000"))
+INPUTS_PER_FORMAT = int(os.environ.get("RUNSCORE_FUZZ_INPUTS", "500"))
 PER_SEED = 20
 SHOWN_FAILURES = 8
 # Defects found by this fuzzing in modules owned by other engineers, left to them (reported to the lead):
