@@ -106,18 +106,26 @@ def test_five_teams_r2c2_ac_runs_in_one_call(tmp_path):
     assert by_path.measures == result.measures
 
 
-def test_submission_rules_apply_the_platforms_cap_on_request(tmp_path):
-    """The cap is per team (issue 18): five teams' runs pass it, five runs of one team do not."""
+def test_submission_rules_apply_the_platforms_rules_on_request(tmp_path):
+    """submission_rules=True judges as the platform does (issues 22, 23): a submission is one team's and the cap
+    counts every run of it; off, a researcher scores five teams' runs in one call (issue 18)."""
     ref = five_team_reference(tmp_path)
-    api.score("r2c2-ac", str(ref), {name: team_run(i) for i, name in enumerate(TEAMS)}, submission_rules=True)
+    five_teams = {name: team_run(i) for i, name in enumerate(TEAMS)}
+    api.score("r2c2-ac", str(ref), five_teams)
+    with pytest.raises(api.InvalidRunsError) as caught:
+        api.score("r2c2-ac", str(ref), five_teams, submission_rules=True)
+    assert "a submission is one team's" in str(caught.value)
     one_team = {"T-AC-%d" % k: team_run(0) for k in range(1, 5)}
     one_team["T-AC-1.txt"] = team_run(0)
     runs = api.score("r2c2-ac", str(ref), one_team, options={"unlabelled_runs": "auto_only"})
     assert len(runs.measures) == 4            # T-AC-1 twice: one name
     with pytest.raises(api.InvalidRunsError) as caught:
         api.score("r2c2-ac", str(ref), one_team, options={"unlabelled_runs": "auto_only"}, submission_rules=True)
-    assert "5 runs of team T for task r2c2-ac in the submission" in str(caught.value)
-    assert "at most 4 per team are allowed" in str(caught.value)
+    assert "5 runs of task r2c2-ac in the submission" in str(caught.value)
+    assert "at most 4 are allowed in a submission" in str(caught.value)
+    four = dict(list(one_team.items())[:4])
+    assert len(api.score("r2c2-ac", str(ref), four, options={"unlabelled_runs": "auto_only"},
+                         submission_rules=True).measures) == 4
 
 
 def test_invalid_runs_raise_with_every_diagnostic(tmp_path):

@@ -135,8 +135,9 @@ def score(task: Union[str, Task], ref: Union[PathLike, LoadedReference], runs: A
     paths, (name, text) pairs or a {name: text} dict (text str or bytes; the name is the file name the task
     reads the run name from, e.g. `BITEM-AC-2`). companions: other in-memory files the runs read beside them
     (e.g. the r2c2 PR runs an AC run cites), not scored. options: task options over task.yaml's (only with a
-    reference path). submission_rules: also apply the rules of one platform submission (the per-team run cap);
-    a researcher scoring many teams' runs leaves it off.
+    reference path). submission_rules: also apply the rules of one platform submission, as score.py and `runscore
+    check` do (the runs are one team's, the campaign's cap counts them all: issues 22, 23); a researcher scoring
+    many teams' runs leaves it off.
 
     Raises InvalidRunsError (a RunError) listing every error of every file when a run is invalid, and
     ConfigError for a bad reference, option or argument. Nothing is printed.
@@ -164,7 +165,8 @@ def score(task: Union[str, Task], ref: Union[PathLike, LoadedReference], runs: A
                 raise ConfigError("run file %r does not exist" % path)
             display = os.path.basename(path) if folder is not None and path.startswith(folder + os.sep) else path
             checked.append(check_file(task, path, display, reference, reference.options, max_errors=max_errors))
-        limit = [str(d) for d in check_run_limit(task, checked)] if submission_rules else []
+        limit = [str(d) for d in check_run_limit(task, checked, one_team=True, cap=reference.runs_per_submission)] \
+            if submission_rules else []
         failed = [c for c in checked if c.diags.has_errors]
         if failed or limit:         # decided from the diagnostics' data, never from their text (issue 16)
             lines = [m for c in checked for m in c.diags.lines()] + limit
