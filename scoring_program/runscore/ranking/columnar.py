@@ -245,18 +245,25 @@ class _Reader:
             return np.repeat(segment_codes, lengths)
         segment_codes = np.empty(segment_starts.shape[0], dtype=np.int32)
         for i, row in enumerate(segment_starts.tolist()):
-            topic = buf[field[0][row]:field[1][row]].tobytes().decode(self.encoding)
-            code = self.codes.get(topic)
-            if code is None:
-                code = self.codes[topic] = len(self.topics)
-                self.topics.append(topic)
-                self.first_line.append(int(line_numbers[row]))
-            elif code != self.last_topic:
+            known = len(self.topics)
+            code = self._code_of(buf, field, line_numbers, row)
+            if code < known and code != self.last_topic:     # a topic of an earlier segment comes back
                 self.grouped = False
             self.last_topic = code
             segment_codes[i] = code
         lengths = np.diff(np.append(segment_starts, words.shape[0]))
         return np.repeat(segment_codes, lengths)
+
+    def _code_of(self, buf, field, line_numbers, row: int) -> int:
+        """The code of the topic on line `row`, decoded from the bytes; a new topic gets the next code and its first
+        line is noted (one place for _topics and _shuffled_topics)."""
+        topic = buf[field[0][row]:field[1][row]].tobytes().decode(self.encoding)
+        code = self.codes.get(topic)
+        if code is None:
+            code = self.codes[topic] = len(self.topics)
+            self.topics.append(topic)
+            self.first_line.append(int(line_numbers[row]))
+        return code
 
     def _shuffled_topics(self, buf, field, line_numbers, words: np.ndarray, segment_starts: np.ndarray) -> np.ndarray:
         """_topics' codes when the lines change topic often (lines in random order, many small topics): each
@@ -265,14 +272,7 @@ class _Reader:
         known = len(self.topics)
         code_of = np.empty(distinct.shape[0], dtype=np.int32)
         for j in np.argsort(first, kind="stable").tolist():
-            row = int(segment_starts[first[j]])
-            topic = buf[field[0][row]:field[1][row]].tobytes().decode(self.encoding)
-            code = self.codes.get(topic)
-            if code is None:
-                code = self.codes[topic] = len(self.topics)
-                self.topics.append(topic)
-                self.first_line.append(int(line_numbers[row]))
-            code_of[j] = code
+            code_of[j] = self._code_of(buf, field, line_numbers, int(segment_starts[first[j]]))
         codes = code_of[inverse]
         # grouped (no topic comes back) unless a topic has two segments here, or one of an earlier chunk comes
         # back other than by continuing the last line's topic
