@@ -30,3 +30,16 @@ def test_receipt_renderings_name_every_field(tmp_path):
     assert got.sha256 in line and line.endswith("(file r)")
     table = receipt_table([got])
     assert table["rows"] == [["R", "\u2014", "r", 2, got.sha256]]
+
+
+def test_a_file_of_several_runs_is_hashed_once(tmp_path, monkeypatch):
+    """receipts_of reads each file once however many runs it holds; every run keeps its own name and team."""
+    path = tmp_path / "tqic_g"
+    path.write_bytes(b"001\tpast\tg\tr1\n001\tpast\tg\tr2\n")
+    calls = []
+    real = receipt_module.receipt_of
+    monkeypatch.setattr(receipt_module, "receipt_of", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    got = receipt_module.receipts_of([(str(path), "r1", "g", "tqic_g"), (str(path), "r2", "g", "tqic_g")])
+    assert calls == [str(path)]
+    assert [(r.name, r.team, r.file) for r in got] == [("r1", "g", "tqic_g"), ("r2", "g", "tqic_g")]
+    assert got[0].sha256 == got[1].sha256 == hashlib.sha256(path.read_bytes()).hexdigest() and got[1].lines == 2

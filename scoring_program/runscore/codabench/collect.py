@@ -78,15 +78,15 @@ def collect_submission(references, checked_by_task, candidates, output_dir: str,
     with no leaderboard column (so the submission finishes), nothing scored."""
     from ..errors import EXIT_OK
     from ..report import atomic_write, detailed_html, write_scores
-    from .receipt import receipt_line, receipt_of, receipt_table
+    from .receipt import receipt_line, receipt_table, receipts_of
 
     paths = {c.display: c.path for c in candidates}
     sections = []
     received = {}
     for task_id, checked in checked_by_task.items():
         task = references[task_id].task
-        receipts = [receipt_of(paths[c.display], run.name, task.team_of(run), c.display)
-                    for c in checked for run in c.runs]
+        receipts = receipts_of((paths[c.display], run.name, task.team_of(run), c.display)
+                               for c in checked for run in c.runs)
         for receipt in receipts:
             print(receipt_line(receipt))
         received["%s_runs_received" % task.key_prefix] = float(len(receipts))

@@ -20,7 +20,7 @@ from ..submission import examine
 from ..tasks import all_tasks, get_task
 from ..tasks.base import FULL, Task, read_task_yaml, submission_scope
 from . import disclosure
-from .receipt import receipt_line, receipt_of, receipt_table
+from .receipt import receipt_line, receipt_table, receipts_of
 
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
@@ -159,8 +159,8 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
             key = task.leaderboard_key(column)
             leaderboard[key] = task.leaderboard_value(best_scores, column)
             summary_rows.append((task_id, best.name, key, task.format_value(column.measure, leaderboard[key])))
-        receipts = [receipt_of(paths[r.path], r.name, teams_of.get(id(r), ""), r.path) for r, _ in scored
-                    if r.path in paths]
+        receipts = receipts_of((paths[r.path], r.name, teams_of.get(id(r), ""), r.path) for r, _ in scored
+                               if r.path in paths)
         if reference.detail != FULL:
             receipts_logged.extend(receipt_line(r) for r in receipts)
         shown = [(r, disclosure.view(task, s, reference.detail)) for r, s in scored]

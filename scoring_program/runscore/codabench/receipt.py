@@ -7,8 +7,8 @@ file. A participant compares it with `sha256sum` and `wc -l` on their side; an o
 alone, never from the reference, so it is shown at every disclosure level.
 """
 import hashlib
-from dataclasses import dataclass
-from typing import Dict, Sequence
+from dataclasses import dataclass, replace
+from typing import Dict, Iterable, List, Sequence, Tuple
 
 CHUNK = 1 << 20
 
@@ -45,6 +45,18 @@ def receipt_of(path: str, run_name: str, team: str = "", file: str = "") -> Rece
     if last and last not in (b"\n", b"\r"):
         lines += 1
     return Receipt(run_name, team, lines, digest.hexdigest(), file)
+
+
+def receipts_of(runs: Iterable[Tuple[str, str, str, str]]) -> List[Receipt]:
+    """The receipts of (path, run name, team, file) in order, each file read and hashed once however many runs it
+    holds (a file of 100 runs would otherwise be hashed 100 times)."""
+    by_path: Dict[str, Receipt] = {}
+    out = []
+    for path, run_name, team, file in runs:
+        if path not in by_path:
+            by_path[path] = receipt_of(path, run_name, team, file)
+        out.append(replace(by_path[path], name=run_name, team=team, file=file))
+    return out
 
 
 def receipt_line(receipt: Receipt) -> str:
