@@ -298,16 +298,44 @@ def _depth_layers(segment: np.ndarray, count: int) -> List[np.ndarray]:
 def ordered_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
     """Per-segment sums added left to right (as the C loops and measures.c_numbers.ordered_sum add), for values
     grouped by a non-decreasing segment id: step j adds the j-th value of every segment at once."""
+    laid = _segment_grid(values, segment, count, 0.0)
+    if laid is not None:
+        # the last column of each row's running sum; + 0.0 as the loop's start from 0.0 (-0.0 becomes 0.0)
+        return np.cumsum(laid[0], axis=1)[:, -1] + 0.0
     totals = np.zeros(count, dtype=np.float64)
     for chosen in _depth_layers(segment, count):
         totals[segment[chosen]] += values[chosen]
     return totals
 
 
+def _segment_grid(values: np.ndarray, segment: np.ndarray, count: int,
+                  fill: float) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """(one row per segment, its values from the left and `fill` after them; each value's column), or None when
+    the segments' lengths differ so much that the grid would be much bigger than the values. numpy's
+    accumulations along a row go strictly left to right, so one call over the grid gives every segment's
+    running sums (or maxima) in the C loops' order, where a loop over segments or depths costs a numpy call
+    each (the fixed cost that dominates small runs)."""
+    size = values.shape[0]
+    if size == 0 or count == 0:
+        return None
+    first = np.searchsorted(segment, np.arange(count))
+    position = np.arange(size) - first[segment]
+    width = int(position.max()) + 1
+    if count * width > 4 * size + 4096:
+        return None
+    grid = np.full((count, width), fill, dtype=np.float64)
+    grid[segment, position] = values
+    return grid, position
+
+
 def running_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
     """For values grouped by a non-decreasing segment id: each value's segment sum up to and including it, added
     left to right from 0.0 as ordered_segment_sums adds (so a prefix's sum is bit for bit that of
     ordered_segment_sums over the prefix). One walk over the depth layers serves every cutoff."""
+    laid = _segment_grid(values, segment, count, 0.0)
+    if laid is not None:
+        grid, position = laid
+        return np.cumsum(grid, axis=1)[segment, position] + 0.0
     running = np.zeros(values.shape[0], dtype=np.float64)
     if values.shape[0] >= 64 * count:
         # Long segments (the usual run: hundreds of documents per topic): numpy's cumsum adds strictly left to
@@ -345,6 +373,10 @@ def sums_before(running: np.ndarray, segment: np.ndarray, position: np.ndarray, 
 
 def _suffix_max(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
     """For each value, the maximum of it and every later value of its segment."""
+    laid = _segment_grid(values, segment, count, 0.0)
+    if laid is not None:
+        grid, position = laid
+        return np.maximum.accumulate(grid[:, ::-1], axis=1)[:, ::-1][segment, position]
     out = np.zeros(values.shape[0], dtype=np.float64)
     best = np.zeros(count, dtype=np.float64)
     for chosen in reversed(_depth_layers(segment, count)):
@@ -460,7 +492,8 @@ def _bpref(c: _Context) -> np.ndarray:
     rel_slot = np.flatnonzero(~is_nonrel)
     rel_topic = judged_topic[rel_slot]
     nonrel_so_far = running[rel_slot] - running[first[rel_topic]]
-    qrels_nonrel = np.array([int(np.count_nonzero((j >= 0) & (j < c.level))) for j in c.judged], dtype=np.int64)
+    all_judged, all_topic = c.all_judged()
+    qrels_nonrel = np.bincount(all_topic[(all_judged >= 0) & (all_judged < c.level)], minlength=seg.count)
     denominator = np.minimum(c.num_rel, qrels_nonrel)[rel_topic]
     capped = np.minimum(nonrel_so_far, c.num_rel[rel_topic])
     safe = np.where(denominator == 0, 1, denominator)
