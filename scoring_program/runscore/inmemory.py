@@ -70,13 +70,20 @@ def qrels_dict(qrels: Any) -> Dict[str, Dict[str, int]]:
     for topic, judged in qrels.items():
         if not isinstance(topic, str):
             raise _qrels_error("topic ids must be strings, got %r" % (topic,))
-        if not isinstance(judged, Mapping):
+        if type(judged) is not dict and not isinstance(judged, Mapping):    # (an ABC's isinstance costs 1 us)
             raise _qrels_error("topic %s must map document ids to grades, not %s" % (topic, type(judged).__name__))
     # The grades checked all at once (a Python test per judgement would cost more than the evaluation): their
-    # types in one pass, their range on the arrays MemoryQrels keeps anyway.
-    types = set(map(type, chain.from_iterable(judged.values() for judged in qrels.values())))
-    if not all(issubclass(t, (int, np.integer)) for t in types):
-        _bad_grade(qrels)
+    # sum is an integer only if they are (a quarter of the cost of a set of their types, which is looked at only
+    # when it is not); their range on the arrays MemoryQrels keeps anyway.
+    try:
+        integers = isinstance(sum(chain.from_iterable(judged.values() for judged in qrels.values())),
+                              (int, np.integer))
+    except (TypeError, ValueError):
+        integers = False
+    if not integers:
+        types = set(map(type, chain.from_iterable(judged.values() for judged in qrels.values())))
+        if not all(issubclass(t, (int, np.integer)) for t in types):
+            _bad_grade(qrels)
     return {topic: judged for topic, judged in qrels.items() if judged}
 
 
@@ -107,7 +114,7 @@ def run_dict(run: Any) -> Mapping[str, Mapping[str, float]]:
     for topic, ranked in run.items():
         if not isinstance(topic, str):
             raise _run_error("topic ids must be strings, got %r" % (topic,))
-        if not isinstance(ranked, Mapping):
+        if type(ranked) is not dict and not isinstance(ranked, Mapping):    # (an ABC's isinstance costs 1 us)
             raise _run_error("topic %s must map document ids to scores, not %s" % (topic, type(ranked).__name__))
     return run
 
@@ -123,6 +130,13 @@ def check_run(run: Mapping[str, Mapping[str, float]]) -> None:
     except TypeError:
         topic, doc = next((t, d) for t, r in run.items() for d in r if not isinstance(d, str))
         raise _run_error("topic %s: document ids must be strings, got %r" % (topic, doc))
+    # Their sum first (a quarter of the cost of a set of their types): it fails for a string, None or any
+    # other object that is not a number; only then, or for a sum that is not a plain number, the types.
+    try:
+        if isinstance(sum(chain.from_iterable(r.values() for r in run.values())), _NUMBER_TYPES):
+            return
+    except (TypeError, OverflowError, ValueError):
+        pass
     score_types = set(map(type, chain.from_iterable(r.values() for r in run.values())))
     if not all(issubclass(t, _NUMBER_TYPES) for t in score_types):
         topic, doc, bad = next((t, d, v) for t, r in run.items() for d, v in r.items()
@@ -136,15 +150,26 @@ class MemoryQrels:
     def __init__(self, qrels: Dict[str, Dict[str, int]]):
         """`qrels` as qrels_dict() returns them."""
         self.qrels = qrels
+        sizes = [len(judged) for judged in qrels.values()]
         try:
-            self._judged = {topic: np.fromiter(judged.values(), dtype=np.int64, count=len(judged))
-                            for topic, judged in qrels.items()}
+            every = np.fromiter(chain.from_iterable(judged.values() for judged in qrels.values()), dtype=np.int64,
+                                count=sum(sizes))
         except (OverflowError, TypeError, ValueError):
             _bad_grade(qrels)
             raise
-        if any(int(g.min()) < -MAX_GRADE or int(g.max()) > MAX_GRADE for g in self._judged.values()):
+        if every.shape[0] and (int(every.min()) < -MAX_GRADE or int(every.max()) > MAX_GRADE):
             _bad_grade(qrels)
+        self._judged = dict(zip(qrels, np.split(every, np.cumsum(sizes)[:-1]))) if sizes else {}
+        # What evaluate() looks each document up in: the grade itself, UNJUDGED for a negative one (so that the
+        # lookups give the labels with no pass over them); the caller's dicts when no grade is negative.
+        negative = {topic for topic, grades in self._judged.items() if grades.shape[0] and int(grades.min()) < 0} \
+            if every.shape[0] and int(every.min()) < 0 else set()
+        self.labels = {topic: ({doc: (grade if grade >= 0 else UNJUDGED) for doc, grade in judged.items()}
+                               if topic in negative else judged) for topic, judged in qrels.items()}
         self._empty = np.zeros(0, dtype=np.int64)
+        # the kernels' qrels side of the last list of topics evaluated (measures.vectorised.QrelsSide): a
+        # training loop evaluates the same topics again and again
+        self.sides: Dict[tuple, Any] = {}
 
     def judged_of(self, topic: str) -> np.ndarray:
         return self._judged.get(topic, self._empty)
@@ -156,9 +181,6 @@ def _is_float(value: Any) -> bool:
         return isinstance(value, _NUMBER_TYPES)
     except (OverflowError, TypeError, ValueError):
         return False
-
-
-_ABSENT = -(MAX_GRADE + 1)          # dict.get's default: not a grade (grades are within +-MAX_GRADE)
 
 
 def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics: Sequence[str],
@@ -185,10 +207,10 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
     # Every topic at once: a per-topic numpy call costs more than its work on the small rankings of most users
     # (100 documents a topic in BEIR, 50 x 100 in a training loop).
     docnos: List[str] = list(chain.from_iterable(ranked for _, ranked in present))
-    judged = qrels.qrels
-    raw = np.fromiter(chain.from_iterable(map(judged.get(topic, {}).get, ranked, repeat(_ABSENT))
-                                          for topic, ranked in present),
-                      dtype=np.int32, count=total)             # grades are within +-MAX_GRADE
+    labels, none = qrels.labels, {}
+    grades = np.fromiter(chain.from_iterable(map(labels.get(topic, none).get, ranked, repeat(NOT_IN_POOL))
+                                             for topic, ranked in present),
+                         dtype=np.int32, count=total)             # grades are within +-MAX_GRADE
     try:
         scores = np.fromiter(chain.from_iterable(ranked.values() for _, ranked in present), dtype=np.float64,
                              count=total)
@@ -201,12 +223,9 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
         topic = topics[int(np.searchsorted(np.cumsum(counts), at, side="right"))]
         raise _run_error("topic %s document %s: the score must be a finite number, got %r"
                        % (topic, docnos[at], float(scores[at])))
-    order = _by_score(scores.astype(score_dtype, copy=False), counts)
-    grades = raw
-    absent = grades == _ABSENT
-    grades[grades < 0] = UNJUDGED
-    grades[absent] = NOT_IN_POOL
-    order = _break_ties(order, counts, scores.astype(score_dtype, copy=False), docnos)
+    ranking = scores.astype(score_dtype, copy=False)
+    ends = np.cumsum(counts)
+    order = _break_ties(_by_score(ranking, counts, ends), ranking, ends, docnos)
     starts = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
     if max_docs is not None:
@@ -223,7 +242,7 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
                              ranking=(order, offsets), grades=ranked_grades)
 
 
-def _by_score(ranking: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def _by_score(ranking: np.ndarray, counts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Indices of the pairs by topic, then score descending (ties in any order: _break_ties orders them). A topic
     written in rank order, as runs usually are, is not sorted; many small topics are sorted in one lexsort, a
     few big ones one by one (a lexsort of millions costs more than their sorts)."""
@@ -231,7 +250,6 @@ def _by_score(ranking: np.ndarray, counts: np.ndarray) -> np.ndarray:
     order = np.arange(total)
     if total < 2:
         return order
-    ends = np.cumsum(counts)
     rising = ranking[1:] > ranking[:-1]
     rising[ends[(ends > 0) & (ends < total)] - 1] = False          # never across two topics
     if not rising.any():
@@ -266,7 +284,7 @@ def _descending_key(scores: np.ndarray, code: np.ndarray) -> np.ndarray:
     return key
 
 
-def _break_ties(order: np.ndarray, counts: np.ndarray, scores: np.ndarray, docnos: List[str]) -> np.ndarray:
+def _break_ties(order: np.ndarray, scores: np.ndarray, ends: np.ndarray, docnos: List[str]) -> np.ndarray:
     """Within each run of equal scores of one topic in `order`, the documents by id descending (trec_eval's strcmp:
     Python compares strings by code point, which is the byte order of their UTF-8). Scores compare as C compares
     them (0.0 == -0.0)."""
@@ -274,7 +292,6 @@ def _break_ties(order: np.ndarray, counts: np.ndarray, scores: np.ndarray, docno
         return order
     ranked = scores[order]
     tied = ranked[1:] == ranked[:-1]
-    ends = np.cumsum(counts)
     tied[ends[(ends > 0) & (ends < order.shape[0])] - 1] = False        # never across two topics
     if not tied.any():
         return order

@@ -392,10 +392,44 @@ def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return np.where(denominator == 0, 0.0, numerator / safe)
 
 
+class QrelsSide:
+    """What the kernels take from the qrels of a list of topics alone, the same for every run: each topic's
+    judged grades, all of them one after the other, and what is computed from them (R, the ideal nDCG sums, ...)
+    in `memo`. Made once per evaluation, or once per evaluator and list of topics where the qrels object keeps
+    them (inmemory.MemoryQrels.sides: a training loop evaluates the same topics again and again)."""
+
+    def __init__(self, judged: List[np.ndarray]):
+        self.judged = judged
+        sizes = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
+        self.grades = np.concatenate(judged) if judged else np.zeros(0, dtype=np.int64)
+        self.topic = np.repeat(np.arange(len(judged)), sizes)
+        self.memo: Dict[tuple, object] = {}
+
+    @classmethod
+    def of(cls, qrels, topics: Sequence[str]) -> "QrelsSide":
+        """The side of these topics, kept in `qrels.sides` (the last list of topics only) when it has one."""
+        kept = getattr(qrels, "sides", None)
+        if kept is None:
+            return cls([qrels.judged_of(t) for t in topics])
+        key = tuple(topics)
+        side = kept.get(key)
+        if side is None:
+            side = cls([qrels.judged_of(t) for t in topics])
+            kept.clear()
+            kept[key] = side
+        return side
+
+    def num_rel(self, level: int) -> np.ndarray:
+        key = ("num_rel", level)
+        if key not in self.memo:
+            self.memo[key] = np.bincount(self.topic[self.grades >= level], minlength=len(self.judged)).astype(np.int64)
+        return self.memo[key]
+
+
 class _Context:
     """What several kernels share for one level: relevant documents, their ranks, R per topic."""
 
-    def __init__(self, grades: np.ndarray, segments: Segments, judged: List[np.ndarray], level: int):
+    def __init__(self, grades: np.ndarray, segments: Segments, side: QrelsSide, level: int):
         self.grades = grades
         self.seg = segments
         self.level = level
@@ -405,20 +439,15 @@ class _Context:
         self.rel_position = segments.position_of(self.rel_index, self.rel_topic)
         first = np.searchsorted(self.rel_topic, np.arange(segments.count))
         self.rel_count = np.arange(self.rel_index.shape[0]) - first[self.rel_topic] + 1   # count(r) at r
-        self.judged = judged
-        self._all_judged: Optional[Tuple[np.ndarray, np.ndarray]] = None
-        all_judged, judged_topic = self.all_judged()
-        self.num_rel = np.bincount(judged_topic[all_judged >= level], minlength=segments.count).astype(np.int64)
+        self.side = side
+        self.judged = side.judged
+        self.num_rel = side.num_rel(level)
         self.num_rel_ret = np.bincount(self.rel_topic, minlength=segments.count)
         self.memo: Dict[tuple, List[np.ndarray]] = {}
 
     def all_judged(self) -> Tuple[np.ndarray, np.ndarray]:
-        """(every topic's judged grades one after the other, the topic of each), made once."""
-        if self._all_judged is None:
-            sizes = np.fromiter(map(len, self.judged), dtype=np.int64, count=len(self.judged))
-            grades = np.concatenate(self.judged) if self.judged else np.zeros(0, dtype=np.int64)
-            self._all_judged = (grades, np.repeat(np.arange(len(self.judged)), sizes))
-        return self._all_judged
+        """(every topic's judged grades one after the other, the topic of each)."""
+        return self.side.grades, self.side.topic
 
     def rel_at(self, k) -> np.ndarray:
         """rel(k) per topic; k may be a number or one number per topic."""
@@ -492,8 +521,11 @@ def _bpref(c: _Context) -> np.ndarray:
     rel_slot = np.flatnonzero(~is_nonrel)
     rel_topic = judged_topic[rel_slot]
     nonrel_so_far = running[rel_slot] - running[first[rel_topic]]
-    all_judged, all_topic = c.all_judged()
-    qrels_nonrel = np.bincount(all_topic[(all_judged >= 0) & (all_judged < c.level)], minlength=seg.count)
+    key = ("judged non-relevant", c.level)
+    if key not in c.side.memo:
+        all_judged, all_topic = c.all_judged()
+        c.side.memo[key] = np.bincount(all_topic[(all_judged >= 0) & (all_judged < c.level)], minlength=seg.count)
+    qrels_nonrel = c.side.memo[key]
     denominator = np.minimum(c.num_rel, qrels_nonrel)[rel_topic]
     capped = np.minimum(nonrel_so_far, c.num_rel[rel_topic])
     safe = np.where(denominator == 0, 1, denominator)
@@ -509,23 +541,33 @@ def _ndcg_cut(c: _Context, cutoffs) -> List[np.ndarray]:
     position = seg.position_of(positive, topic)
     gain = grades[positive].astype(np.float64) / log2_discounts(int(position.max()) + 1 if position.shape[0]
                                                                   else 0)[position]
-    # The ideal ranking of every topic at once: its positive grades, highest first (no loop over topics: a run of
-    # many small topics would pay a few numpy calls each).
-    judged, judged_topic = c.all_judged()
-    chosen = judged > 0
-    best, ideal_topic = judged[chosen], judged_topic[chosen]
-    by_topic = np.lexsort((-best, ideal_topic))
-    best, ideal_topic = best[by_topic].astype(np.float64), ideal_topic[by_topic]
-    first = np.searchsorted(ideal_topic, np.arange(seg.count))
-    ideal_position = np.arange(best.shape[0]) - first[ideal_topic]
-    ideal = best / log2_discounts(int(ideal_position.max()) + 1 if ideal_position.shape[0] else 0)[ideal_position]
     out = []
     dcgs = sums_before(running_segment_sums(gain, topic, seg.count), topic, position, seg.count, cutoffs)
-    idcgs = sums_before(running_segment_sums(ideal, ideal_topic, seg.count), ideal_topic, ideal_position, seg.count,
-                        cutoffs)
-    for dcg, idcg in zip(dcgs, idcgs):
+    key = ("ideal dcg", tuple(cutoffs))
+    if key not in c.side.memo:          # the qrels' alone: made once per evaluator and topics
+        ideal, ideal_topic, ideal_position = _ideal_gains(c)
+        c.side.memo[key] = sums_before(running_segment_sums(ideal, ideal_topic, seg.count), ideal_topic,
+                                       ideal_position, seg.count, cutoffs)
+    for dcg, idcg in zip(dcgs, c.side.memo[key]):
         out.append(np.where(idcg > 0.0, dcg / np.where(idcg > 0.0, idcg, 1.0), dcg))
     return out
+
+
+def _ideal_gains(c: _Context) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ideal ranking of every topic at once: its positive grades, highest first, over log2(rank + 1); their
+    topics and ranks (0-based). No loop over topics: a run of many small topics would pay a few numpy calls each."""
+    key = ("ideal gains",)
+    if key not in c.side.memo:
+        judged, judged_topic = c.all_judged()
+        chosen = judged > 0
+        best, ideal_topic = judged[chosen], judged_topic[chosen]
+        by_topic = np.lexsort((-best, ideal_topic))
+        best, ideal_topic = best[by_topic].astype(np.float64), ideal_topic[by_topic]
+        first = np.searchsorted(ideal_topic, np.arange(c.seg.count))
+        ideal_position = np.arange(best.shape[0]) - first[ideal_topic]
+        discounts = log2_discounts(int(ideal_position.max()) + 1 if ideal_position.shape[0] else 0)
+        c.side.memo[key] = (best / discounts[ideal_position], ideal_topic, ideal_position)
+    return c.side.memo[key]
 
 
 def _iprec(c: _Context, points, rule: str) -> List[np.ndarray]:
@@ -561,8 +603,9 @@ def evaluate_columnar(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[st
     ranked, offsets = ranking if ranking is not None else rank_lines(run, topics, tie_order, max_docs, score_dtype)
     if grades is None:
         grades = label_lines(run, ranked, offsets, topics, qrels)
-    judged = [qrels.judged_of(t) for t in topics]
-    context = _Context(grades, Segments(offsets), judged, level)
+    side = QrelsSide.of(qrels, topics)
+    judged = side.judged
+    context = _Context(grades, Segments(offsets), side, level)
     columns: Dict[str, np.ndarray] = {}
     slow: List[str] = []
     for name in measures:
