@@ -243,9 +243,11 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
 
 
 def _by_score(ranking: np.ndarray, counts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Indices of the pairs by topic, then score descending (ties in any order: _break_ties orders them). A topic
-    written in rank order, as runs usually are, is not sorted; many small topics are sorted in one lexsort, a
-    few big ones one by one (a lexsort of millions costs more than their sorts)."""
+    """Indices of the pairs by topic, then score descending (ties in any order: _break_ties orders them). A run
+    written in rank order, as runs usually are, is not sorted. float32 scores (pytrec_eval's): one stable sort of
+    a key packing the topic and the score, cheaper than a lexsort or a sort a topic whatever the shape (a topic
+    already in order keeps it). float64: many small topics in one lexsort, a few big ones one by one (a lexsort
+    of millions costs more than their sorts)."""
     total = ranking.shape[0]
     order = np.arange(total)
     if total < 2:
@@ -255,14 +257,9 @@ def _by_score(ranking: np.ndarray, counts: np.ndarray, ends: np.ndarray) -> np.n
     if not rising.any():
         return order
     code = np.repeat(np.arange(counts.shape[0]), counts)
-    unsorted = np.unique(code[1:][rising])
     if ranking.dtype == np.float32:
-        # One sort of a key that packs the topic and the score (pytrec_eval's float32 scores fit in 32 bits):
-        # cheaper than a lexsort, or than a sort a topic, whatever the shape.
-        lines = order if unsorted.shape[0] == counts.shape[0] else np.flatnonzero(np.isin(code, unsorted))
-        key = _descending_key(ranking[lines], code[lines])
-        order[lines] = lines[np.argsort(key, kind="stable")]
-        return order
+        return np.argsort(_descending_key(ranking, code), kind="stable")
+    unsorted = np.unique(code[1:][rising])
     starts = ends - counts
     if unsorted.shape[0] <= 64 or total // unsorted.shape[0] >= 256:
         for k in unsorted.tolist():

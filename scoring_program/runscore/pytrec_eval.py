@@ -269,6 +269,14 @@ class RelevanceEvaluator:
                         for name in self._computed
                         for key, value_name in zip(self._names[name], REGISTRY[name].value_names(
                             self._params[name] if self._params[name] is not None else REGISTRY[name].params))]
+        # A string measure (relstring) is 0.0 in pytrec_eval's output: it is not computed. The values of the others
+        # come in the order of _fields less the strings: their keys, where a 0.0 goes in, which values are logs.
+        self._valued = [m for m in self._computed if not REGISTRY[m].is_string]
+        self._keys = [key for key, _name, _kind in self._fields] + self._extra
+        self._zeros = [i for i, (_k, _n, kind) in enumerate(self._fields) if kind == "string"]
+        self._logs = [i - sum(1 for z in self._zeros if z < i) for i, (_k, _n, kind) in enumerate(self._fields)
+                      if kind == "gm"]
+        self._tail = [1.0 if name == "num_q" else 0.0 for name in self._extra]
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """{qid: {measure: value}} for the topics of `scores` that the qrels judge, in the order of `scores`."""
@@ -285,7 +293,8 @@ class RelevanceEvaluator:
         params = {m: p for m, p in self._params.items() if p is not None}
         # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
         nan_rule = self.judged_docs_only_flag and any(m in self._params for m in _NAN_WHEN_EMPTY)
-        computed = self._computed + [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
+        computed = (self._computed if nan_rule else self._valued) + \
+            [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
         for attempt in (1, 2):
             try:
                 per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level,
@@ -300,9 +309,19 @@ class RelevanceEvaluator:
                 run = ranked
         out: Dict[str, Dict[str, float]] = {}
         log, floor = math.log, MIN_GEO_MEAN
+        if not nan_rule:
+            keys, zeros, logs, tail = self._keys, self._zeros, self._logs, self._tail
+            for topic in topics:
+                values = list(per_topic[topic].values())
+                for i in logs:
+                    values[i] = log(max(values[i], floor))
+                for i in zeros:
+                    values.insert(i, 0.0)
+                out[topic] = dict(zip(keys, map(float, values + tail)))
+            return out
         for topic in topics:
             values = per_topic[topic]
-            empty = nan_rule and values["num_ret"] == 0
+            empty = values["num_ret"] == 0
             if not empty:
                 row = {key: (0.0 if kind == "string" else log(max(values[name], floor)) if kind == "gm"
                              else float(values[name])) for key, name, kind in self._fields}
