@@ -22,7 +22,7 @@ import numpy as np
 from .errors import ConfigError, RunError
 from .ranking.label import NOT_IN_POOL, UNJUDGED
 from .measures.trec import TrecOptions
-from .measures.vectorised import evaluate_columnar, tie_groups
+from .measures.vectorised import columnar_rows, tie_groups
 from .ranking.qrels import MAX_GRADE
 
 def _run_error(message: str) -> RunError:
@@ -190,6 +190,17 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
     """Per-topic values keyed by trec_eval output names for `topics` (a topic absent from the run is an empty
     ranking), as rankeval.evaluate_topic_run gives them topic by topic: trec_eval's ranking rule (score
     descending as `score_dtype`, then docno descending), -M truncation, -J (judged_only) after truncation.
+    `run` must have passed check_run."""
+    names, rows = evaluate_rows(run, qrels, topics, measures, level, options, max_docs, params, score_dtype,
+                                judged_only)
+    return {topic: dict(zip(names, row)) for topic, row in zip(topics, rows)}
+
+
+def evaluate_rows(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics: Sequence[str],
+                  measures: Sequence[str], level: int = 1, options: TrecOptions = TrecOptions(),
+                  max_docs: Optional[int] = None, params: Optional[Dict[str, Sequence]] = None,
+                  score_dtype=np.float64, judged_only: bool = False) -> Tuple[List[str], List[list]]:
+    """evaluate()'s values as (value names in output order, one list of values a topic in `topics` order).
 
     The join with the qrels is a dict lookup per document (no document id is copied or packed); the ranking is a
     sort by score of the topics not written in rank order, and only documents whose scores tie are sorted by their
@@ -238,8 +249,8 @@ def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics:
         counts = np.bincount(np.repeat(np.arange(len(topics)), counts)[grades[order] >= 0], minlength=len(topics))
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    return evaluate_columnar(None, qrels, topics, measures, level, options, "desc", max_docs, params, score_dtype,
-                             ranking=(order, offsets), grades=ranked_grades)
+    return columnar_rows(None, qrels, topics, measures, level, options, "desc", max_docs, params, score_dtype,
+                         ranking=(order, offsets), grades=ranked_grades)
 
 
 def _by_score(ranking: np.ndarray, counts: np.ndarray, ends: np.ndarray) -> np.ndarray:

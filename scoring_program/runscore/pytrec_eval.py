@@ -297,8 +297,9 @@ class RelevanceEvaluator:
             [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
         for attempt in (1, 2):
             try:
-                per_topic = inmemory.evaluate(run, self._qrels, topics, computed, self.relevance_level,
-                                              TrecOptions(), None, params, np.float32, self.judged_docs_only_flag)
+                names, rows = inmemory.evaluate_rows(run, self._qrels, topics, computed, self.relevance_level,
+                                                     TrecOptions(), None, params, np.float32,
+                                                     self.judged_docs_only_flag)
                 break
             except RunError as exc:
                 # the kernels take finite scores only: a run with inf or NaN is ranked here first (no cost for
@@ -311,16 +312,15 @@ class RelevanceEvaluator:
         log, floor = math.log, MIN_GEO_MEAN
         if not nan_rule:
             keys, zeros, logs, tail = self._keys, self._zeros, self._logs, self._tail
-            for topic in topics:
-                values = list(per_topic[topic].values())
+            for topic, values in zip(topics, rows):
                 for i in logs:
                     values[i] = log(max(values[i], floor))
                 for i in zeros:
                     values.insert(i, 0.0)
                 out[topic] = dict(zip(keys, map(float, values + tail)))
             return out
-        for topic in topics:
-            values = per_topic[topic]
+        for topic, listed in zip(topics, rows):
+            values = dict(zip(names, listed))
             empty = values["num_ret"] == 0
             if not empty:
                 row = {key: (0.0 if kind == "string" else log(max(values[name], floor)) if kind == "gm"

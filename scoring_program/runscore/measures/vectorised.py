@@ -599,6 +599,18 @@ def evaluate_columnar(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[st
     """Per-topic values keyed by trec_eval output names, as rankeval.evaluate_topic_run gives them for each
     topic (a topic absent from the run is an empty ranking). `ranking` reuses a rank_lines result, `grades`
     a label_lines result for that ranking and these qrels."""
+    names, rows = columnar_rows(run, qrels, topics, measures, level, options, tie_order, max_docs, params,
+                                score_dtype, ranking, grades)
+    return {topic: dict(zip(names, row)) for topic, row in zip(topics, rows)}
+
+
+def columnar_rows(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], measures: Sequence[str],
+                  level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
+                  max_docs: Optional[int] = None, params: Dict[str, Sequence] = None, score_dtype=np.float64,
+                  ranking: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+                  grades: Optional[np.ndarray] = None) -> Tuple[List[str], List[list]]:
+    """evaluate_columnar's values as (the value names in output order, one list of values a topic in `topics`
+    order): for a caller that makes its own rows (runscore.pytrec_eval), no dict a topic in between."""
     params = params or {}
     ranked, offsets = ranking if ranking is not None else rank_lines(run, topics, tie_order, max_docs, score_dtype)
     if grades is None:
@@ -616,11 +628,10 @@ def evaluate_columnar(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[st
             continue
         for value_name, values in zip(measure.value_names(p), _kernel(name, context, p, options)):
             columns[value_name] = values
-    per_topic: Dict[str, Dict[str, float]] = {}
     order = _value_order(measures, params)
     if not slow:                    # every value has a kernel: the rows are the output, in output order
-        table = np.array([columns[n] for n in order]).T.tolist() if order else [[] for _ in topics]
-        return {topic: dict(zip(order, row)) for topic, row in zip(topics, table)}
+        return order, (np.array([columns[n] for n in order]).T.tolist() if order else [[] for _ in topics])
+    rows = []
     names = list(columns)
     table = np.array([columns[n] for n in names]).T.tolist() if names else [[] for _ in topics]
     # The measures without a kernel, topic by topic (their value names and parameters found once, not per topic).
@@ -631,8 +642,8 @@ def evaluate_columnar(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[st
         judged_topic = JudgedTopic(grades[offsets[k]:offsets[k + 1]], judged[k], level)
         for value_names, compute, p in computed:
             row.update(zip(value_names, compute(judged_topic, p, options)))
-        per_topic[topic] = {name: row[name] for name in order}
-    return per_topic
+        rows.append([row[name] for name in order])
+    return order, rows
 
 
 def _value_order(measures: Sequence[str], params: Dict[str, Sequence]) -> List[str]:
