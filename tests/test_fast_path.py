@@ -15,12 +15,13 @@ import pytest
 from runscore.ranking.columnar import NACSIS, TREC, read_columns
 from runscore.measures.trec import TrecOptions
 from runscore.measures.vectorised import KERNELS, QrelsColumns, evaluate_columnar, rank_lines
+from runscore.measures.vectorised_all_trec import NAMES as ALL_TREC_KERNELS
 from runscore.ranking.rankeval import evaluate_rankings, summarise_topics
 from runscore.ranking.trec_format import parse_trec_run
 
 NUM_CASES = 120
-# Kernels plus measures served per topic by measures.trec on the fast path's grade arrays.
-MEASURES = KERNELS + ("infAP", "ndcg", "set_F", "relative_P")
+# Every kernel: all of all_trec but relstring (a string, served per topic by measures.trec).
+MEASURES = KERNELS + ALL_TREC_KERNELS
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
 
 

@@ -13,7 +13,7 @@ Bad qrels raise ConfigError (the organiser's side), a bad run RunError. pandas i
 DataFrame is recognised by its `columns`.
 """
 import operator
-from itertools import chain, repeat
+from itertools import chain
 from numbers import Integral
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -218,10 +218,13 @@ def evaluate_rows(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, to
     # Every topic at once: a per-topic numpy call costs more than its work on the small rankings of most users
     # (100 documents a topic in BEIR, 50 x 100 in a training loop).
     docnos: List[str] = list(chain.from_iterable(ranked for _, ranked in present))
+    # The labels by one dict lookup a document: as float64, where a document the qrels do not list (None) is NaN
+    # (cheaper than a default for each lookup; grades are integers within +-MAX_GRADE, exact as floats).
     labels, none = qrels.labels, {}
-    grades = np.fromiter(chain.from_iterable(map(labels.get(topic, none).get, ranked, repeat(NOT_IN_POOL))
-                                             for topic, ranked in present),
-                         dtype=np.int32, count=total)             # grades are within +-MAX_GRADE
+    looked_up = np.fromiter(chain.from_iterable(map(labels.get(topic, none).get, ranked) for topic, ranked in present),
+                            dtype=np.float64, count=total)
+    looked_up[np.isnan(looked_up)] = NOT_IN_POOL
+    grades = looked_up.astype(np.int32)
     try:
         scores = np.fromiter(chain.from_iterable(ranked.values() for _, ranked in present), dtype=np.float64,
                              count=total)

@@ -18,8 +18,10 @@ from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
 from .c_numbers import log2_discounts, ordered_sum
 from .trec import REGISTRY, TrecOptions
 from .trec_blocks import recall_point_cutoff
+from . import vectorised_all_trec
 
-# Measures with a kernel below; any other trec_eval measure goes through measures.trec per topic.
+# Measures with a kernel below (and in vectorised_all_trec, for the parameters and levels its has_kernel
+# takes); any other trec_eval measure goes through measures.trec per topic.
 KERNELS = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
            "iprec_at_recall", "11pt_avg", "P", "recall", "ndcg_cut", "map_cut", "success")
 
@@ -310,7 +312,7 @@ def ordered_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) ->
 
 def _segment_grid(values: np.ndarray, segment: np.ndarray, count: int,
                   fill: float) -> Optional[Tuple[np.ndarray, np.ndarray]]:
-    """(one row per segment, its values from the left and `fill` after them; each value's column), or None when
+    """(one row per segment, its values from the left and `fill` after them; each value's flat index), or None when
     the segments' lengths differ so much that the grid would be much bigger than the values. numpy's
     accumulations along a row go strictly left to right, so one call over the grid gives every segment's
     running sums (or maxima) in the C loops' order, where a loop over segments or depths costs a numpy call
@@ -324,8 +326,9 @@ def _segment_grid(values: np.ndarray, segment: np.ndarray, count: int,
     if count * width > 4 * size + 4096:
         return None
     grid = np.full((count, width), fill, dtype=np.float64)
-    grid[segment, position] = values
-    return grid, position
+    cell = segment * width + position           # flat indices: a pair of index arrays costs several times more
+    grid.reshape(-1)[cell] = values
+    return grid, cell
 
 
 def running_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
@@ -334,8 +337,8 @@ def running_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) ->
     ordered_segment_sums over the prefix). One walk over the depth layers serves every cutoff."""
     laid = _segment_grid(values, segment, count, 0.0)
     if laid is not None:
-        grid, position = laid
-        return np.cumsum(grid, axis=1)[segment, position] + 0.0
+        grid, cell = laid
+        return np.cumsum(grid, axis=1).reshape(-1)[cell] + 0.0
     running = np.zeros(values.shape[0], dtype=np.float64)
     if values.shape[0] >= 64 * count:
         # Long segments (the usual run: hundreds of documents per topic): numpy's cumsum adds strictly left to
@@ -375,8 +378,8 @@ def _suffix_max(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarr
     """For each value, the maximum of it and every later value of its segment."""
     laid = _segment_grid(values, segment, count, 0.0)
     if laid is not None:
-        grid, position = laid
-        return np.maximum.accumulate(grid[:, ::-1], axis=1)[:, ::-1][segment, position]
+        grid, cell = laid
+        return np.ascontiguousarray(np.maximum.accumulate(grid[:, ::-1], axis=1)[:, ::-1]).reshape(-1)[cell]
     out = np.zeros(values.shape[0], dtype=np.float64)
     best = np.zeros(count, dtype=np.float64)
     for chosen in reversed(_depth_layers(segment, count)):
@@ -505,7 +508,7 @@ def _kernel(name: str, c: _Context, params, options: TrecOptions) -> List[np.nda
             if seg.sizes[t]:
                 out[t] = ordered_sum(table[t][::-1]) / len(params)
         return [out]
-    raise KeyError(name)
+    return vectorised_all_trec.kernel(name, c, params, options)
 
 
 def _bpref(c: _Context) -> np.ndarray:
@@ -623,7 +626,7 @@ def columnar_rows(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], 
     for name in measures:
         measure = REGISTRY[name]
         p = params.get(name, measure.params)
-        if name not in KERNELS:
+        if name not in KERNELS and not vectorised_all_trec.has_kernel(name, p, level):
             slow.append(name)
             continue
         for value_name, values in zip(measure.value_names(p), _kernel(name, context, p, options)):
