@@ -164,3 +164,37 @@ def test_tied_documents_are_ordered_as_the_exact_ranking(seed, tie_order):
         rows = run.docno[ranked[offsets[k]:offsets[k + 1]]]
         fast = [row.astype(">u8").tobytes().rstrip(b"\0").decode() for row in rows]
         assert fast == ranked_docnos(slow_run.topics[topic], tie_order), topic
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_segment_sums_over_a_grid_are_the_depth_walks_bit_for_bit(seed, monkeypatch):
+    """ordered_segment_sums, running_segment_sums and _suffix_max lay even segments out as a grid (one numpy
+    accumulation along its rows); the walk depth by depth they replace gives the same bits, -0.0 included."""
+    from runscore.measures import vectorised
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 9, size=rng.integers(1, 30))
+    segment = np.repeat(np.arange(sizes.shape[0]), sizes)
+    values = rng.choice([0.1, 1 / 3, -0.0, 0.0, 1e-17, 2.5, -7.25, 1e300], size=segment.shape[0])
+    values *= rng.random(segment.shape[0])
+    count = sizes.shape[0]
+    functions = (vectorised.ordered_segment_sums, vectorised.running_segment_sums, vectorised._suffix_max)
+    assert vectorised._segment_grid(values, segment, count, 0.0) is not None or values.shape[0] == 0
+    on_grid = [f(values, segment, count).tobytes() for f in functions]
+    monkeypatch.setattr(vectorised, "_segment_grid", lambda *args, **kwargs: None)
+    assert [f(values, segment, count).tobytes() for f in functions] == on_grid
+
+
+def test_the_packed_key_sorts_float32_scores_as_c_compares_them():
+    """inmemory._descending_key: topic, then float32 score descending; 0.0 and -0.0 tie, extremes keep their order."""
+    from runscore.inmemory import _descending_key
+
+    rng = np.random.default_rng(3)
+    special = [0.0, -0.0, 1e-45, -1e-45, 3.4e38, -3.4e38, 1.0, -1.0]
+    scores = np.concatenate([rng.standard_normal(500), special]).astype(np.float32)
+    code = rng.integers(0, 4, scores.shape[0])
+    order = np.argsort(_descending_key(scores, code), kind="stable")
+    expected = np.lexsort((-scores.astype(np.float64), code))
+    assert (code[order] == code[expected]).all() and (scores[order] == scores[expected]).all()
+    zeros = np.flatnonzero(scores == 0)
+    assert len(set(_descending_key(scores[zeros], code[zeros] * 0).tolist())) == 1

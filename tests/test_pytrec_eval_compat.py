@@ -184,6 +184,38 @@ def test_long_rankings_equal_pytrec_eval():
                            "level %d" % level)
 
 
+@pytest.mark.parametrize("measure", sorted(ours.supported_measures - {"runid"}))    # (alone, pytrec_eval
+def test_each_all_trec_measure_alone_equals_pytrec_eval(measure):                  # gives runid uninitialised)
+    """Each measure of all_trec requested alone (its whole-run kernel, measures/vectorised_all_trec.py, or the
+    per-topic code, with nothing else in the context), on random pairs with ties, topics without a relevant
+    document, negative grades and levels 1-3; and one evaluator reused for runs of other topics (the qrels side
+    it keeps per list of topics)."""
+    theirs_reused = ours_reused = None
+    for seed in range(1000, 1016):
+        qrels, run, level, judged_only = random_case(seed)
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, {measure}, relevance_level=level).evaluate(run)
+        assert_same_output(theirs, ours.RelevanceEvaluator(qrels, {measure}, relevance_level=level).evaluate(run),
+                           "%s seed %d" % (measure, seed))
+        if theirs_reused is None:
+            theirs_reused = pytrec_eval.RelevanceEvaluator(qrels, {measure})
+            ours_reused = ours.RelevanceEvaluator(qrels, {measure})
+        for subset in (run, dict(list(run.items())[:1]), run):
+            assert_same_output(theirs_reused.evaluate(subset), ours_reused.evaluate(subset), "%s reused" % measure)
+
+
+def test_rankings_of_very_different_lengths_equal_pytrec_eval():
+    """One long topic among many short ones: the segment sums walk depth by depth instead of a grid."""
+    rng = random.Random(7)
+    qrels, run = {}, {}
+    for t in range(60):
+        docs = ["d%d" % i for i in range(900 if t == 3 else rng.randint(1, 6))]
+        qrels["t%d" % t] = {d: rng.choice([0, 1, 2, 3, -1]) for d in docs}
+        run["t%d" % t] = {d: round(rng.uniform(0, 2), 1) for d in docs}
+    measures = set(pytrec_eval.supported_measures)
+    assert_same_output(pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run),
+                       ours.RelevanceEvaluator(qrels, measures).evaluate(run), "lengths 1-6 and 900")
+
+
 def test_runs_written_in_rank_order_equal_pytrec_eval():
     """Dicts whose documents come in descending score order (as parse_run gives a usual run file) skip the sort;
     their ties are still broken by document id."""

@@ -310,8 +310,8 @@ def ordered_segment_sums(values: np.ndarray, segment: np.ndarray, count: int) ->
     return totals
 
 
-def _segment_grid(values: np.ndarray, segment: np.ndarray, count: int,
-                  fill: float) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+def _segment_grid(values: np.ndarray, segment: np.ndarray, count: int, fill: float,
+                  spare: int = 0) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(one row per segment, its values from the left and `fill` after them; each value's flat index), or None when
     the segments' lengths differ so much that the grid would be much bigger than the values. numpy's
     accumulations along a row go strictly left to right, so one call over the grid gives every segment's
@@ -322,7 +322,7 @@ def _segment_grid(values: np.ndarray, segment: np.ndarray, count: int,
         return None
     first = np.searchsorted(segment, np.arange(count))
     position = np.arange(size) - first[segment]
-    width = int(position.max()) + 1
+    width = int(position.max()) + 1 + spare           # (spare: `fill` columns every row ends with)
     if count * width > 4 * size + 4096:
         return None
     grid = np.full((count, width), fill, dtype=np.float64)
@@ -376,7 +376,7 @@ def sums_before(running: np.ndarray, segment: np.ndarray, position: np.ndarray, 
 
 def _suffix_max(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
     """For each value, the maximum of it and every later value of its segment."""
-    laid = _segment_grid(values, segment, count, 0.0)
+    laid = _segment_grid(values, segment, count, 0.0, spare=1)      # every row starts from 0.0, as `best`
     if laid is not None:
         grid, cell = laid
         return np.ascontiguousarray(np.maximum.accumulate(grid[:, ::-1], axis=1)[:, ::-1]).reshape(-1)[cell]
