@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..ranking.columnar_run import ColumnarRun
-from ..ranking.columnar_words import pack_strings, row_keys, widen
+from ..ranking.columnar_words import pack_strings, row_keys, rows_equal, widen
 from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
 from .c_numbers import log2_discounts, ordered_sum
 from .trec import REGISTRY, TrecOptions
@@ -214,7 +214,7 @@ def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topic
         np.minimum(at, sorted_keys.shape[0] - 1, out=at)
         matched = sorted_keys[at] == run_keys
         if width > 1:                  # a key mixes several words: confirm the words themselves
-            matched &= np.all(judged_words[order[at]] == run_words, axis=1)
+            matched &= rows_equal(judged_words[order[at]], run_words)
         grades[start:end][matched] = judged_grades[order[at[matched]]]
     return grades
 
@@ -251,7 +251,7 @@ def _label_at_once(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, to
         np.minimum(at, ordered.shape[0] - 1, out=at)
         found = order[at]
         matched = ordered[at] == run_keys       # the same high bits: the same topic
-        matched &= np.all(judged_words[found] == run_words, axis=1)
+        matched &= rows_equal(judged_words[found], run_words)
         grades[start:end][matched] = qrels.grades[rows[found[matched]]]
     return True
 

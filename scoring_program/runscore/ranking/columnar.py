@@ -23,7 +23,7 @@ import numpy as np
 from .columnar_numbers import are_integers, letter_table, map_is_letters, parse_decimals, parse_grades, parse_integers
 from .columnar_run import ColumnarRun
 from .columnar_words import LongIdCodes, byte_order_codes, long_id_codes, pack_fields, padded_buffer, row_keys, \
-    with_long_ids
+    rows_equal, with_long_ids
 from .qrels import MAX_GRADE
 from ..numeric import is_int, numeric_sort_key
 
@@ -484,7 +484,7 @@ def has_duplicates(run: ColumnarRun) -> bool:
 def _repeats_words(words: np.ndarray) -> bool:
     """Do two rows hold the same words? (a lexsort of the rows: exact, for the few topics whose keys meet)"""
     ranked = words[np.lexsort(words.T[::-1])]
-    return bool(np.any(np.all(ranked[1:] == ranked[:-1], axis=1)))
+    return bool(np.any(rows_equal(ranked[1:], ranked[:-1])))
 
 
 def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,

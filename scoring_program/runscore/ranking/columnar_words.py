@@ -141,6 +141,15 @@ def row_keys(words: np.ndarray) -> np.ndarray:
     return key
 
 
+def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row by row, are the words of a and b equal? (a column at a time: np.all(a == b, axis=1) over rows of one
+    or two words costs ten times as much)"""
+    same = a[:, 0] == b[:, 0]
+    for j in range(1, a.shape[1]):
+        same &= a[:, j] == b[:, j]
+    return same
+
+
 # ------------------------------------------------------------------------------------------ long ids ---
 
 class LongIdCodes(dict):
