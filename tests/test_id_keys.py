@@ -151,3 +151,28 @@ def test_a_long_id_row_orders_as_its_bytes():
     words = run.docno
     order = np.lexsort(words.T[::-1])
     assert [list(reversed(pool))[i] for i in order.tolist()] == pool
+
+
+@pytest.mark.parametrize("seed,run_long_ids", [(0, True), (1, True), (2, False)])
+def test_qrels_read_by_either_reader_join_alike(seed, run_long_ids):
+    """A qrels file read as columns (`_in_run_layout`) and by the exact reader (`_trec_eval_packer`, from its
+    strings) label every run line alike: long ids mapped to the run's codes, ids the run lacks matching nothing
+    (also when the run has no long id)."""
+    from runscore.ranking import fastpath
+
+    qrels_bytes, run_bytes = _case(seed)
+    if not run_long_ids:
+        run_bytes = b"".join(line for line in run_bytes.splitlines(True) if len(line.split()[2]) <= 64)
+    run = _read(run_bytes)
+    table = _read(qrels_bytes, QRELS)
+    assert (run.long_ids is not None) == run_long_ids and table.long_ids is not None
+    parsed = {}
+    for line in qrels_bytes.decode("latin-1").splitlines():
+        topic, _, doc, grade = line.split()
+        parsed.setdefault(topic, {})[doc] = int(grade)
+    both = [vectorised.QrelsColumns.from_table(fastpath._in_run_layout(table, run)),
+            vectorised.QrelsColumns(parsed, fastpath._trec_eval_packer(run))]
+    topics = sorted(run.topics)
+    ranked, offsets = vectorised.rank_lines(run, topics)
+    grades = [vectorised.label_lines(run, ranked, offsets, topics, columns) for columns in both]
+    assert np.array_equal(grades[0], grades[1]) and np.count_nonzero(grades[0] >= 0) > 100
