@@ -165,8 +165,8 @@ class LongIdCodes(dict):
 def long_id_codes(codes: LongIdCodes, blob: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The code of each id blob[start:end] (one dict lookup an id: hashing 300 bytes in C costs less than
     packing them into 38 words)."""
-    ids = [blob[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
-    return np.fromiter(map(codes.__getitem__, ids), dtype=np.uint64, count=len(ids))
+    ids = map(blob.__getitem__, map(slice, starts.tolist(), ends.tolist()))     # no list of the ids
+    return np.fromiter(map(codes.__getitem__, ids), dtype=np.uint64, count=starts.shape[0])
 
 
 def byte_order_codes(codes: LongIdCodes) -> Tuple[Dict[bytes, int], np.ndarray]:
