@@ -313,7 +313,7 @@ def _break_ties(order: np.ndarray, scores: np.ndarray, ends: np.ndarray, docnos:
     if first.shape[0]:
         upper = order[first].tolist()
         lower = order[first + 1].tolist()
-        swap = np.fromiter(map(operator.lt, [docnos[i] for i in upper], [docnos[i] for i in lower]), dtype=bool,
+        swap = np.fromiter(map(operator.lt, _pick(docnos, upper), _pick(docnos, lower)), dtype=bool,
                            count=len(upper))
         swapped = first[swap]
         order[swapped], order[swapped + 1] = order[swapped + 1], order[swapped].copy()
@@ -321,7 +321,7 @@ def _break_ties(order: np.ndarray, scores: np.ndarray, ends: np.ndarray, docnos:
     if not slots.shape[0]:
         return order
     lines = order[slots]
-    ids = [docnos[i] for i in lines.tolist()]
+    ids = _pick(docnos, lines.tolist())
     try:
         # numpy compares str arrays by code point, as Python does; an id ending in NUL characters (which numpy
         # drops) is left to Python's sort
@@ -335,3 +335,10 @@ def _break_ties(order: np.ndarray, scores: np.ndarray, ends: np.ndarray, docnos:
     regrouped = np.lexsort((-rank, group))
     order[slots] = lines[regrouped]
     return order
+
+
+def _pick(items: List[str], indices: List[int]) -> List[str]:
+    """[items[i] for i in indices], by operator.itemgetter's C loop (no bytecode an item)."""
+    if len(indices) < 2:
+        return [items[i] for i in indices]
+    return list(operator.itemgetter(*indices)(items))
