@@ -159,7 +159,8 @@ class MemoryQrels:
             raise
         if every.shape[0] and (int(every.min()) < -MAX_GRADE or int(every.max()) > MAX_GRADE):
             _bad_grade(qrels)
-        self._judged = dict(zip(qrels, np.split(every, np.cumsum(sizes)[:-1]))) if sizes else {}
+        bounds = [0] + np.cumsum(sizes).tolist()
+        self._judged = {topic: every[a:b] for topic, a, b in zip(qrels, bounds, bounds[1:])}   # (np.split: 10 x)
         # What evaluate() looks each document up in: the grade itself, UNJUDGED for a negative one (so that the
         # lookups give the labels with no pass over them); the caller's dicts when no grade is negative.
         negative = {topic for topic, grades in self._judged.items() if grades.shape[0] and int(grades.min()) < 0} \

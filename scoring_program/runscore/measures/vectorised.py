@@ -15,7 +15,7 @@ import numpy as np
 from ..ranking.columnar_run import ColumnarRun
 from ..ranking.columnar_words import pack_strings, row_keys, rows_equal, widen
 from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
-from .c_numbers import log2_discounts, ordered_sum
+from .c_numbers import log2_discounts
 from .trec import REGISTRY, TrecOptions
 from .trec_blocks import recall_point_cutoff
 from . import vectorised_all_trec
@@ -508,11 +508,12 @@ def _kernel(name: str, c: _Context, params, options: TrecOptions) -> List[np.nda
         values = c.memo[key]
         if name == "iprec_at_recall":
             return values
-        table = np.array(values).T if values else np.zeros((seg.count, 0))
+        # each topic's values added from the last recall point to the first, left to right (ordered_sum of the
+        # reversed row: a cumulative sum along the row, + 0.0 as its start from 0.0)
+        table = np.array(values).T[:, ::-1] if values else np.zeros((seg.count, 0))
         out = np.zeros(seg.count)
-        for t in range(seg.count):
-            if seg.sizes[t]:
-                out[t] = ordered_sum(table[t][::-1]) / len(params)
+        if table.shape[1]:
+            out = np.where(seg.sizes > 0, (np.cumsum(table, axis=1)[:, -1] + 0.0) / len(params), 0.0)
         return [out]
     return vectorised_all_trec.kernel(name, c, params, options)
 
