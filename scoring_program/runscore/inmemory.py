@@ -122,14 +122,21 @@ def run_dict(run: Any) -> Mapping[str, Mapping[str, float]]:
 _NUMBER_TYPES = (int, float, np.integer, np.floating)
 
 
-def check_run(run: Mapping[str, Mapping[str, float]]) -> None:
-    """RunError unless every document id is a string and every score a finite number (the types of all the
-    values are looked at once: a Python test per line would cost more than the evaluation)."""
+def check_ids(run: Mapping[str, Mapping[str, float]], docnos: Optional[List[str]] = None) -> None:
+    """RunError unless every document id of `run` (listed in `docnos` when the caller has them) is a string."""
     try:
-        "".join(chain.from_iterable(run.values()))          # a TypeError at the first id that is not a string
+        "".join(docnos if docnos is not None else chain.from_iterable(run.values()))   # TypeError: not a str
     except TypeError:
         topic, doc = next((t, d) for t, r in run.items() for d in r if not isinstance(d, str))
         raise _run_error("topic %s: document ids must be strings, got %r" % (topic, doc))
+
+
+def check_run(run: Mapping[str, Mapping[str, float]], ids: bool = True) -> None:
+    """RunError unless every document id is a string and every score a finite number (the types of all the
+    values are looked at once: a Python test per line would cost more than the evaluation). ids=False leaves
+    the ids of the topics it evaluates to evaluate(), which checks them on the list of ids it makes anyway."""
+    if ids:
+        check_ids(run)
     # Their sum first (a quarter of the cost of a set of their types): it fails for a string, None or any
     # other object that is not a number; only then, or for a sum that is not a plain number, the types.
     try:
@@ -219,6 +226,7 @@ def evaluate_rows(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, to
     # Every topic at once: a per-topic numpy call costs more than its work on the small rankings of most users
     # (100 documents a topic in BEIR, 50 x 100 in a training loop).
     docnos: List[str] = list(chain.from_iterable(ranked for _, ranked in present))
+    check_ids(dict(present), docnos)
     # The labels by one dict lookup a document: as float64, where a document the qrels do not list (None) is NaN
     # (cheaper than a default for each lookup; grades are integers within +-MAX_GRADE, exact as floats).
     labels, none = qrels.labels, {}
@@ -273,7 +281,9 @@ def _by_score(ranking: np.ndarray, counts: np.ndarray, ends: np.ndarray) -> np.n
         return order
     code = np.repeat(np.arange(counts.shape[0]), counts)
     if ranking.dtype == np.float32:
-        return np.argsort(_descending_key(ranking, code), kind="stable")
+        # (ties come out next to each other in any order, which _break_ties sets; quicksort is the cheaper on
+        # small runs, the stable sort on big ones, whose topics come in order)
+        return np.argsort(_descending_key(ranking, code), kind="stable" if total > 100000 else "quicksort")
     unsorted = np.unique(code[1:][rising])
     starts = ends - counts
     if unsorted.shape[0] <= 64 or total // unsorted.shape[0] >= 256:

@@ -286,10 +286,13 @@ class RelevanceEvaluator:
             return {}
         try:
             run = inmemory.run_dict(scores)
-            inmemory.check_run(run)
+            # the ids of the topics evaluated are checked by inmemory.evaluate_rows on its list of them
+            inmemory.check_run(run, ids=False)
+            topics = [t for t in run if t in self._qrels.qrels]
+            if len(topics) < len(run):
+                inmemory.check_ids({t: ranked for t, ranked in run.items() if t not in self._qrels.qrels})
         except RunError as exc:
             raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
-        topics = [t for t in run if t in self._qrels.qrels]
         params = {m: p for m, p in self._params.items() if p is not None}
         # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
         nan_rule = self.judged_docs_only_flag and any(m in self._params for m in _NAN_WHEN_EMPTY)
@@ -304,6 +307,10 @@ class RelevanceEvaluator:
             except RunError as exc:
                 # the kernels take finite scores only: a run with inf or NaN is ranked here first (no cost for
                 # the others); any other problem, or one left after that, is the caller's
+                try:
+                    inmemory.check_ids(run)
+                except RunError as bad_id:
+                    raise BadRun(bad_id.diagnostic.message, bad_id.diagnostic.path)
                 ranked = _rank_non_finite(run, topics) if attempt == 1 else run
                 if ranked is run:
                     raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
