@@ -72,6 +72,7 @@ class _Reader:
     def __init__(self, layout: str, comments: bool, capacity: int = 0, grade_map: Optional[Dict[str, int]] = None,
                  c_space: bool = False):
         self.layout = layout
+        self.c_space = c_space
         self.whitespace = _C_SPACE if c_space else _WHITESPACE
         # trec_eval's bytes (`c_space`): ids may hold any byte but NUL, are decoded as Latin-1 (one character a
         # byte, as ranking.trec_eval_files) and may be of any length; otherwise ASCII ids of at most
@@ -139,29 +140,39 @@ class _Reader:
 
     def _fixed_fields(self, buf):
         """The common layout in a few vector operations: every line is exactly six fields separated by single
-        TABs or spaces, LF ended. None when this chunk is anything else (the general tokeniser decides)."""
+        TABs or spaces, LF ended (in trec_eval's reading, `c_space`, also every line CR LF ended: its CR is C
+        whitespace, so trec_eval reads the same fields). None when this chunk is anything else (the general
+        tokeniser decides: mixed line ends, a CR elsewhere, ...)."""
         if buf[-1] != 10:
             return None
         fields = self.fields
+        crlf = self.c_space and buf.shape[0] > 1 and buf[-2] == 13
+        per_line = fields + 1 if crlf else fields      # the CR is one more cut a line
         # Also bytes >= 0x80 (negative as int8) unless ids may hold them: then the kinds below fail.
         cuts = np.flatnonzero(buf < 33) if self.encoding == "latin-1" else np.flatnonzero(buf.view(np.int8) < 33)
-        if cuts.shape[0] % fields or buf[0] < 33:
+        if cuts.shape[0] % per_line or buf[0] < 33:
             return None
-        kinds = buf[cuts].reshape(-1, fields)
+        kinds = buf[cuts].reshape(-1, per_line)
         separator = kinds[:, :fields - 1]
-        if np.any(kinds[:, fields - 1] != 10):
+        if np.any(kinds[:, per_line - 1] != 10) or (crlf and np.any(kinds[:, fields - 1] != 13)):
             return None
         if self.layout == NACSIS:
             if np.any(separator != (32 if self.nacsis_spaces else 9)):
                 return None
         elif np.any((separator != 9) & (separator != 32)):
             return None
-        if np.any(np.diff(cuts) < 2):
+        gaps = np.diff(cuts)
+        if crlf:
+            if np.any(gaps[fields - 1::per_line] != 1):
+                return None           # CR not right before the LF
+            gaps[fields - 1::per_line] = 2
+        if np.any(gaps < 2):
             return None               # an empty field or a blank line
-        cuts = cuts.reshape(-1, fields)
+        del gaps
+        cuts = cuts.reshape(-1, per_line)
         line_starts = np.empty(cuts.shape[0], dtype=cuts.dtype)
         line_starts[0] = 0
-        line_starts[1:] = cuts[:-1, fields - 1] + 1
+        line_starts[1:] = cuts[:-1, per_line - 1] + 1
         if self.comments and np.any(buf[line_starts] == 35):
             return None
         starts = [line_starts] + [cuts[:, i] + 1 for i in range(fields - 1)]
