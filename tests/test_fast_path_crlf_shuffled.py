@@ -207,3 +207,38 @@ def test_nan_scores_sort_last_as_in_the_exact_ranking():
         mine = [i for i, t in enumerate(topic_ids) if t == topic]
         order = rank_order(np.array([scores[i] for i in mine]), [docs[i] for i in mine])
         assert ranked[offsets[k]:offsets[k + 1]].tolist() == [mine[i] for i in order]
+
+
+# ----------------------------------------------------------------------------------------------- memory ---
+
+def test_big_columns_are_zeroed_maps_that_grow_as_before():
+    """_Store's columns of 1 MiB or more are anonymous maps (pages resident only once written): zeroed, writable,
+    and a wider id or more lines than the bound copy them as np.zeros arrays did."""
+    store = columnar._Store(200000)
+    assert isinstance(store.docno.base.base.obj, columnar.mmap.mmap) and not store.docno.any()
+    store.add(np.arange(3, dtype=np.int32), np.array([[1], [2], [3]], dtype=np.uint64), np.ones(3))
+    store.add(np.zeros(2, dtype=np.int32), np.array([[4, 5], [6, 7]], dtype=np.uint64), np.zeros(2))
+    store.add(np.zeros(300000, dtype=np.int32), np.ones((300000, 1), dtype=np.uint64), np.zeros(300000))
+    topic, docno, score = store.columns()
+    assert docno[:5].tolist() == [[1, 0], [2, 0], [3, 0], [4, 5], [6, 7]] and docno[5:, 1].sum() == 0
+    assert topic[:5].tolist() == [0, 1, 2, 0, 0] and score[:5].tolist() == [1, 1, 1, 0, 0]
+    assert topic.shape[0] == docno.shape[0] == score.shape[0] == 300005
+
+
+def test_trec_eval_keeps_no_per_topic_qrels_table(tmp_path, monkeypatch):
+    """The qrels of runscore trec_eval label one run: their per-topic lookup tables are not kept through the
+    measures; the values are the same as with the tables kept."""
+    from runscore.measures.vectorised import QrelsColumns
+
+    made = []
+    original = QrelsColumns.from_table.__func__
+    monkeypatch.setattr(QrelsColumns, "from_table", classmethod(lambda cls, table: made.append(
+        original(cls, table)) or made[-1]))
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    run.write_bytes(CRLF_FILES["all CRLF"](_run_lines(random.Random(4))).encode())
+    qrels.write_bytes(b"".join(b"%03d 0 doc%d 1\n" % (t, d) for t in range(1, 7) for d in range(0, 500, 7)))
+    monkeypatch.setenv(fastpath.ENVIRONMENT, "1")
+    fast = run_runscore(["-q", "-m", "all_trec", str(qrels), str(run)])
+    assert made and not made[0].keep_tables and not made[0]._sorted
+    monkeypatch.setenv(fastpath.ENVIRONMENT, "0")
+    assert fast == run_runscore(["-q", "-m", "all_trec", str(qrels), str(run)])

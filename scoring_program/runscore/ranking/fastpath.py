@@ -274,6 +274,7 @@ def trec_eval(settings, qrels_path: str, run_path: str, measures: Sequence[str],
         columns = QrelsColumns(qrels, _trec_eval_packer(run))
     else:
         columns = QrelsColumns.from_table(_in_run_layout(table, run))
+    columns.keep_tables = False         # labelled once: no per-topic table kept through the measures
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
     computed = [m for m in measures if m not in ("runid", "num_q")]
     per_topic = evaluate_with_columns(run, columns, topics, computed, settings.level, options, "desc",
