@@ -83,6 +83,19 @@ def test_wilcoxon_matches_scipy_in_both_modes():
     assert exact >= 5 and approx >= 20
 
 
+def test_average_ranks_and_tails_are_scipy_stats_own():
+    """compare avoids importing scipy.stats (0.25 s): its ranks and tails must be scipy.stats' to the last bit."""
+    rng = np.random.RandomState(11)
+    for k in range(200):
+        values = rng.randint(0, 1 + k % 12, 1 + k % 40).astype(float) / 7.0     # many ties, and none
+        assert compare.average_ranks(values).tolist() == stats.rankdata(values).tolist()
+    for x in np.concatenate([rng.normal(0, 3, 200), [0.0, 1e-300, 40.0, np.inf]]):
+        z = abs(float(x))
+        assert compare.special.ndtr(-z) == stats.norm.sf(z)
+        for df in (1, 2, 5, 29, 1000):
+            assert compare.special.stdtr(df, -z) == stats.t.sf(z, df)
+
+
 def test_wilcoxon_exact_small_case_by_hand():
     # d = (+1, +2, +3): W+ = 6, W- = 0; of the 2^3 = 8 sign patterns only one has W- = 0 and one has W+ = 0,
     # so the two-sided p = 2 * 1/8.
