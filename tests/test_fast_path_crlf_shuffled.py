@@ -121,14 +121,15 @@ def test_runscore_trec_eval_prints_the_exact_paths_output_on_crlf_files(tmp_path
 
 # --------------------------------------------------------------------------------------------- shuffled ---
 
-def _shuffled(seed, topics=300, docs=(1, 12), topic_name="%d"):
-    """A run of many topics in random order, scores with many ties (a few values), ids of one and two words."""
+def _shuffled(seed, topics=300, docs=(1, 12), topic_name="%d", long_ids=True):
+    """A run of many topics in random order, scores with many ties (a few values), ids of one word and (unless
+    not long_ids) of three."""
     rng = random.Random(seed)
     lines = []
     for t in range(topics):
         docs_here = rng.sample(range(10 ** 6), rng.randint(*docs))
         for d in docs_here:
-            docno = ("d%d" % d) if d % 3 else ("long-document-%d" % d)
+            docno = ("d%d" % d) if d % 3 or not long_ids else ("long-document-%d" % d)
             lines.append("%s Q0 %s 1 %s r" % (topic_name % t, docno, rng.choice(("1", "2", "0.5", "-3", "2.0"))))
     rng.shuffle(lines)
     return ("\n".join(lines) + "\n").encode()
@@ -185,7 +186,7 @@ def test_the_global_sort_handles_more_topics_than_16_bits(monkeypatch):
     and by one sort of every line."""
     from runscore.measures import vectorised
 
-    content = _shuffled(1, topics=66000, docs=(1, 2))
+    content = _shuffled(1, topics=66000, docs=(1, 2), long_ids=False)
     run = read_columns(io.BytesIO(content), TREC)
     topics = sorted(run.topics)
     position = np.empty(len(run.topics), dtype=np.int64)
