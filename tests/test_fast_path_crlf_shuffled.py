@@ -21,7 +21,7 @@ from runscore.ranking.trec_format import parse_trec_run
 from test_fast_path_tasks import _files, _ntcir1
 from trec_eval_peer import run_runscore
 
-CHUNKS = (7, 33, 64, 301, 1 << 20)
+CHUNKS = (41, 301, 4096, 1 << 20)
 
 
 def _run_lines(rng, topics=6, docs=25, sep=" "):
@@ -140,7 +140,7 @@ def test_shuffled_topics_read_the_same_at_any_chunk_boundary(seed):
     """_shuffled_topics (a chunk of over 256 topic changes) looks topics up by word; small chunks decode each
     change (`_code_of`): the same codes, first lines and grouping either way, and the exact reader's topics."""
     names = ("%d", "topic-number-%d", "%05d")[seed]       # topics of two words: the per-change decoding
-    content = _shuffled(seed, topic_name=names)
+    content = _shuffled(seed, topics=200, topic_name=names)
     small = read_columns(io.BytesIO(content), TREC, chunk_bytes=97)      # at most 256 changes a chunk
     exact, _ = parse_trec_run(content, "run")
     assert small.topics == list(exact.topics)
@@ -159,7 +159,7 @@ def test_a_shuffled_run_with_a_duplicate_is_declined():
         assert read_columns(io.BytesIO(bad), TREC, chunk_bytes=512) is None
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("tie_order", ["desc", "asc", "file"])
 @pytest.mark.parametrize("sizes", [(1, 40), (20, 20), (19, 20)])
 def test_shuffled_runs_rank_as_the_exact_ranking(seed, tie_order, sizes):
