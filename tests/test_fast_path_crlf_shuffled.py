@@ -149,6 +149,15 @@ def test_shuffled_topics_read_the_same_at_any_chunk_boundary(seed):
         assert _columns(read_columns(io.BytesIO(content), TREC, chunk_bytes=chunk)) == _columns(small), chunk
 
 
+def test_topic_words_sharing_a_slot_are_searched(monkeypatch):
+    """_WordCodes hashes a word to a slot; every word in one slot (forced) leaves all but one to the search of
+    the sorted table: the same codes."""
+    content = _shuffled(5, topics=400)
+    expected = _columns(read_columns(io.BytesIO(content), TREC))
+    monkeypatch.setattr(columnar._WordCodes, "_HASH", np.uint64(0))
+    assert _columns(read_columns(io.BytesIO(content), TREC)) == expected
+
+
 def test_a_shuffled_run_with_a_duplicate_is_declined():
     content = _shuffled(3, docs=(5, 5))
     lines = content.splitlines()

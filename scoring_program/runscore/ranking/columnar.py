@@ -413,24 +413,46 @@ class _Reader:
 
 class _WordCodes:
     """Topic codes by the topic's word (a topic of at most 8 bytes is one word, and equal words are equal
-    bytes): a sorted table, so a chunk's distinct topics are looked up in one search."""
+    bytes), so a chunk's topics are looked up in a few vector operations: a hashed slot a word (the word in the
+    slot confirms it; the word 0, never a topic's, marks an empty slot), and a search of the sorted table for
+    the words whose slot holds another word."""
+
+    _HASH = np.uint64(0x9E3779B97F4A7C15)
 
     def __init__(self):
         self.words = np.zeros(0, dtype=np.uint64)
         self.codes = np.zeros(0, dtype=np.int32)
+        self.bits = np.uint64(1)
+        self.slot_words = np.zeros(2, dtype=np.uint64)
+        self.slot_codes = np.zeros(2, dtype=np.int32)
 
     def get(self, words: np.ndarray) -> np.ndarray:
         """The code of each word, -1 for a word not in the table."""
         if not self.words.shape[0]:
             return np.full(words.shape[0], -1, dtype=np.int32)
-        at = np.minimum(np.searchsorted(self.words, words), self.words.shape[0] - 1)
-        return np.where(self.words[at] == words, self.codes[at], -1).astype(np.int32)
+        slot = self._slot(words)
+        codes = self.slot_codes[slot]
+        other = np.flatnonzero(self.slot_words[slot] != words)
+        if other.shape[0]:
+            missed = words[other]
+            at = np.minimum(np.searchsorted(self.words, missed), self.words.shape[0] - 1)
+            codes[other] = np.where(self.words[at] == missed, self.codes[at], -1)
+        return codes
 
     def add(self, words: np.ndarray, codes: np.ndarray) -> None:
         if words.shape[0]:
             all_words = np.concatenate([self.words, words])
             order = np.argsort(all_words, kind="stable")
             self.words, self.codes = all_words[order], np.concatenate([self.codes, codes])[order]
+            self.bits = np.uint64(max(int(self.words.shape[0] * 4).bit_length(), 1))
+            self.slot_words = np.zeros(1 << int(self.bits), dtype=np.uint64)
+            self.slot_codes = np.zeros(1 << int(self.bits), dtype=np.int32)
+            slot = self._slot(self.words)
+            self.slot_words[slot] = self.words      # of two words in one slot, one stays: the other is searched
+            self.slot_codes[slot] = self.codes
+
+    def _slot(self, words: np.ndarray) -> np.ndarray:
+        return ((words * self._HASH) >> (np.uint64(64) - self.bits)).astype(np.intp)
 
 
 class _Store:
