@@ -278,3 +278,29 @@ def test_two_part_reading_of_crlf_and_shuffled_runs(tmp_path, shape):
         with open(str(path), "rb") as handle:
             part = read_columns(handle, TREC, chunk_bytes=2048, split_at=cut, c_space=True)
         assert _columns(part) == _columns(whole), cut
+
+
+@pytest.mark.parametrize("shape", ["all CRLF", "shuffled, topics of one size", "shuffled, CRLF"])
+def test_crlf_and_shuffled_runs_print_trec_evals_bytes(tmp_path, monkeypatch, shape):
+    """Against the real trec_eval 9.0.8 (built from ../shared; skipped without it), on the fast path."""
+    import trec_eval_peer as peer
+
+    if peer.binary("9.0.8")[0] is None:
+        pytest.skip(peer.binary("9.0.8")[1])
+    rng = random.Random(8)
+    if shape == "all CRLF":
+        run = CRLF_FILES[shape](_run_lines(rng)).encode()
+    else:
+        run = _shuffled(8, topics=400, docs=(20, 20))
+        if "CRLF" in shape:
+            run = run.replace(b"\n", b"\r\n")
+    judged = [line.split()[:3:2] for line in run.splitlines() if rng.random() < 0.4]     # (topic, docno)
+    qrels = b"".join(b"%s 0 %s %d\r\n" % (topic, docno, rng.choice((0, 1, 2))) for topic, docno in judged)
+    seen = []
+    real = fastpath.read
+    monkeypatch.setattr(fastpath, "read", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    monkeypatch.setenv(fastpath.ENVIRONMENT, "1")
+    for options in (["-q", "-m", "all_trec"], ["-q", "-M", "7", "-m", "map", "-m", "ndcg_cut.5"]):
+        problem = peer.compare(qrels, run, options, "9.0.8", str(tmp_path))
+        assert problem is None, problem
+        assert seen[-1] is not None                     # the columnar reader took the run
