@@ -534,8 +534,16 @@ def _ndcg_cut(c: _Context, cutoffs) -> List[np.ndarray]:
     best, ideal_topic = judged[chosen], judged_topic[chosen]
     by_topic = np.lexsort((-best, ideal_topic))
     best, ideal_topic = best[by_topic].astype(np.float64), ideal_topic[by_topic]
+    del chosen, by_topic
     first = np.searchsorted(ideal_topic, np.arange(seg.count))
     ideal_position = np.arange(best.shape[0]) - first[ideal_topic]
+    # Only positions before the deepest cutoff count: the running sums need no more (fewer arrays as long as
+    # the qrels at the peak of the measures).
+    deepest = max((int(k) for k in cutoffs), default=0)
+    if ideal_position.shape[0] and int(ideal_position.max()) >= deepest:
+        keep = ideal_position < deepest
+        best, ideal_topic, ideal_position = best[keep], ideal_topic[keep], ideal_position[keep]
+        del keep
     ideal = best / log2_discounts(int(ideal_position.max()) + 1 if ideal_position.shape[0] else 0)[ideal_position]
     out = []
     dcgs = sums_before(running_segment_sums(gain, topic, seg.count), topic, position, seg.count, cutoffs)
