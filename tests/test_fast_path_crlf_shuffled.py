@@ -304,3 +304,10 @@ def test_crlf_and_shuffled_runs_print_trec_evals_bytes(tmp_path, monkeypatch, sh
         problem = peer.compare(qrels, run, options, "9.0.8", str(tmp_path))
         assert problem is None, problem
         assert seen[-1] is not None                     # the columnar reader took the run
+
+
+@pytest.mark.parametrize("lines,topics", [(0, 1), (7, 3), (70000, 5), (200000, 2 ** 16), (150000, 70000)])
+def test_grouping_order_is_a_stable_sort_of_the_topic_codes(lines, topics):
+    """grouping_order sorts block by block (65,536 lines or the number of topics): a stable argsort's result."""
+    topic = np.random.default_rng(lines).integers(0, topics, lines).astype(np.int32)
+    assert columnar.grouping_order(topic, topics).tolist() == np.argsort(topic, kind="stable").tolist()

@@ -61,7 +61,9 @@ def _sorted_order(run: ColumnarRun, scores: np.ndarray, codes: Dict[str, int], t
     sizes = np.diff(run.starts)[asked]
     bounds = np.zeros(asked.shape[0] + 1, dtype=np.int64)       # where each asked topic starts, untruncated
     np.cumsum(sizes, out=bounds[1:])
-    negated = np.negative(scores)
+    # scores is rank_lines' own copy when it changed the type (trec_eval 9's float): negated in place then
+    negated = np.negative(scores, out=None if scores is run.score else scores)
+    del scores
     if np.unique(sizes).shape[0] * 64 <= asked.shape[0]:
         order = _by_score_in_rows(run, negated, asked, sizes, bounds, index_type)
     else:
@@ -70,8 +72,11 @@ def _sorted_order(run: ColumnarRun, scores: np.ndarray, codes: Dict[str, int], t
     new_topic[bounds[:-1]] = True
     ranked = negated[order]
     del negated
-    tied = ~new_topic[1:] & ((ranked[1:] == ranked[:-1]) | (np.isnan(ranked[1:]) & np.isnan(ranked[:-1])))
-    del ranked, new_topic
+    tied = ranked[1:] == ranked[:-1]
+    tied |= np.isnan(ranked[1:]) & np.isnan(ranked[:-1])
+    del ranked
+    tied &= ~new_topic[1:]
+    del new_topic
     if tie_order != "file" and np.any(tied):
         _break_ties(order, run.docno, tied, tie_order)
     if max_docs is not None and order.shape[0] > int(offsets[-1]):
