@@ -243,25 +243,6 @@ def test_big_columns_are_zeroed_maps_that_grow_as_before():
     assert topic.shape[0] == docno.shape[0] == score.shape[0] == 300005
 
 
-def test_trec_eval_keeps_no_per_topic_qrels_table(tmp_path, monkeypatch):
-    """The qrels of runscore trec_eval label one run: their per-topic lookup tables are not kept through the
-    measures; the values are the same as with the tables kept."""
-    from runscore.measures.vectorised import QrelsColumns
-
-    made = []
-    original = QrelsColumns.from_table.__func__
-    monkeypatch.setattr(QrelsColumns, "from_table", classmethod(lambda cls, table: made.append(
-        original(cls, table)) or made[-1]))
-    qrels, run = tmp_path / "qrels", tmp_path / "run"
-    run.write_bytes(CRLF_FILES["all CRLF"](_run_lines(random.Random(4))).encode())
-    qrels.write_bytes(b"".join(b"%03d 0 doc%d 1\n" % (t, d) for t in range(1, 7) for d in range(0, 500, 7)))
-    monkeypatch.setenv(fastpath.ENVIRONMENT, "1")
-    fast = run_runscore(["-q", "-m", "all_trec", str(qrels), str(run)])
-    assert made and not made[0].keep_tables and not made[0]._sorted
-    monkeypatch.setenv(fastpath.ENVIRONMENT, "0")
-    assert fast == run_runscore(["-q", "-m", "all_trec", str(qrels), str(run)])
-
-
 @pytest.mark.parametrize("shape", ["all CRLF", "mixed line ends", "shuffled"])
 def test_two_part_reading_of_crlf_and_shuffled_runs(tmp_path, shape):
     """A big file is read by two readers at once (read_columns' split_at): each takes CRLF chunks and looks

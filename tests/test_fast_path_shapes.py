@@ -79,7 +79,7 @@ def test_a_small_run_takes_the_fast_path_at_any_size(tmp_path, monkeypatch, v10)
 def test_many_small_topics_with_colliding_keys_take_the_per_topic_join(tmp_path, monkeypatch):
     """Two judgements mixing to one key: the join of all topics at once steps aside, the values are the same."""
     qrels, run = write_pair(str(tmp_path), "collide", topics=1200, per_topic=5, judged=(5, 6))
-    monkeypatch.setattr(vectorised, "_topic_key", lambda words, topic: words[:, 0] * 0)
+    monkeypatch.setattr(vectorised, "_topic_key", lambda words, topic, bits: words[:, 0] * 0)
     fast, exact, taken = _fast_and_exact(monkeypatch, qrels, run)
     assert taken and fast[0] == exact[0]
 
