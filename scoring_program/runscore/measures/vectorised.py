@@ -290,15 +290,16 @@ def _label_at_once(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, to
     keys = _topic_key(judged_words, judged_topic, bits)
     order = np.argsort(keys, kind="stable")
     ordered = keys[order]
+    del keys, judged_topic          # arrays as long as the qrels: not kept through the run's blocks
     if np.any(ordered[1:] == ordered[:-1]):
         return False
     if not ordered.shape[0] or not ranked.shape[0]:
         return True
-    run_topic = np.repeat(np.arange(len(topics), dtype=np.int32), np.diff(offsets))
     for start in range(0, ranked.shape[0], JOIN_BLOCK):      # a block at a time: its temporaries stay small
         end = min(start + JOIN_BLOCK, ranked.shape[0])
         run_words = widen(run.docno[ranked[start:end]], width)
-        run_keys = _topic_key(run_words, run_topic[start:end], bits)
+        run_topic = np.searchsorted(offsets, np.arange(start, end), side="right") - 1
+        run_keys = _topic_key(run_words, run_topic, bits)
         at = np.searchsorted(ordered, run_keys)
         np.minimum(at, ordered.shape[0] - 1, out=at)
         found = order[at]
