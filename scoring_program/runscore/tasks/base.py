@@ -263,6 +263,11 @@ class Task:
     def score(self, run: ParsedRun, reference: Any, options: Dict[str, Any]) -> RunScores:
         raise NotImplementedError
 
+    def score_runs(self, runs: List[ParsedRun], reference: Any, options: Dict[str, Any]) -> List[RunScores]:
+        """The scores of several runs, in order; a task whose per-run cost is mostly fixed set-up scores them
+        together (same numbers as `score` one by one)."""
+        return [self.score(run, reference, options) for run in runs]
+
     # ---------------------------------------------------------------------------- measure names ---
     def measure_key(self, name: str, available: Sequence[str], what: str = "measure") -> str:
         """The key in `available` that a typed measure name means; ConfigError with the close names if none.

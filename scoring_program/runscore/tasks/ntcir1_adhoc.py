@@ -6,7 +6,7 @@ the Proposed checks of the spec (duplicates, padding of topic ids, more than max
 """
 import math
 import os
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from ..measures.trec_measure import INTERP_RULES, TrecOptions
 from ..ranking.qrels import read_qrels
 from ..ranking.columnar_run import ColumnarRun
 from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
+from ..ranking.run_batch import RunBatch, usable_qrels
 from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
 from ..validate import RecordSchema
@@ -31,6 +32,8 @@ GRADED_LEVEL = {"rel1": 2, "rel2": 1}
 MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "11pt_avg", "P")
 PER_TOPIC_SHOWN = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "P_10", "P_20")
+# Lines of the runs measured as one batch (ranking/run_batch.py); a longer run is a batch of its own.
+BATCH_LINES = 200000
 
 
 def normalise_topic(topic: str) -> str:
@@ -242,43 +245,94 @@ class Ntcir1Adhoc(Task):
 
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: Reference, options: Dict[str, Any]) -> RunScores:
+        return self.score_runs([run], reference, options)[0]
+
+    def score_runs(self, runs: List[ParsedRun], reference: Reference, options: Dict[str, Any]) -> List[RunScores]:
+        """Runs read line by line are measured a batch at a time (ranking/run_batch.py: the exact path costs its
+        set-up once a topic of every run); a big run read as columns, alone; a batch whose document ids the
+        columns cannot hold, or every run when the fast path is switched off (RUNSCORE_FAST_PATH=0), on the exact
+        path. The numbers are the same on every path."""
         trec_options = TrecOptions(interp_cutoff=options["interp_cutoff"])
         score_dtype = np.float32 if options["similarity_precision"] == "single" else np.float64
-        measures: Dict[str, float] = {}
-        per_topic: Dict[str, Dict[str, float]] = {}
-        notes = []
-        for level in LEVELS:
-            qrels = reference.qrels[level]
-            threshold = reference.thresholds[level]
-            no_relevant = [t for t in reference.topics if (max_grade(qrels, t) or 0) < threshold]
-            topics = reference.topics
-            if no_relevant:
-                action = "left out of the means" if options["exclude_topics_without_relevant"] else \
-                    "counted with every measure 0"
-                notes.append("%s: %d topic(s) without relevant documents, %s: %s"
-                             % (level, len(no_relevant), action, ", ".join(no_relevant)))
-                if options["exclude_topics_without_relevant"]:
-                    topics = [t for t in topics if t not in set(no_relevant)]
-            if isinstance(run.data.topics, ColumnarRun):     # a big run read by the fast path
-                values = fastpath.evaluate(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
-                                           options["tie_order"], options["max_docs"], score_dtype=score_dtype)
-                summary = summarise_topics(values, MEASURES)
-            else:
-                values, summary = evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
-                                                    options["tie_order"], options["max_docs"],
-                                                    score_dtype=score_dtype)
-            for name, value in summary.items():
-                measures["%s_%s" % (name, level)] = value
-            measures["num_q_%s" % level] = float(len(topics))
-            renamed: Dict[str, str] = {}     # name -> name_level, made once (thousands of topics)
-            for topic, topic_values in values.items():
-                row = per_topic.setdefault(topic, {})
-                for name, value in topic_values.items():
-                    key = renamed.get(name)
-                    if key is None:
-                        key = renamed[name] = "%s_%s" % (name, level)
-                    row[key] = value
-        return RunScores(measures, per_topic, notes)
+        settings = (trec_options, options["tie_order"], options["max_docs"])
+        levels = [(level,) + _level_topics(reference, level, options) for level in LEVELS]
+        out: List[RunScores] = []
+        for chunk in _batches(runs):
+            columnar = isinstance(chunk[0].data.topics, ColumnarRun)     # a big run read by the fast path
+            batch = None if columnar or fastpath.switched_off() else RunBatch([run.data.topics for run in chunk])
+            scores = [RunScores({}, {}, []) for _ in chunk]
+            for level, topics, note in levels:
+                qrels, threshold = reference.qrels[level], reference.thresholds[level]
+                if columnar:
+                    values = fastpath.evaluate(chunk[0].data.topics, qrels, topics, MEASURES, threshold, *settings,
+                                               score_dtype=score_dtype)
+                    found = [(values, summarise_topics(values, MEASURES))]
+                elif batch is not None and batch.usable and usable_qrels(qrels):
+                    found = [(values, summarise_topics(values, MEASURES))
+                             for values in batch.evaluate(qrels, topics, MEASURES, threshold, *settings,
+                                                          score_dtype=score_dtype)]
+                else:
+                    found = [evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, *settings,
+                                               score_dtype=score_dtype) for run in chunk]
+                for one, (values, summary) in zip(scores, found):
+                    _add_level(one, level, topics, values, summary, note)
+            out.extend(scores)
+        return out
+
+
+def _batches(runs: List[ParsedRun]) -> List[List[ParsedRun]]:
+    """The runs in order, cut into batches: a run read as columns alone, the others together up to BATCH_LINES
+    lines (the batch's columns and ranking are a few arrays as long as its lines)."""
+    out: List[List[ParsedRun]] = []
+    lines = 0
+    for run in runs:
+        if isinstance(run.data.topics, ColumnarRun):
+            out.append([run])
+            lines = BATCH_LINES
+            continue
+        size = sum(len(topic_run.docnos) for topic_run in run.data.topics.values())
+        if not out or lines + size > BATCH_LINES:
+            out.append([])
+            lines = 0
+        out[-1].append(run)
+        lines += size
+    return out
+
+
+def _level_topics(reference: Reference, level: str, options: Dict[str, Any]) -> Tuple[List[str], Optional[str]]:
+    """The topics averaged at a level, and the note on its topics without a relevant document (or None)."""
+    qrels = reference.qrels[level]
+    threshold = reference.thresholds[level]
+    no_relevant = [t for t in reference.topics if (max_grade(qrels, t) or 0) < threshold]
+    topics = reference.topics
+    if not no_relevant:
+        return topics, None
+    action = "left out of the means" if options["exclude_topics_without_relevant"] else \
+        "counted with every measure 0"
+    note = "%s: %d topic(s) without relevant documents, %s: %s" % (level, len(no_relevant), action,
+                                                                   ", ".join(no_relevant))
+    if options["exclude_topics_without_relevant"]:
+        topics = [t for t in topics if t not in set(no_relevant)]
+    return topics, note
+
+
+def _add_level(scores: RunScores, level: str, topics: List[str], values: Dict[str, Dict[str, float]],
+               summary: Dict[str, float], note: Optional[str]) -> None:
+    """One level's values into a run's scores: `map` becomes `map_rel1`, overall and per topic."""
+    if note is not None:
+        scores.notes.append(note)
+    measures, per_topic = scores.measures, scores.per_topic
+    for name, value in summary.items():
+        measures["%s_%s" % (name, level)] = value
+    measures["num_q_%s" % level] = float(len(topics))
+    renamed: Dict[str, str] = {}     # name -> name_level, made once (thousands of topics)
+    for topic, topic_values in values.items():
+        row = per_topic.setdefault(topic, {})
+        for name, value in topic_values.items():
+            key = renamed.get(name)
+            if key is None:
+                key = renamed[name] = "%s_%s" % (name, level)
+            row[key] = value
 
 
 def _read_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Mapping:
