@@ -20,7 +20,7 @@ from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
 from ..ranking.run_batch import RunBatch, usable_qrels
 from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
-from ..validate import RecordSchema
+from ..validate import record_schema
 from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
 
@@ -31,6 +31,8 @@ GRADED_LEVEL = {"rel1": 2, "rel2": 1}
 
 MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "11pt_avg", "P")
+# The fields of a line, in file order, as the record schema (schemas/ntcir1-adhoc.record.json) names them.
+FIELDS = ("topic", "dummy", "docno", "rank", "similarity", "run_id")
 PER_TOPIC_SHOWN = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "P_10", "P_20")
 # Lines of the runs measured as one batch (ranking/run_batch.py); a longer run is a batch of its own.
 BATCH_LINES = 200000
@@ -138,7 +140,10 @@ class Ntcir1Adhoc(Task):
         text = read_text(path, display)
         if self.wrong_layout(text, diags, TAB_OR_SPACES, 6):
             return []
-        schema = RecordSchema("ntcir1-adhoc.record")
+        schema = record_schema("ntcir1-adhoc.record")
+        # The schema's own patterns tried on the six fields first (the record and jsonschema only for a line they
+        # refuse, to word the message), and what depends on the Topic-ID alone worked out once a topic.
+        searches = schema.searches(FIELDS)
         topics: Dict[str, TopicRun] = {}
         seen: Dict[tuple, int] = {}
         run_ids: Dict[str, int] = {}
@@ -146,6 +151,8 @@ class Ntcir1Adhoc(Task):
         once = diags.warning_once   # a warning repeated on many lines is reported once, with a count
         previous_topic = None
         last_rank: Dict[str, tuple] = {}   # topic -> (Rank, Similarity) of its previous line
+        padded: Dict[str, str] = {}        # Topic-ID as written -> as read
+        order_keys: Dict[str, tuple] = {}  # Topic-ID as read -> its key in the order of topics
 
         for line_no, line in numbered_lines(text):
             if not line.strip():
@@ -162,13 +169,13 @@ class Ntcir1Adhoc(Task):
                                                               % (len(fields), "" if len(fields) == 1 else "s")
                                                               if no_tab else len(fields)))
                 continue
-            topic_raw, dummy, docno, rank, sim_text, run_id = [f.strip() for f in fields[:6]]
-            record = {"topic": topic_raw, "dummy": dummy, "docno": docno, "rank": rank, "similarity": sim_text,
-                      "run_id": run_id}
-            problems = schema.errors(record)
-            if problems:
-                diags.error(line_no, "; ".join(problems))
-                continue
+            values = [f.strip() for f in fields[:6]]
+            topic_raw, dummy, docno, rank, sim_text, run_id = values
+            if searches is None or not all(search(value) for search, value in zip(searches, values)):
+                problems = schema.errors(dict(zip(FIELDS, values)))
+                if problems:
+                    diags.error(line_no, "; ".join(problems))
+                    continue
             # Warnings about how a line was read come only for lines that were read.
             if no_tab:
                 once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
@@ -178,15 +185,19 @@ class Ntcir1Adhoc(Task):
             if not math.isfinite(sim):
                 diags.error(line_no, "Similarity-value %r is not a finite number" % sim_text)
                 continue
-            topic = normalise_topic(topic_raw)
+            topic = padded.get(topic_raw)
+            if topic is None:
+                topic = padded[topic_raw] = normalise_topic(topic_raw)
             if topic != topic_raw:
                 once("padding", line_no, "Topic-ID %r is not zero-padded to 4 digits; read as %r"
                      % (topic_raw, topic))
-            if previous_topic is not None and _topic_key(topic) < _topic_key(previous_topic):
-                once("order", line_no, "lines are not sorted by Topic-ID: %s comes after %s"
-                     % (clip(topic), clip(previous_topic)))
+            if previous_topic is not None and topic != previous_topic:
+                if _order_key(order_keys, topic) < _order_key(order_keys, previous_topic):
+                    once("order", line_no, "lines are not sorted by Topic-ID: %s comes after %s"
+                         % (clip(topic), clip(previous_topic)))
             previous_topic = topic
-            if not _is_int(rank):
+            rank_value = int_or_none(rank, signed=True)
+            if rank_value is None:
                 once("rank", line_no, "Rank %s is not an integer of at most %d digits (Rank is ignored)"
                      % (shorten(rank), MAX_DIGITS))
             run_ids.setdefault(run_id, line_no)
@@ -197,9 +208,13 @@ class Ntcir1Adhoc(Task):
                                  % (docno, topic, seen[key]), options)
                 continue
             seen[key] = line_no
-            topics.setdefault(topic, TopicRun()).add(docno, sim, line_no)
+            topic_run = topics.get(topic)
+            if topic_run is None:
+                topic_run = topics[topic] = TopicRun()
+            topic_run.docnos.append(docno)
+            topic_run.scores.append(sim)
+            topic_run.lines.append(line_no)
             # Rank is ignored, but a Rank that grows while Similarity grows too usually means a sign error.
-            rank_value = int_or_none(rank, signed=True)
             before = last_rank.get(topic)
             if before and rank_value is not None and before[0] is not None:
                 if rank_value > before[0] and sim > before[1]:
@@ -353,11 +368,12 @@ def _read_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Mappin
     return qrels
 
 
-def _is_int(text: str) -> bool:
-    return is_int(text, signed=True)
-
-
-_topic_key = numeric_sort_key
+def _order_key(known: Dict[str, tuple], topic: str) -> tuple:
+    """numeric_sort_key of a Topic-ID, made once a topic (`known` keeps them)."""
+    key = known.get(topic)
+    if key is None:
+        key = known[topic] = numeric_sort_key(topic)
+    return key
 
 
 def _topic_range(topics: List[str]) -> str:
