@@ -14,7 +14,7 @@ from runscore.errors import Diagnostics
 from runscore.measures.trec_measure import TrecOptions
 from runscore.pipeline import load_reference
 from runscore.ranking import fastpath, run_batch
-from runscore.ranking.rankeval import TopicRun, evaluate_rankings
+from runscore.ranking.rankeval import TopicRun, evaluate_rankings, summarise_runs, summarise_topics
 from runscore.tasks import ntcir1_adhoc
 from runscore.tasks.ntcir1_adhoc import MEASURES, TASK as NTCIR1
 
@@ -128,3 +128,19 @@ def test_the_task_scores_runs_in_batches_as_one_by_one_on_the_exact_path(tmp_pat
     monkeypatch.setattr(run_batch, "MAX_ID_BYTES", 8)       # ids the batch cannot hold: the exact path
     assert not run_batch.RunBatch([runs[0].data.topics]).usable
     assert _scores(reference, runs) == exact
+
+
+def test_the_summaries_of_many_runs_at_once_are_each_runs_own():
+    """summarise_runs adds each value over the topics as ordered_sum does, whatever the values' types; a
+    geometric mean, and runs of different topic counts, as summarise_topics."""
+    rng = random.Random(9)
+    measures = ("num_ret", "map", "gm_map", "P", "recip_rank")
+    names = ["num_ret", "map", "gm_map"] + ["P_%d" % k for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)] + \
+        ["recip_rank"]
+
+    def run(topics):
+        return {"%04d" % t: {name: rng.choice((0, 3, 0.1, 1e-300, -0.0, rng.random(), float(rng.random())))
+                             for name in names} for t in range(topics)}
+
+    for runs in ([run(7) for _ in range(50)], [run(3), run(5)], [run(0), run(0)], []):
+        assert repr(summarise_runs(runs, measures)) == repr([summarise_topics(r, measures) for r in runs])

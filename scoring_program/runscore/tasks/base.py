@@ -315,10 +315,22 @@ class Task:
         if value is None:
             return ""
         number = float(value)
-        if self.is_count(name) and number.is_integer():
+        count, precision = self._number_format(name)
+        if count and number.is_integer():
             return "%d" % number
-        precision = next((c.precision for c in self.columns if c.measure == name), 4)
         return "%.*f" % (precision, number)
+
+    def _number_format(self, name: str) -> Tuple[bool, int]:
+        """(is a count, decimals) of measure `name`, worked out once a name: a table of 1,000 runs formats 60,000
+        values. Kept with the columns and counts it was made from, so a task given others starts afresh."""
+        known = self.__dict__.get("_formats")
+        if known is None or known[0] is not self.columns or known[1] is not self.count_measures:
+            known = self.__dict__["_formats"] = (self.columns, self.count_measures, {})
+        found = known[2].get(name)
+        if found is None:
+            found = known[2][name] = (self.is_count(name),
+                                      next((c.precision for c in self.columns if c.measure == name), 4))
+        return found
 
     # ---------------------------------------------------------------------------- derived ---
     @property

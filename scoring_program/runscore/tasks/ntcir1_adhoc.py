@@ -16,7 +16,7 @@ from ..errors import ConfigError, Diagnostics
 from ..measures.trec_measure import INTERP_RULES, TrecOptions
 from ..ranking.qrels import read_qrels
 from ..ranking.columnar_run import ColumnarRun
-from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
+from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_runs, summarise_topics
 from ..ranking.run_batch import RunBatch, usable_qrels
 from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
@@ -283,9 +283,8 @@ class Ntcir1Adhoc(Task):
                                                score_dtype=score_dtype)
                     found = [(values, summarise_topics(values, MEASURES))]
                 elif batch is not None and batch.usable and usable_qrels(qrels):
-                    found = [(values, summarise_topics(values, MEASURES))
-                             for values in batch.evaluate(qrels, topics, MEASURES, threshold, *settings,
-                                                          score_dtype=score_dtype)]
+                    per_run = batch.evaluate(qrels, topics, MEASURES, threshold, *settings, score_dtype=score_dtype)
+                    found = list(zip(per_run, summarise_runs(per_run, MEASURES)))
                 else:
                     found = [evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, *settings,
                                                score_dtype=score_dtype) for run in chunk]
@@ -337,17 +336,29 @@ def _add_level(scores: RunScores, level: str, topics: List[str], values: Dict[st
     if note is not None:
         scores.notes.append(note)
     measures, per_topic = scores.measures, scores.per_topic
-    for name, value in summary.items():
-        measures["%s_%s" % (name, level)] = value
+    renamed = _RENAMED[level]
+    measures.update(zip(map(renamed.__getitem__, summary), summary.values()))
     measures["num_q_%s" % level] = float(len(topics))
-    renamed: Dict[str, str] = {}     # name -> name_level, made once (thousands of topics)
     for topic, topic_values in values.items():
-        row = per_topic.setdefault(topic, {})
-        for name, value in topic_values.items():
-            key = renamed.get(name)
-            if key is None:
-                key = renamed[name] = "%s_%s" % (name, level)
-            row[key] = value
+        row = per_topic.get(topic)
+        if row is None:
+            row = per_topic[topic] = {}
+        row.update(zip(map(renamed.__getitem__, topic_values), topic_values.values()))
+
+
+class _Renamed(dict):
+    """name -> name_level (`map` -> `map_rel1`), each made once (thousands of topics, thousands of runs)."""
+
+    def __init__(self, level: str):
+        super().__init__()
+        self.level = level
+
+    def __missing__(self, name: str) -> str:
+        key = self[name] = "%s_%s" % (name, self.level)
+        return key
+
+
+_RENAMED = {level: _Renamed(level) for level in LEVELS}
 
 
 def _read_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Mapping:
