@@ -53,8 +53,8 @@ def describe(error) -> str:
 
 @lru_cache(maxsize=None)
 def record_schema(name: str) -> "RecordSchema":
-    """One RecordSchema a schema per process: making its jsonschema validator costs about 0.2 ms, once a run
-    file of a submission of many files otherwise."""
+    """One RecordSchema a schema per process (its patterns compiled and its validator made once, not once a run
+    file of a submission of many files)."""
     return RecordSchema(name)
 
 
@@ -62,15 +62,25 @@ class RecordSchema:
     """Validates records (dicts) against one schema; see the module docstring for the fast path."""
 
     def __init__(self, name: str):
-        import jsonschema
-
+        self.name = name
         self.schema = load_schema(name)
-        _check_schema_once(name)
-        self.validator = jsonschema.Draft7Validator(self.schema)
         props = self.schema.get("properties", {})
         self.patterns = {k: re.compile(v["pattern"]) for k, v in props.items()
                          if v.get("type") == "string" and "pattern" in v}
         self.fast = self.schema.get("type") == "object" and len(self.patterns) == len(props)
+        self._validator = None
+
+    @property
+    def validator(self):
+        """The jsonschema validator, made for the first record the patterns refuse: importing jsonschema costs
+        about 0.1 s, which a run with no bad line never pays (tests/test_validate_schemas.py checks every
+        shipped schema)."""
+        if self._validator is None:
+            import jsonschema
+
+            _check_schema_once(self.name)
+            self._validator = jsonschema.Draft7Validator(self.schema)
+        return self._validator
 
     def searches(self, keys: Sequence[str]) -> Optional[List[Callable[[str], Any]]]:
         """The patterns of the fields `keys` (a record's every property), as search functions: a record of

@@ -144,6 +144,7 @@ class Ntcir1Adhoc(Task):
         # The schema's own patterns tried on the six fields first (the record and jsonschema only for a line they
         # refuse, to word the message), and what depends on the Topic-ID alone worked out once a topic.
         searches = schema.searches(FIELDS)
+        search_topic, search_dummy, search_docno, search_rank, search_sim, search_run = searches or [None] * 6
         topics: Dict[str, TopicRun] = {}
         seen: Dict[tuple, int] = {}
         run_ids: Dict[str, int] = {}
@@ -171,7 +172,8 @@ class Ntcir1Adhoc(Task):
                 continue
             values = [f.strip() for f in fields[:6]]
             topic_raw, dummy, docno, rank, sim_text, run_id = values
-            if searches is None or not all(search(value) for search, value in zip(searches, values)):
+            if searches is None or not (search_topic(topic_raw) and search_dummy(dummy) and search_docno(docno)
+                                        and search_rank(rank) and search_sim(sim_text) and search_run(run_id)):
                 problems = schema.errors(dict(zip(FIELDS, values)))
                 if problems:
                     diags.error(line_no, "; ".join(problems))
