@@ -164,6 +164,9 @@ class Task:
     leaderboard_placeholder: Optional[float] = None
     # Values that are counts or yes/no flags, shown as integers (names starting num_ or n_ are counts anyway).
     count_measures: Sequence[str] = ()
+    # format_value's (is a count, decimals) of each measure name, found once a name (a table of 1,000 runs formats
+    # 60,000 values), kept with the columns and counts it was found from: a task given others starts afresh.
+    _formats: Optional[Tuple[Sequence, Sequence, Dict[str, Tuple[bool, int]]]] = None
     # Suffixes a measure name takes in this task (ntcir1-adhoc: `map_rel1`, `map_rel2`); a typed name without one
     # (`map`, `AP`) means the first.
     measure_variants: Sequence[str] = ()
@@ -315,22 +318,16 @@ class Task:
         if value is None:
             return ""
         number = float(value)
-        count, precision = self._number_format(name)
-        if count and number.is_integer():
-            return "%d" % number
-        return "%.*f" % (precision, number)
-
-    def _number_format(self, name: str) -> Tuple[bool, int]:
-        """(is a count, decimals) of measure `name`, worked out once a name: a table of 1,000 runs formats 60,000
-        values. Kept with the columns and counts it was made from, so a task given others starts afresh."""
-        known = self.__dict__.get("_formats")
+        known = self._formats
         if known is None or known[0] is not self.columns or known[1] is not self.count_measures:
-            known = self.__dict__["_formats"] = (self.columns, self.count_measures, {})
+            known = self._formats = (self.columns, self.count_measures, {})
         found = known[2].get(name)
         if found is None:
             found = known[2][name] = (self.is_count(name),
                                       next((c.precision for c in self.columns if c.measure == name), 4))
-        return found
+        if found[0] and number.is_integer():
+            return "%d" % number
+        return "%.*f" % (found[1], number)
 
     # ---------------------------------------------------------------------------- derived ---
     @property
