@@ -30,6 +30,7 @@ def _check_dependencies() -> bool:
 
 
 if __name__ == "__main__":
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")     # before numpy's import: see runscore.cli._one_blas_thread
     if sys.version_info < (3, 9):
         print("error: the scoring program needs Python 3.9 or newer; set the competition's docker_image to "
               "codalab/codalab-legacy:py39", file=sys.stderr)

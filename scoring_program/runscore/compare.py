@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy import special
+from scipy import special        # not scipy.stats: its import is 0.25 s more, for three functions
 
 from .errors import ConfigError
 
@@ -141,6 +141,19 @@ def paired_t_test(x: Sequence[float], y: Sequence[float]) -> TestResult:
     return TestResult(float(t), float(min(1.0, 2.0 * special.stdtr(n - 1, -abs(t)))), n - 1, "t")
 
 
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, tied values sharing the mean of their ranks: scipy.stats.rankdata's default, whose values
+    (halves of integers) this gives exactly; the t and normal tails of the tests are scipy.stats' own formulas
+    (t.sf = special.stdtr(df, -x), norm.sf = special.ndtr(-x)), without importing scipy.stats."""
+    order = np.argsort(values, kind="mergesort")
+    ordered = values[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    sizes = np.diff(np.append(starts, ordered.size))
+    ranks = np.empty(ordered.size, dtype=np.float64)
+    ranks[order] = np.repeat(starts + (sizes + 1) / 2.0, sizes)
+    return ranks
+
+
 def _signed_rank_counts(n: int) -> np.ndarray:
     """counts[w] = number of sign patterns of ranks 1..n whose positive ranks sum to w (exact null of W+)."""
     counts = np.zeros(n * (n + 1) // 2 + 1, dtype=np.float64)
@@ -162,7 +175,7 @@ def wilcoxon_signed_rank(x: Sequence[float], y: Sequence[float]) -> TestResult:
     n = d.size
     if n == 0:
         return TestResult(0.0, 1.0, 0, "no non-zero difference")
-    ranks = average_ranks(np.abs(d))         # average ranks for ties
+    ranks = average_ranks(np.abs(d))
     w_plus = float(ranks[d > 0].sum())
     w_minus = float(ranks[d < 0].sum())
     statistic = min(w_plus, w_minus)
@@ -181,22 +194,6 @@ def wilcoxon_signed_rank(x: Sequence[float], y: Sequence[float]) -> TestResult:
         return TestResult(statistic, 1.0, n, "normal approximation")
     z = (statistic - mean) / math.sqrt(variance)
     return TestResult(statistic, float(min(1.0, 2.0 * special.ndtr(-abs(z)))), n, "normal approximation")
-
-
-# scipy.stats costs 0.35 s of CPU to import (score.py compares the runs of every submission of two or more), so
-# its three functions used here are written with what they compute (scipy 1.8, tests/test_compare_stats.py):
-# t.sf(x, df) is special.stdtr(df, -x), norm.sf(x) is special.ndtr(-x), and rankdata's average ranks below.
-def average_ranks(values: np.ndarray) -> np.ndarray:
-    """1-based ranks, ties given the mean of their ranks (scipy.stats.rankdata(values), method 'average')."""
-    values = np.ravel(np.asarray(values))
-    sorter = np.argsort(values, kind="quicksort")
-    inverse = np.empty(sorter.size, dtype=np.intp)
-    inverse[sorter] = np.arange(sorter.size, dtype=np.intp)
-    ordered = values[sorter]
-    first = np.r_[True, ordered[1:] != ordered[:-1]]
-    dense = first.cumsum()[inverse]
-    count = np.r_[np.nonzero(first)[0], len(first)]
-    return .5 * (count[dense] + count[dense - 1] + 1)
 
 
 def adjust_p_values(p_values: Sequence[float], method: str) -> np.ndarray:

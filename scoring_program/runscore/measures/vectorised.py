@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..ranking.columnar_run import ColumnarRun
-from ..ranking.columnar_words import pack_strings, widen
+from ..ranking.columnar_words import pack_strings, row_keys, rows_equal, widen
 from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
 from .c_numbers import log2_discounts, ordered_sum
 from .trec import REGISTRY, TrecOptions
@@ -184,13 +184,8 @@ class QrelsColumns:
 
 
 def _key(words: np.ndarray) -> np.ndarray:
-    """One uint64 per row: the words mixed (exact when there is one word)."""
-    if words.shape[1] == 1:
-        return words[:, 0]
-    key = words[:, 0].copy()
-    for j in range(1, words.shape[1]):
-        key = (key * np.uint64(0x9E3779B97F4A7C15)) ^ words[:, j]
-    return key
+    """One uint64 per row: the words mixed (exact when there is one word); see columnar_words.row_keys."""
+    return row_keys(words)
 
 
 def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topics: Sequence[str],
@@ -198,8 +193,7 @@ def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topic
     """The qrels grade of each ranked line (NOT_IN_POOL when absent, UNJUDGED for a negative grade)."""
     grades = np.full(ranked.shape[0], NOT_IN_POOL, dtype=qrels.grades.dtype)
     width = max(run.docno.shape[1], qrels.words.shape[1])
-    if len(topics) > 1000 and ranked.shape[0] < 200 * len(topics) \
-            and _label_at_once(run, ranked, offsets, topics, qrels, width, grades):
+    if _label_at_once(run, ranked, offsets, topics, qrels, width, grades):
         return grades
     for k, topic in enumerate(topics):
         start, end = int(offsets[k]), int(offsets[k + 1])
@@ -220,17 +214,18 @@ def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topic
         np.minimum(at, sorted_keys.shape[0] - 1, out=at)
         matched = sorted_keys[at] == run_keys
         if width > 1:                  # a key mixes several words: confirm the words themselves
-            matched &= np.all(judged_words[order[at]] == run_words, axis=1)
+            matched &= rows_equal(judged_words[order[at]], run_words)
         grades[start:end][matched] = judged_grades[order[at[matched]]]
     return grades
 
 
 def _label_at_once(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topics: Sequence[str],
                    qrels: QrelsColumns, width: int, grades: np.ndarray) -> bool:
-    """label_lines for many small topics in one search instead of a few numpy calls a topic: every judgement's
-    key mixes its words with its topic's number, the run's lines are looked up in the sorted keys and the match
-    confirmed on the topic and the words. False (nothing written) when two judgements share a key (then the
-    per-topic join, which handles that, runs)."""
+    """label_lines in one search instead of a few numpy calls a topic: every judgement's key holds its topic's
+    number in the high bits and its words mixed in the others, the run's lines (topic after topic, so the
+    search stays in one topic's keys at a time) are looked up in the sorted keys and each match is confirmed
+    on the words. False (nothing written) when two judgements share a key (then the per-topic join, which
+    handles that, runs)."""
     spans = [qrels.topics.get(topic, (0, 0)) for topic in topics]
     starts = np.fromiter((a for a, _ in spans), dtype=np.int64, count=len(spans))
     sizes = np.fromiter((b - a for a, b in spans), dtype=np.int64, count=len(spans))
@@ -239,28 +234,39 @@ def _label_at_once(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, to
     np.cumsum(sizes[:-1], out=first[1:])
     rows = np.arange(judged_topic.shape[0], dtype=np.int64) - first[judged_topic] + starts[judged_topic]
     judged_words = widen(qrels.words[rows], width)
-    keys = _topic_key(judged_words, judged_topic)
+    bits = max(len(topics).bit_length(), 1)
+    keys = _topic_key(judged_words, judged_topic, bits)
     order = np.argsort(keys, kind="stable")
     ordered = keys[order]
     if np.any(ordered[1:] == ordered[:-1]):
         return False
     if not ordered.shape[0] or not ranked.shape[0]:
         return True
-    run_topic = np.repeat(np.arange(len(topics), dtype=np.int64), np.diff(offsets))
-    run_words = widen(run.docno[ranked], width)
-    run_keys = _topic_key(run_words, run_topic)
-    at = np.searchsorted(ordered, run_keys)
-    np.minimum(at, ordered.shape[0] - 1, out=at)
-    found = order[at]
-    matched = (ordered[at] == run_keys) & (judged_topic[found] == run_topic)
-    matched &= np.all(judged_words[found] == run_words, axis=1)
-    grades[matched] = qrels.grades[rows[found[matched]]]
+    run_topic = np.repeat(np.arange(len(topics), dtype=np.int32), np.diff(offsets))
+    for start in range(0, ranked.shape[0], JOIN_BLOCK):      # a block at a time: its temporaries stay small
+        end = min(start + JOIN_BLOCK, ranked.shape[0])
+        run_words = widen(run.docno[ranked[start:end]], width)
+        run_keys = _topic_key(run_words, run_topic[start:end], bits)
+        at = np.searchsorted(ordered, run_keys)
+        np.minimum(at, ordered.shape[0] - 1, out=at)
+        found = order[at]
+        matched = ordered[at] == run_keys       # the same high bits: the same topic
+        matched &= rows_equal(judged_words[found], run_words)
+        grades[start:end][matched] = qrels.grades[rows[found[matched]]]
     return True
 
 
-def _topic_key(words: np.ndarray, topic: np.ndarray) -> np.ndarray:
-    """One uint64 per row mixing its words and its topic number (equal rows of one topic, equal keys)."""
-    return (_key(words) * np.uint64(0xC2B2AE3D27D4EB4F)) ^ topic.astype(np.uint64)
+JOIN_BLOCK = 1 << 16        # run lines joined at a time by _label_at_once
+
+
+def _topic_key(words: np.ndarray, topic: np.ndarray, bits: int) -> np.ndarray:
+    """One uint64 per row: its topic number (below 2 ** bits) in the high `bits` bits, its words mixed in the
+    others (Fibonacci hashing: the high bits of a product depend on every bit of the key), so equal rows of one
+    topic have equal keys and keys of one topic are neighbours."""
+    mixed = _key(words) * np.uint64(0x9E3779B97F4A7C15)
+    mixed >>= np.uint64(bits)
+    mixed |= topic.astype(np.uint64) << np.uint64(64 - bits)
+    return mixed
 
 
 # ------------------------------------------------------------------------------------------- measures ---

@@ -22,7 +22,8 @@ import numpy as np
 
 from .columnar_numbers import are_integers, letter_table, map_is_letters, parse_decimals, parse_grades, parse_integers
 from .columnar_run import ColumnarRun
-from .columnar_words import pack_fields, padded_buffer, with_long_ids
+from .columnar_words import LongIdCodes, byte_order_codes, long_id_codes, pack_fields, padded_buffer, row_keys, \
+    rows_equal, with_long_ids
 from .qrels import MAX_GRADE
 from ..numeric import is_int, numeric_sort_key
 
@@ -80,7 +81,8 @@ class _Reader:
         self.max_field = None if c_space else MAX_FIELD_BYTES
         self.nacsis_spaces: Optional[bool] = None     # NACSIS: does the file separate fields with spaces?
         self.long_rows: List[np.ndarray] = []       # rows (in store order) whose document id is a long one
-        self.long_words: List[np.ndarray] = []      # and those ids as words
+        self.long_codes: List[np.ndarray] = []      # and those ids' codes in self.long_ids (order of appearance)
+        self.long_ids = LongIdCodes()
         self.grade_letters = letter_table(grade_map)
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments
@@ -212,7 +214,7 @@ class _Reader:
             grade = parse_grades(buf, *field[3], self.grade_letters)
             if grade is None or np.any(np.abs(grade) > MAX_GRADE):
                 return False            # the exact reader refuses grades beyond qrels.MAX_GRADE
-            self.store.add(self._topics(buf, field[0], line_numbers), pack_fields(buf, *field[2]), grade)
+            self.store.add(self._topics(buf, field[0], line_numbers), self._document_words(buf, *field[2]), grade)
             return True
         score = parse_decimals(buf, *field[4])
         if score is None:
@@ -220,18 +222,22 @@ class _Reader:
         topic = self._topics(buf, field[0], line_numbers)
         if self.layout == NACSIS and not self._nacsis_checks(buf, field, score, topic):
             return False
-        doc_starts, doc_ends = field[2]
-        if self.max_field is None:
-            long = np.flatnonzero(doc_ends - doc_starts > LONG_ID_BYTES)
-            if long.shape[0]:
-                self.long_rows.append(long + self.store.size)
-                self.long_words.append(pack_fields(buf, doc_starts[long], doc_ends[long]))
-                doc_ends = doc_ends.copy()
-                doc_ends[long] = doc_starts[long] + 8      # a placeholder word; finish() writes the row
-        self.store.add(topic, pack_fields(buf, doc_starts, doc_ends), score)
+        self.store.add(topic, self._document_words(buf, *field[2]), score)
         last = int(line_numbers.shape[0]) - 1
         self.run_id = buf[field[5][0][last]:field[5][1][last]].tobytes().decode(self.encoding)
         return True
+
+    def _document_words(self, buf, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """The document ids as words. In trec_eval's reader an id over LONG_ID_BYTES gets a code (self.long_ids)
+        instead: finish() writes its row (ColumnarRun.long_ids) from the distinct ids."""
+        if self.max_field is None:
+            long = np.flatnonzero(ends - starts > LONG_ID_BYTES)
+            if long.shape[0]:
+                self.long_rows.append(long + self.store.size)
+                self.long_codes.append(long_id_codes(self.long_ids, buf.tobytes(), starts[long], ends[long]))
+                ends = ends.copy()
+                ends[long] = starts[long]          # finish() writes the row
+        return pack_fields(buf, starts, ends)
 
     def _topics(self, buf, field, line_numbers) -> np.ndarray:
         """The topic code of each line; new topics get the next code (order of first appearance)."""
@@ -362,7 +368,11 @@ class _Reader:
             return False
         topic, docno, score = other.store.columns()
         self.long_rows.extend(rows + self.store.size for rows in other.long_rows)
-        self.long_words.extend(other.long_words)
+        if other.long_codes:                # the other reader's codes as this one's
+            mine = np.zeros(len(other.long_ids) + 1, dtype=np.uint64)
+            mine[1:] = np.fromiter(map(self.long_ids.__getitem__, other.long_ids), dtype=np.uint64,
+                                   count=len(other.long_ids))
+            self.long_codes.extend(mine[codes] for codes in other.long_codes)
         self.store.add(mapping[topic], docno, score)
         self.lines_before += other.lines_before
         self.last_topic = int(mapping[other.last_topic])
@@ -383,7 +393,9 @@ class _Reader:
         order = None if self.grouped else np.argsort(topic, kind="stable")
         long_ids = None
         if self.long_rows:
-            docno, long_ids = with_long_ids(docno, np.concatenate(self.long_rows), self.long_words)
+            long_ids, final = byte_order_codes(self.long_ids)
+            docno = with_long_ids(docno, np.concatenate(self.long_rows), final[np.concatenate(self.long_codes)],
+                                  long_ids)
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
                           (self.dummy or b"").decode("ascii"), long_ids, bool(self.nacsis_spaces))
         if has_duplicates(run):
@@ -431,51 +443,48 @@ class _Store:
 
 
 def has_duplicates(run: ColumnarRun) -> bool:
-    """Does a topic list a document twice? (one small sort per topic, words compared exactly)"""
-    docno = run.docno
+    """Does a topic list a document twice? One key a line (`row_keys`: the word itself, or the words mixed), and
+    the topics with the same number of lines sorted together, as the rows of one matrix; a topic whose mixed
+    keys meet is then confirmed on its words."""
+    keys = row_keys(run.docno)
+    if run.grouped_order is not None:
+        keys = keys[run.grouped_order]        # topic after topic, as run.starts counts them
     counts = np.diff(run.starts)
-    done = np.zeros(len(run.topics), dtype=bool)
-    if run.grouped_order is None and docno.shape[1] == 1:
-        # Topics with the same number of lines are sorted together, as the rows of one matrix (in batches of
-        # 256 topics; on a big run, two threads share the batches: numpy sorts without the GIL).
-        batches = []
-        for count in np.unique(counts[counts > 1]).tolist():
-            codes = np.flatnonzero(counts == count)
-            batches += [(codes[b:b + 256], count) for b in range(0, codes.shape[0], 256)]
-            done[codes] = True
+    # Batches of at most 256 topics of one size; on a big run, two threads share them (numpy sorts without the GIL).
+    batches = []
+    for count in np.unique(counts[counts > 1]).tolist():
+        codes = np.flatnonzero(counts == count)
+        batches += [(codes[b:b + 256], count) for b in range(0, codes.shape[0], 256)]
 
-        def any_repeated(part) -> bool:
-            for chosen, count in part:
-                rows = np.sort(docno[run.starts[chosen][:, None] + np.arange(count), 0], axis=1)
-                if np.any(rows[:, 1:] == rows[:, :-1]):
-                    return True
-            return False
+    def repeated(part) -> List[np.ndarray]:
+        """The topics of these batches whose keys repeat."""
+        found = []
+        for chosen, count in part:
+            rows = np.sort(keys[run.starts[chosen][:, None] + np.arange(count)], axis=1)
+            same = np.any(rows[:, 1:] == rows[:, :-1], axis=1)
+            if np.any(same):
+                found.append(chosen[same])
+        return found
 
-        if len(run) * 8 >= PARALLEL_MIN_BYTES and len(batches) > 1 and _free_cpus() > 1:
-            from concurrent.futures import ThreadPoolExecutor     # here: it imports logging, for big runs only
+    if len(run) * 8 >= PARALLEL_MIN_BYTES and len(batches) > 1 and _free_cpus() > 1:
+        from concurrent.futures import ThreadPoolExecutor     # here: it imports logging, for big runs only
 
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                later = pool.submit(any_repeated, batches[1::2])
-                if any_repeated(batches[0::2]) | later.result():
-                    return True
-        elif any_repeated(batches):
-            return True
-    for code in range(len(run.topics)):
-        if run.count(code) < 2 or done[code]:
-            continue
-        if run.grouped_order is None:
-            words = docno[run.starts[code]:run.starts[code + 1]]      # a view: no copy before the sort
-        else:
-            words = docno[run.topic_lines(code)]
-        if words.shape[1] == 1:
-            keys = np.sort(words[:, 0])
-            if np.any(keys[1:] == keys[:-1]):
-                return True
-        else:
-            ranked = words[np.lexsort(words.T[::-1])]
-            if np.any(np.all(ranked[1:] == ranked[:-1], axis=1)):
-                return True
-    return False
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            later = pool.submit(repeated, batches[1::2])
+            suspects = repeated(batches[0::2]) + later.result()
+    else:
+        suspects = repeated(batches)
+    if not suspects:
+        return False
+    if run.docno.shape[1] == 1:
+        return True                 # one word: the key is the id
+    return any(_repeats_words(run.docno[run.topic_lines(code)]) for code in np.concatenate(suspects).tolist())
+
+
+def _repeats_words(words: np.ndarray) -> bool:
+    """Do two rows hold the same words? (a lexsort of the rows: exact, for the few topics whose keys meet)"""
+    ranked = words[np.lexsort(words.T[::-1])]
+    return bool(np.any(rows_equal(ranked[1:], ranked[:-1])))
 
 
 def read_columns(handle: BinaryIO, layout: str = TREC, comments: bool = False,

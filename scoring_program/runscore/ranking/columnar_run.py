@@ -5,7 +5,7 @@ their records (`columns_from_records`), and the ranking and measure kernels (mea
 it; none of them needs the others' code.
 """
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -32,10 +32,10 @@ class ColumnarRun:
     run_id: str
     dummy: str = ""
     # Document ids longer than LONG_ID_BYTES (trec_eval's reader only, `c_space`): such a row holds the first
-    # words of its id and, in one extra last column, 1 + the id's rank among the distinct long ids (every other
-    # row has 0 there), so the words still compare as the bytes do and one long id does not widen every row.
-    # long_ids: the distinct long ids as words, sorted (row k has code k + 1); None when there is none.
-    long_ids: Optional[np.ndarray] = None
+    # words of its id and, in one extra last column, 1 + the id's rank among the distinct long ids in byte order
+    # (every other row has 0 there), so the words still compare as the bytes do and one long id does not widen
+    # every row. long_ids: {id bytes: that code}, listed in code order; None when there is none.
+    long_ids: Optional[Dict[bytes, int]] = None
     space_separated: bool = False   # NACSIS: no TAB in the file, fields split on spaces (the task warns once)
 
     def __len__(self) -> int:

@@ -5,7 +5,7 @@ words and back; this is the one place that knows the packing (zero padded, first
 long-id layout (ColumnarRun.long_ids), so trec_eval's tie-break (docno in byte order) is a lexsort of the words
 and a join with the qrels an exact comparison of words.
 """
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -114,50 +114,93 @@ def widen(words: np.ndarray, count: int) -> np.ndarray:
     return out
 
 
-def with_long_ids(docno: np.ndarray, rows: np.ndarray, parts: List[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
-    """The docno words with one more column (see ColumnarRun.long_ids) and the sorted distinct long ids. Costs one
-    copy of the word matrix and a sort of the long ids' words, whatever their number."""
-    longest = max(part.shape[1] for part in parts)
-    words = np.vstack([widen(part, longest) for part in parts])
-    unique, codes = _distinct_rows(words)
+def pack_bytes(texts: List[bytes], words: int = 0) -> np.ndarray:
+    """pack_strings for bytes (no NUL, no LF: an id read by trec_eval's rules has neither)."""
+    blob = b"\n".join(texts) + b"\n"
+    buf = padded_buffer(blob)
+    ends = np.flatnonzero(buf == 10)
+    starts = np.empty_like(ends)
+    starts[0:1] = 0
+    starts[1:] = ends[:-1] + 1
+    return pack_fields(buf, starts, ends, words)
+
+
+# ------------------------------------------------------------------------------------------ hashed keys ---
+
+def row_keys(words: np.ndarray) -> np.ndarray:
+    """One uint64 per row for the one-word paths (the duplicate check, the qrels join): the word itself when
+    there is one (exact), else the words mixed (equal rows, equal keys; two keys that meet must be confirmed on
+    the words). Vectorised over the words: a few numpy calls a word, whatever the number of rows."""
+    if words.shape[1] == 1:
+        return words[:, 0]
+    key = words[:, 0] * np.uint64(0x9E3779B97F4A7C15)
+    for j in range(1, words.shape[1]):
+        key ^= words[:, j]
+        key *= np.uint64(0xBF58476D1CE4E5B9)
+        key ^= key >> np.uint64(31)
+    return key
+
+
+def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row by row, are the words of a and b equal? (a column at a time: np.all(a == b, axis=1) over rows of one
+    or two words costs ten times as much)"""
+    same = a[:, 0] == b[:, 0]
+    for j in range(1, a.shape[1]):
+        same &= a[:, j] == b[:, j]
+    return same
+
+
+# ------------------------------------------------------------------------------------------ long ids ---
+
+class LongIdCodes(dict):
+    """Long document ids (bytes, trec_eval's reader: over columnar.LONG_ID_BYTES) -> a code: the next one (1, 2,
+    ...) for an id not seen before, so a code stands for exactly one id (Python's dict compares the bytes
+    where two hashes meet). The codes are made in order of first appearance; `byte_order_codes` ranks them."""
+
+    def __missing__(self, key: bytes) -> int:
+        code = self[key] = len(self) + 1
+        return code
+
+
+def long_id_codes(codes: LongIdCodes, blob: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The code of each id blob[start:end] (one dict lookup an id: hashing 300 bytes in C costs less than
+    packing them into 38 words)."""
+    ids = map(blob.__getitem__, map(slice, starts.tolist(), ends.tolist()))     # no list of the ids
+    return np.fromiter(map(codes.__getitem__, ids), dtype=np.uint64, count=starts.shape[0])
+
+
+def byte_order_codes(codes: LongIdCodes) -> Tuple[Dict[bytes, int], np.ndarray]:
+    """({id: 1 + its rank among the distinct long ids in byte order}, that code at the index of each code of
+    `codes`): ranks sort only the distinct ids, once."""
+    ids = list(codes)                       # in code order: ids[k] has code k + 1
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    final = np.zeros(len(ids) + 1, dtype=np.uint64)
+    final[np.array(order, dtype=np.int64) + 1] = np.arange(1, len(ids) + 1, dtype=np.uint64)
+    return dict(zip([ids[k] for k in order], range(1, len(ids) + 1))), final
+
+
+def with_long_ids(docno: np.ndarray, rows: np.ndarray, codes: np.ndarray, long_ids: Dict[bytes, int]) -> np.ndarray:
+    """The docno words with one more column (see ColumnarRun.long_ids): the long ids' rows get their first words
+    (as wide as the widest short id) and their code. The words are packed once a distinct id, not once a line."""
     width = docno.shape[1]
-    out = np.zeros((docno.shape[0], width + 1), dtype=np.uint64)
-    out[:, :width] = docno
-    out[rows, :width] = words[:, :width]
-    out[rows, width] = codes
-    return out, unique
+    table = long_id_rows(list(long_ids), width, long_ids)      # row k: the id of code k + 1
+    out = widen(docno, width + 1)
+    out[rows] = table[codes.astype(np.int64) - 1]
+    return out
 
 
-def _distinct_rows(words: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """(the distinct rows sorted, 1 + the index of each row among them)."""
-    order = np.lexsort(words.T[::-1])
-    ordered = words[order]
-    new = np.ones(ordered.shape[0], dtype=bool)
-    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-    codes = np.empty(ordered.shape[0], dtype=np.uint64)
-    codes[order] = np.cumsum(new)
-    return ordered[new], codes
+ABSENT_CODE = 1 << 62       # and up: long ids the run does not have (codes of one id each, matching no run row)
 
 
-def long_id_words(words: np.ndarray, width: int, long_ids: np.ndarray) -> np.ndarray:
-    """Rows in the long-id layout (ColumnarRun.long_ids) for ids given as words, e.g. a qrels file's long ids:
-    the first `width` words and the code of the equal run id (an id no run line has gets a code of its own
-    above every run code, so it matches nothing)."""
-    common = max(words.shape[1], long_ids.shape[1])
-    both = np.vstack([widen(long_ids, common), widen(words, common)])
-    from_run = np.zeros(both.shape[0], dtype=bool)
-    from_run[:long_ids.shape[0]] = True
-    order = np.lexsort((~from_run,) + tuple(both.T[::-1]))      # equal rows together, the run's first
-    ordered = both[order]
-    group = np.cumsum(np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]) - 1
-    group_code = np.zeros(int(group[-1]) + 1, dtype=np.uint64)
-    run_rows = from_run[order]
-    group_code[group[run_rows]] = order[run_rows].astype(np.uint64) + np.uint64(1)
-    codes = np.empty(words.shape[0], dtype=np.uint64)
-    codes[order[~run_rows] - long_ids.shape[0]] = group_code[group[~run_rows]]
+def long_id_rows(ids: List[bytes], width: int, long_ids: Dict[bytes, int]) -> np.ndarray:
+    """Rows in the long-id layout (ColumnarRun.long_ids) for long ids given as bytes, e.g. a qrels file's: the
+    first `width` words and the code of the equal run id (an id no run line has gets a code of its own above
+    every run code, so it matches nothing). A code's big-endian bytes hold a NUL, which no id word holds."""
+    codes = np.fromiter((long_ids.get(i, 0) for i in ids), dtype=np.uint64, count=len(ids))
     absent = codes == 0
-    codes[absent] = np.uint64(1 << 62) + np.arange(int(np.count_nonzero(absent)), dtype=np.uint64)
-    out = np.zeros((words.shape[0], width + 1), dtype=np.uint64)
-    out[:, :width] = widen(words, width)[:, :width]
+    codes[absent] = np.uint64(ABSENT_CODE) + np.arange(int(np.count_nonzero(absent)), dtype=np.uint64)
+    out = np.zeros((len(ids), width + 1), dtype=np.uint64)
+    if ids:
+        out[:, :width] = pack_bytes([i[:8 * width] for i in ids], width)[:, :width]
     out[:, width] = codes
     return out

@@ -16,7 +16,7 @@ import numpy as np
 
 from .columnar import LONG_ID_BYTES, NACSIS, QRELS, TREC, read_columns
 from .columnar_run import ColumnarRun
-from .columnar_words import long_id_words, pack_fields, padded_buffer, unpack_words, widen
+from .columnar_words import long_id_rows, pack_bytes, unpack_words, widen
 from .columnar_qrels import ColumnarQrels
 from .qrels import MAX_GRADE
 from ..errors import Diagnostics, RunError
@@ -185,28 +185,17 @@ def _trec_eval_packer(run: ColumnarRun):
     ids longer than columnar.LONG_ID_BYTES) the run's layout for long ids (ColumnarRun.long_ids)."""
     def pack(docnos: List[str]):
         raw = [d.encode("latin-1") for d in docnos]
-        long = [i for i, text in enumerate(raw) if len(text) > LONG_ID_BYTES]
         if run.long_ids is None:
-            return pack_fields_of(raw)
+            return pack_bytes(raw)
+        long = [i for i, text in enumerate(raw) if len(text) > LONG_ID_BYTES]
         width = run.docno.shape[1] - 1
         keep = set(long)
-        words = widen(pack_fields_of([b"" if i in keep else text for i, text in enumerate(raw)]), width + 1)
+        words = widen(pack_bytes([b"" if i in keep else text for i, text in enumerate(raw)]), width + 1)
         if long:
-            rows = long_id_words(pack_fields_of([raw[i] for i in long]), width, run.long_ids)
+            rows = long_id_rows([raw[i] for i in long], width, run.long_ids)
             words[long] = widen(rows, words.shape[1])
         return words
     return pack
-
-
-def pack_fields_of(texts: List[bytes]) -> np.ndarray:
-    """pack_strings for bytes (no NUL, no LF: a qrels id read by trec_eval's rules has neither)."""
-    blob = b"\n".join(texts) + b"\n"
-    buf = padded_buffer(blob)
-    ends = np.flatnonzero(buf == 10)
-    starts = np.empty_like(ends)
-    starts[0:1] = 0
-    starts[1:] = ends[:-1] + 1
-    return pack_fields(buf, starts, ends)
 
 
 def _beyond_float(scores: np.ndarray) -> bool:
@@ -299,19 +288,21 @@ def _trec_eval_qrels(path: str, v10: bool):
 
 
 def _in_run_layout(table: ColumnarRun, run: ColumnarRun) -> ColumnarRun:
-    """The qrels table with its document words comparable with the run's: as read when the qrels hold no id over
-    columnar.LONG_ID_BYTES (a run row in the long-id layout has a code word no such id can hold) or the run has
-    no long id (its rows are widened to compare); otherwise the run's long-id layout (ColumnarRun.long_ids), the
-    same words _trec_eval_packer makes from the exact reader's strings, without a Python object a line."""
-    short_words = LONG_ID_BYTES // 8
-    words = table.docno
-    if words.shape[1] <= short_words or run.long_ids is None:
+    """The qrels table with its document words comparable with the run's. The reader gives both files the long-id
+    layout (ColumnarRun.long_ids), each with its own codes: a qrels long id takes the run's first words and the
+    run's code of that id (or a code no run id has), the same rows _trec_eval_packer makes from the exact
+    reader's strings. Short ids need nothing: rows are widened to compare, and a code word (a NUL in its
+    big-endian bytes) never equals a word of an id."""
+    if table.long_ids is None:
         return table
-    long = np.flatnonzero(words[:, short_words] != 0)      # ids hold no NUL: a word past 64 bytes = a long id
-    width = run.docno.shape[1] - 1
-    out = widen(np.ascontiguousarray(words[:, :short_words]), width + 1)
-    if long.shape[0]:
-        out[long] = widen(long_id_words(words[long], width, run.long_ids), out.shape[1])
+    words = table.docno
+    qrels_width = words.shape[1] - 1
+    width = run.docno.shape[1] - 1 if run.long_ids is not None else qrels_width
+    ids = list(table.long_ids)              # in code order: ids[k] has code k + 1
+    rows = long_id_rows(ids, width, run.long_ids or {})
+    long = np.flatnonzero(words[:, qrels_width])
+    out = widen(np.ascontiguousarray(words[:, :qrels_width]), max(qrels_width, width + 1))
+    out[long] = widen(rows[words[long, qrels_width].astype(np.int64) - 1], out.shape[1])
     return dataclasses.replace(table, docno=out)
 
 
