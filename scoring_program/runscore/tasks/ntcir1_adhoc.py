@@ -198,7 +198,9 @@ class Ntcir1Adhoc(Task):
                     once("order", line_no, "lines are not sorted by Topic-ID: %s comes after %s"
                          % (clip(topic), clip(previous_topic)))
             previous_topic = topic
-            rank_value = int_or_none(rank, signed=True)
+            # an unsigned ASCII Rank of at most MAX_DIGITS digits (the usual one) is read without the regex
+            rank_value = int(rank) if len(rank) <= MAX_DIGITS and rank.isascii() and rank.isdigit() else \
+                int_or_none(rank, signed=True)
             if rank_value is None:
                 once("rank", line_no, "Rank %s is not an integer of at most %d digits (Rank is ignored)"
                      % (shorten(rank), MAX_DIGITS))
