@@ -117,7 +117,7 @@ def test_an_unexpected_exception_is_exit_2_internal_error(tmp_path, monkeypatch,
     def broken(*args, **kwargs):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(type(task), "score", broken)
+    monkeypatch.setattr(type(task), "score_runs", broken)
     input_dir = codabench_input(tmp_path, "ntcir1-adhoc", {"ntc1": NTC1})
     assert entry.main(["score.py", str(input_dir), str(tmp_path / "output")]) == 2
     err = capsys.readouterr().err

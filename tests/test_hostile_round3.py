@@ -12,7 +12,7 @@ import zlib
 import pytest
 
 from conftest import ROOT, clear_internal_errors, codabench_input, internal_errors_logged
-from runscore import discover, submission, textfile
+from runscore import discover, pipeline, submission, textfile
 from runscore.codabench import entry
 from runscore.errors import RunError
 
@@ -161,9 +161,14 @@ def test_files_read_line_by_line_share_one_budget(tmp_path, capsys, monkeypatch)
     assert run_score(capsys, input_dir, tmp_path / "one" / "out")[0] == 0
 
 
-def test_each_file_is_scored_and_its_records_freed_before_the_next_is_read(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("queue_bytes, order", [
+    (1, ["check ntc1", "score ntc1", "check ntc2", "score ntc2"]),       # each file over the budget: one by one
+    (10 ** 6, ["check ntc1", "check ntc2", "score ntc1 ntc2"]),          # small files: scored as one batch
+])
+def test_runs_are_scored_a_bounded_batch_at_a_time_and_their_records_freed(tmp_path, capsys, monkeypatch,
+                                                                            queue_bytes, order):
     events, runs = [], []
-    check_file, score_run = submission.check_file, entry.score_run
+    check_file, score_runs = submission.check_file, pipeline.score_runs
 
     def checking(task, path, display, *args, **kwargs):
         events.append("check " + display)
@@ -171,18 +176,20 @@ def test_each_file_is_scored_and_its_records_freed_before_the_next_is_read(tmp_p
         runs.extend(checked.runs)
         return checked
 
-    def scoring(reference, run):
-        assert all(r.data is None for r in runs if r is not run and "score " + r.name in events)
-        events.append("score " + run.name)
-        return score_run(reference, run)
+    def scoring(reference, batch):
+        assert all(r.data is None for r in runs if r not in batch and any(r.name in e for e in events
+                                                                           if e.startswith("score ")))
+        events.append("score " + " ".join(run.name for run in batch))
+        return score_runs(reference, batch)
 
     monkeypatch.setattr(submission, "check_file", checking)
-    monkeypatch.setattr(entry, "score_run", scoring)
+    monkeypatch.setattr(pipeline, "score_runs", scoring)
+    monkeypatch.setattr(pipeline, "QUEUE_BYTES", queue_bytes)
     other = NTC1.replace("\tntc1\n", "\tntc2\n")
     input_dir = codabench_input(tmp_path, "ntcir1-adhoc", {"ntc1": NTC1, "ntc2": other})
     code, _, err = run_score(capsys, input_dir, tmp_path / "out")
     assert code == 0, err
-    assert events == ["check ntc1", "score ntc1", "check ntc2", "score ntc2"]
+    assert events == order
     assert [r.data for r in runs] == [None, None]
 
 
@@ -210,7 +217,7 @@ def test_every_exit_path_rewrites_the_page_and_removes_old_scores(tmp_path, caps
         os.unlink(str(input_dir / "ref"))
     elif case == "internal error":
         (input_dir / "res" / "ntc1").write_text(NTC1, encoding="utf-8")
-        monkeypatch.setattr(entry, "score_run", _internal_error)
+        monkeypatch.setattr(pipeline, "score_runs", _internal_error)
     out = tmp_path / "out"
     out.mkdir()
     for name in ("scores.json", "scores.txt"):          # an earlier submission's scores in a reused folder

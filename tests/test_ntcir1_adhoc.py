@@ -315,3 +315,17 @@ def test_cli_validate_and_score(tmp_path):
     bad = write(tmp_path, "ntc2", ["0001\t0\tx\t1\tabc\tntc2"])
     code, out, err = run_cli("score", "--task", "ntcir1-adhoc", "--ref", ref, bad)
     assert code == 1 and "ntc2:1: error: Similarity-value" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("rank", ["1", "007", "9" * 18, "9" * 19, "+3", "-3", "", "1.0", "\u0663", "\u00b3",
+                                  "\uff11", "1 "])
+def test_a_rank_is_read_as_the_one_integer_reader_reads_it(tmp_path, rank):
+    """The reader reads a plain ASCII Rank without the regex (numeric.int_or_none for any other): the same
+    warnings either way (a Rank that is not an integer; a Rank growing with the Similarity)."""
+    from runscore.numeric import int_or_none
+
+    lines = ["0001\t0\tD1\t0\t0.5\tntc1", "0001\t0\tD2\t%s\t0.9\tntc1" % rank]
+    found = messages(check(tmp_path, lines))
+    value = int_or_none(rank.strip(), signed=True)
+    assert any("is not an integer" in m for m in found) == (value is None)
+    assert any("Rank and Similarity disagree" in m for m in found) == (value is not None and value > 0)

@@ -36,3 +36,15 @@ def test_a_record_that_fails_the_patterns_gets_jsonschemas_message():
     record = {k: "x" for k in schema.schema["properties"]}
     errors = schema.errors(record)
     assert errors and all(isinstance(e, str) and e for e in errors)
+
+
+def test_a_clean_run_is_scored_without_importing_jsonschema():
+    """The whole command (and score.py's check that the image has jsonschema finds it without importing it)."""
+    code = ("import sys, runpy; sys.argv = ['runscore', 'score', '--task', 'ntcir1-adhoc', '--ref', %r, %r]\n"
+            "try:\n    runpy.run_module('runscore', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "sys.path.insert(0, %r)\nimport score\nassert score._check_dependencies()\n"
+            "print('jsonschema' in sys.modules)" % (ROOT + "/reference_data/ntcir1-adhoc",
+                                                    ROOT + "/starting_kit/sample_submission/ntcir1-adhoc/ntc1",
+                                                    ROOT + "/scoring_program"))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.stdout.splitlines()[-1] == "False", done.stderr

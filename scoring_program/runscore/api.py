@@ -23,7 +23,7 @@ from .ranking import fastpath
 from .errors import ConfigError, Diagnostic, RunError
 from .pipeline import CheckedFile, LoadedReference, check_file, check_run_limit
 from .pipeline import load_reference as _load_reference
-from .pipeline import score_run
+from .pipeline import score_runs
 from .tasks import all_tasks, get_task
 from .tasks.base import ParsedRun, RunScores, Task
 
@@ -171,7 +171,8 @@ def score(task: Union[str, Task], ref: Union[PathLike, LoadedReference], runs: A
         if failed or limit:         # decided from the diagnostics' data, never from their text (issue 16)
             lines = [m for c in checked for m in c.diags.lines()] + limit
             raise InvalidRunsError(lines, {c.display: c.diags.items for c in checked})
-        scored = [(run, score_run(reference, run)) for c in checked for run in c.runs]
+        parsed = [run for c in checked for run in c.runs]
+        scored = list(zip(parsed, score_runs(reference, parsed)))
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)

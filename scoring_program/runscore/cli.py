@@ -112,7 +112,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_score(args) -> int:
-    from .pipeline import load_reference, score_run
+    from .pipeline import load_reference, score_runs
     from .report import summary_table
     from .tasks import get_task
 
@@ -122,7 +122,8 @@ def cmd_score(args) -> int:
     if found.failed:
         print("not scored: fix the errors above", file=sys.stderr)
         return EXIT_INVALID_RUN
-    results = [(run, score_run(reference, run)) for c in found.checked.values() for run in c.runs]
+    runs = [run for c in found.checked.values() for run in c.runs]
+    results = list(zip(runs, score_runs(reference, runs)))
     for _, scores in results:
         for note in scores.notes:
             print("note: %s" % note, file=sys.stderr)

@@ -6,7 +6,7 @@ call these functions and differ only in how they print.
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .errors import ERROR, ConfigError, Diagnostic, Diagnostics, RunError
 from .tasks.base import ParsedRun, RunScores, Task, read_task_yaml, short_repr
@@ -90,6 +90,7 @@ class CheckedFile:
     display: str
     diags: Diagnostics
     runs: List[ParsedRun] = field(default_factory=list)
+    size: int = 0            # bytes of the file (RunQueue holds a bounded number of them before scoring)
 
 
 def check_file(task: Task, path: str, display: str, reference: Optional[LoadedReference],
@@ -108,7 +109,14 @@ def check_file(task: Task, path: str, display: str, reference: Optional[LoadedRe
     runs = runs if not diags.has_errors else []
     for run in runs:
         run.teams = task.teams_named(run)
-    return CheckedFile(display, diags, runs)
+    return CheckedFile(display, diags, runs, _size(path) if runs else 0)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def _say_other_task(task: Task, path: str, display: str, diags: Diagnostics) -> None:
@@ -209,11 +217,46 @@ def _names(names: List[str], limit: int = 6) -> str:
 
 
 def score_run(reference: LoadedReference, run: ParsedRun) -> RunScores:
+    return score_runs(reference, [run])[0]
+
+
+def score_runs(reference: LoadedReference, runs: Sequence[ParsedRun]) -> List[RunScores]:
+    """The scores of each run, in order: a task may score many runs together for the cost of a few
+    (Task.score_runs; ntcir1-adhoc measures a batch of small runs as one, ranking/run_batch.py)."""
     if reference.collect:
         raise ConfigError("the reference folder collects runs (mode: collect): it holds no judgements to score "
                           "against; score with the reference folder made from the judgements (docs/campaign.md)",
                           reference.path)
-    return reference.task.score(run, reference.data, reference.options)
+    return reference.task.score_runs(list(runs), reference.data, reference.options) if runs else []
+
+
+# The bytes of run files whose parsed records RunQueue holds before it scores them (issue 22: the records of a
+# submission's runs must not add up in memory; a batch of small runs is scored for the cost of a few).
+QUEUE_BYTES = 2 * 1024 * 1024
+
+
+class RunQueue:
+    """Runs queued as their files are checked and scored a batch at a time (score_runs), each handed to `scored`
+    with its scores: score.py then frees the run's records. At most about QUEUE_BYTES of files wait unscored."""
+
+    def __init__(self, reference: LoadedReference, scored: Callable[[ParsedRun, RunScores], None]):
+        self.reference = reference
+        self.scored = scored
+        self.runs: List[ParsedRun] = []
+        self.bytes = 0
+
+    def add(self, checked: CheckedFile) -> None:
+        self.runs.extend(checked.runs)
+        self.bytes += checked.size
+        if self.bytes >= QUEUE_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.runs:
+            return
+        runs, self.runs, self.bytes = self.runs, [], 0
+        for run, scores in zip(runs, score_runs(self.reference, runs)):
+            self.scored(run, scores)
 
 
 def leaderboard_run(task: Task, scored: List[Tuple[ParsedRun, RunScores]],

@@ -9,7 +9,7 @@ import json
 import os
 import re
 from functools import lru_cache
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 
@@ -51,6 +51,13 @@ def describe(error) -> str:
     return "%s: %s" % (where, message) if where else message
 
 
+@lru_cache(maxsize=None)
+def record_schema(name: str) -> "RecordSchema":
+    """One RecordSchema a schema per process (its patterns compiled and its validator made once, not once a run
+    file of a submission of many files)."""
+    return RecordSchema(name)
+
+
 class RecordSchema:
     """Validates records (dicts) against one schema; see the module docstring for the fast path.
 
@@ -66,6 +73,14 @@ class RecordSchema:
         self.patterns = {k: re.compile(v["pattern"]) for k, v in props.items()
                          if v.get("type") == "string" and "pattern" in v}
         self.fast = self.schema.get("type") == "object" and len(self.patterns) == len(props)
+
+    def searches(self, keys: Sequence[str]) -> Optional[List[Callable[[str], Any]]]:
+        """The patterns of the fields `keys` (a record's every property), as search functions: a record of
+        strings that each one finds is valid (`errors` says [] without asking jsonschema), so a parser may try
+        them on its fields before building the record. None when the schema has no such fast path."""
+        if not self.fast or sorted(keys) != sorted(self.patterns):
+            return None
+        return [self.patterns[k].search for k in keys]
 
     @property
     def validator(self):

@@ -12,7 +12,7 @@ from typing import List, Sequence
 
 from .. import compare as analysis
 from ..errors import ConfigError
-from ..pipeline import CheckedFile, LoadedReference, check_file, check_run_limit, score_run
+from ..pipeline import CheckedFile, LoadedReference, check_file, check_run_limit, score_runs
 from ..tasks.base import submission_scope
 from .overview import CampaignRun
 from .pool import default_team
@@ -74,7 +74,8 @@ def read_runs(reference: LoadedReference, inputs: Sequence[str], workdir: str, m
         failed = failed or bool(limits)
         if failed:
             return ReadRuns([], messages, True)
-        scored = [(run, score_run(reference, run)) for c in checked for run in c.runs]
+        parsed = [run for c in checked for run in c.runs]
+        scored = list(zip(parsed, score_runs(reference, parsed)))
     labels = analysis.run_labels(scored)
     runs = [CampaignRun(label, default_team(task, run), run, scores)
             for label, (run, scores) in zip(labels, scored)]

@@ -14,7 +14,7 @@ from typing import Dict, List, Sequence
 
 from .. import __version__
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
-from ..pipeline import CheckedFile, LoadedReference, leaderboard_run, load_reference, score_run
+from ..pipeline import CheckedFile, LoadedReference, RunQueue, leaderboard_run, load_reference
 from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..submission import examine
 from ..tasks import all_tasks, get_task
@@ -119,14 +119,24 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     scores_of: Dict[int, object] = {}        # id(ParsedRun) -> its scores, made as soon as its file is checked
     teams_of: Dict[int, str] = {}            # id(ParsedRun) -> its team, for the receipt (read before it is freed)
 
+    queues: Dict[str, RunQueue] = {}         # task id -> the runs checked and not yet scored
+
+    def keep(run, scores) -> None:
+        """Only the scores go on to the report: the run's records are freed (issue 22)."""
+        scores_of[id(run)] = scores
+        run.data = None
+
     def score_file(task: Task, checked: CheckedFile) -> None:
         if references[task.id].collect:       # a collecting phase checks and receipts, never scores
             return
         for one_run in checked.runs:
             teams_of[id(one_run)] = task.team_of(one_run)
-            scores_of[id(one_run)] = _score_and_free(references[task.id], one_run)
+        queues.setdefault(task.id, RunQueue(references[task.id], keep)).add(checked)
 
     found = examine(res_dir, workdir, tasks, references, score_file)
+    if not found.failed:
+        for queue in queues.values():
+            queue.flush()
     for companion in found.companions:
         owners = [t.id for t in tasks if t.claims_companion(os.path.basename(companion.display))]
         print("%s: note: read beside the %s runs that cite it, not scored as a run"
@@ -173,14 +183,6 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     for line in rows_run + receipts_logged:
         print(line)
     return EXIT_OK
-
-
-def _score_and_free(reference: LoadedReference, run) -> object:
-    """Score one run, then drop its parsed records: only the scores go on to the report, so memory does not add
-    up over the runs of a submission (issue 22)."""
-    scores = score_run(reference, run)
-    run.data = None
-    return scores
 
 
 def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = FULL, receipts=()) -> Dict:

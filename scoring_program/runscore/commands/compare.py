@@ -13,7 +13,7 @@ from typing import List
 from .. import compare as analysis
 from ..cli import UsageError, _option_overrides, _Parser
 from ..errors import EXIT_INVALID_RUN, EXIT_OK
-from ..pipeline import check_file, load_reference, score_run
+from ..pipeline import check_file, load_reference, score_runs
 from ..report import atomic_write, summary_table
 from ..tasks import get_task
 
@@ -87,7 +87,8 @@ def run(argv: List[str]) -> int:
     if any(c.diags.has_errors for c in checked):
         print("not compared: fix the errors above", file=sys.stderr)
         return EXIT_INVALID_RUN
-    scored = [(r, score_run(reference, r)) for c in checked for r in c.runs]
+    parsed = [r for c in checked for r in c.runs]
+    scored = list(zip(parsed, score_runs(reference, parsed)))
     if len(scored) < 2:
         raise UsageError("comparing needs at least 2 runs; %s holds only %d"
                          % (", ".join(files), len(scored)))

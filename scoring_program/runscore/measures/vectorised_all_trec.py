@@ -178,13 +178,13 @@ def _dcg(c):
 def _idcg(c):
     """(topic, 0-based rank, grade, running ideal DCG) of every position of each topic's ideal ranking."""
     key = ("idcg",)
-    if key not in c.side.memo:
+    if key not in c.memo:                   # (this evaluation's: arrays as long as the positive judgements)
         from .vectorised import _ideal_gains, running_segment_sums
         ideal, topic, position = _ideal_gains(c)
         grade = np.rint(ideal * log2_discounts(int(position.max()) + 1 if position.shape[0] else 0)[position])
-        c.side.memo[key] = (topic, position, grade, running_segment_sums(ideal, topic, c.seg.count),
-                            np.bincount(topic, minlength=c.seg.count))
-    return c.side.memo[key]
+        c.memo[key] = (topic, position, grade, running_segment_sums(ideal, topic, c.seg.count),
+                       np.bincount(topic, minlength=c.seg.count))
+    return c.memo[key]
 
 
 def _sum_before(running: np.ndarray, segment: np.ndarray, position: np.ndarray, topic: np.ndarray,

@@ -164,6 +164,9 @@ class Task:
     leaderboard_placeholder: Optional[float] = None
     # Values that are counts or yes/no flags, shown as integers (names starting num_ or n_ are counts anyway).
     count_measures: Sequence[str] = ()
+    # format_value's (is a count, decimals) of each measure name, found once a name (a table of 1,000 runs formats
+    # 60,000 values), kept with the columns and counts it was found from: a task given others starts afresh.
+    _formats: Optional[Tuple[Sequence, Sequence, Dict[str, Tuple[bool, int]]]] = None
     # Suffixes a measure name takes in this task (ntcir1-adhoc: `map_rel1`, `map_rel2`); a typed name without one
     # (`map`, `AP`) means the first.
     measure_variants: Sequence[str] = ()
@@ -263,6 +266,11 @@ class Task:
     def score(self, run: ParsedRun, reference: Any, options: Dict[str, Any]) -> RunScores:
         raise NotImplementedError
 
+    def score_runs(self, runs: List[ParsedRun], reference: Any, options: Dict[str, Any]) -> List[RunScores]:
+        """The scores of several runs, in order; a task whose per-run cost is mostly fixed set-up scores them
+        together (same numbers as `score` one by one)."""
+        return [self.score(run, reference, options) for run in runs]
+
     # ---------------------------------------------------------------------------- measure names ---
     def measure_key(self, name: str, available: Sequence[str], what: str = "measure") -> str:
         """The key in `available` that a typed measure name means; ConfigError with the close names if none.
@@ -310,10 +318,16 @@ class Task:
         if value is None:
             return ""
         number = float(value)
-        if self.is_count(name) and number.is_integer():
+        known = self._formats
+        if known is None or known[0] is not self.columns or known[1] is not self.count_measures:
+            known = self._formats = (self.columns, self.count_measures, {})
+        found = known[2].get(name)
+        if found is None:
+            found = known[2][name] = (self.is_count(name),
+                                      next((c.precision for c in self.columns if c.measure == name), 4))
+        if found[0] and number.is_integer():
             return "%d" % number
-        precision = next((c.precision for c in self.columns if c.measure == name), 4)
-        return "%.*f" % (precision, number)
+        return "%.*f" % (found[1], number)
 
     # ---------------------------------------------------------------------------- derived ---
     @property

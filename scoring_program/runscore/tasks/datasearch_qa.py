@@ -15,7 +15,7 @@ from ..errors import ConfigError, ConfigErrors, Diagnostics
 from ..measures.qa import (exact_match, make_normalizer, make_tokenizer, max_set_f1, mean, squad11_exact_match,
                            squad11_f1, squad11_max_over_golds)
 from ..textfile import numbered_lines, read_text
-from ..validate import RecordSchema
+from ..validate import record_schema
 from .base import (AGGREGATE, Column, Option, ParsedRun, RunScores, Task, first_line, public_note,
                    read_task_yaml, reference_file, report_duplicate)
 
@@ -129,7 +129,7 @@ class DatasearchQa(Task):
         text = read_text(path, display)
         if self.wrong_layout(text, diags, "\t", 2):
             return []
-        schema = RecordSchema("datasearch-qa.record")
+        schema = record_schema("datasearch-qa.record")
         run = QaRun(None)
         first_content = True
         blank_lines: List[int] = []

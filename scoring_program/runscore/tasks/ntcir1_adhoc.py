@@ -6,7 +6,7 @@ the Proposed checks of the spec (duplicates, padding of topic ids, more than max
 """
 import math
 import os
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -16,10 +16,11 @@ from ..errors import ConfigError, Diagnostics
 from ..measures.trec_measure import INTERP_RULES, TrecOptions
 from ..ranking.qrels import read_qrels
 from ..ranking.columnar_run import ColumnarRun
-from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_topics
+from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_runs, summarise_topics
+from ..ranking.run_batch import RunBatch, usable_qrels
 from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
-from ..validate import RecordSchema
+from ..validate import record_schema
 from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
 
@@ -30,7 +31,11 @@ GRADED_LEVEL = {"rel1": 2, "rel2": 1}
 
 MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "11pt_avg", "P")
+# The fields of a line, in file order, as the record schema (schemas/ntcir1-adhoc.record.json) names them.
+FIELDS = ("topic", "dummy", "docno", "rank", "similarity", "run_id")
 PER_TOPIC_SHOWN = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "P_10", "P_20")
+# Lines of the runs measured as one batch (ranking/run_batch.py); a longer run is a batch of its own.
+BATCH_LINES = 200000
 
 
 def normalise_topic(topic: str) -> str:
@@ -135,7 +140,11 @@ class Ntcir1Adhoc(Task):
         text = read_text(path, display)
         if self.wrong_layout(text, diags, TAB_OR_SPACES, 6):
             return []
-        schema = RecordSchema("ntcir1-adhoc.record")
+        schema = record_schema("ntcir1-adhoc.record")
+        # The schema's own patterns tried on the six fields first (the record and jsonschema only for a line they
+        # refuse, to word the message), and what depends on the Topic-ID alone worked out once a topic.
+        searches = schema.searches(FIELDS)
+        search_topic, search_dummy, search_docno, search_rank, search_sim, search_run = searches or [None] * 6
         topics: Dict[str, TopicRun] = {}
         seen: Dict[tuple, int] = {}
         run_ids: Dict[str, int] = {}
@@ -143,6 +152,8 @@ class Ntcir1Adhoc(Task):
         once = diags.warning_once   # a warning repeated on many lines is reported once, with a count
         previous_topic = None
         last_rank: Dict[str, tuple] = {}   # topic -> (Rank, Similarity) of its previous line
+        padded: Dict[str, str] = {}        # Topic-ID as written -> as read
+        order_keys: Dict[str, tuple] = {}  # Topic-ID as read -> its key in the order of topics
 
         for line_no, line in numbered_lines(text):
             if not line.strip():
@@ -159,13 +170,14 @@ class Ntcir1Adhoc(Task):
                                                               % (len(fields), "" if len(fields) == 1 else "s")
                                                               if no_tab else len(fields)))
                 continue
-            topic_raw, dummy, docno, rank, sim_text, run_id = [f.strip() for f in fields[:6]]
-            record = {"topic": topic_raw, "dummy": dummy, "docno": docno, "rank": rank, "similarity": sim_text,
-                      "run_id": run_id}
-            problems = schema.errors(record)
-            if problems:
-                diags.error(line_no, "; ".join(problems))
-                continue
+            values = [f.strip() for f in fields[:6]]
+            topic_raw, dummy, docno, rank, sim_text, run_id = values
+            if searches is None or not (search_topic(topic_raw) and search_dummy(dummy) and search_docno(docno)
+                                        and search_rank(rank) and search_sim(sim_text) and search_run(run_id)):
+                problems = schema.errors(dict(zip(FIELDS, values)))
+                if problems:
+                    diags.error(line_no, "; ".join(problems))
+                    continue
             # Warnings about how a line was read come only for lines that were read.
             if no_tab:
                 once("notab", line_no, "line has no TAB; fields split on spaces (the format asks for TABs)")
@@ -175,15 +187,21 @@ class Ntcir1Adhoc(Task):
             if not math.isfinite(sim):
                 diags.error(line_no, "Similarity-value %r is not a finite number" % sim_text)
                 continue
-            topic = normalise_topic(topic_raw)
+            topic = padded.get(topic_raw)
+            if topic is None:
+                topic = padded[topic_raw] = normalise_topic(topic_raw)
             if topic != topic_raw:
                 once("padding", line_no, "Topic-ID %r is not zero-padded to 4 digits; read as %r"
                      % (topic_raw, topic))
-            if previous_topic is not None and _topic_key(topic) < _topic_key(previous_topic):
-                once("order", line_no, "lines are not sorted by Topic-ID: %s comes after %s"
-                     % (clip(topic), clip(previous_topic)))
+            if previous_topic is not None and topic != previous_topic:
+                if _order_key(order_keys, topic) < _order_key(order_keys, previous_topic):
+                    once("order", line_no, "lines are not sorted by Topic-ID: %s comes after %s"
+                         % (clip(topic), clip(previous_topic)))
             previous_topic = topic
-            if not _is_int(rank):
+            # an unsigned ASCII Rank of at most MAX_DIGITS digits (the usual one) is read without the regex
+            rank_value = int(rank) if len(rank) <= MAX_DIGITS and rank.isascii() and rank.isdigit() else \
+                int_or_none(rank, signed=True)
+            if rank_value is None:
                 once("rank", line_no, "Rank %s is not an integer of at most %d digits (Rank is ignored)"
                      % (shorten(rank), MAX_DIGITS))
             run_ids.setdefault(run_id, line_no)
@@ -194,9 +212,13 @@ class Ntcir1Adhoc(Task):
                                  % (docno, topic, seen[key]), options)
                 continue
             seen[key] = line_no
-            topics.setdefault(topic, TopicRun()).add(docno, sim, line_no)
+            topic_run = topics.get(topic)
+            if topic_run is None:
+                topic_run = topics[topic] = TopicRun()
+            topic_run.docnos.append(docno)
+            topic_run.scores.append(sim)
+            topic_run.lines.append(line_no)
             # Rank is ignored, but a Rank that grows while Similarity grows too usually means a sign error.
-            rank_value = int_or_none(rank, signed=True)
             before = last_rank.get(topic)
             if before and rank_value is not None and before[0] is not None:
                 if rank_value > before[0] and sim > before[1]:
@@ -242,43 +264,105 @@ class Ntcir1Adhoc(Task):
 
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: Reference, options: Dict[str, Any]) -> RunScores:
+        return self.score_runs([run], reference, options)[0]
+
+    def score_runs(self, runs: List[ParsedRun], reference: Reference, options: Dict[str, Any]) -> List[RunScores]:
+        """Runs read line by line are measured a batch at a time (ranking/run_batch.py: the exact path costs its
+        set-up once a topic of every run); a big run read as columns, alone; a batch whose document ids the
+        columns cannot hold, or every run when the fast path is switched off (RUNSCORE_FAST_PATH=0), on the exact
+        path. The numbers are the same on every path."""
         trec_options = TrecOptions(interp_cutoff=options["interp_cutoff"])
         score_dtype = np.float32 if options["similarity_precision"] == "single" else np.float64
-        measures: Dict[str, float] = {}
-        per_topic: Dict[str, Dict[str, float]] = {}
-        notes = []
-        for level in LEVELS:
-            qrels = reference.qrels[level]
-            threshold = reference.thresholds[level]
-            no_relevant = [t for t in reference.topics if (max_grade(qrels, t) or 0) < threshold]
-            topics = reference.topics
-            if no_relevant:
-                action = "left out of the means" if options["exclude_topics_without_relevant"] else \
-                    "counted with every measure 0"
-                notes.append("%s: %d topic(s) without relevant documents, %s: %s"
-                             % (level, len(no_relevant), action, ", ".join(no_relevant)))
-                if options["exclude_topics_without_relevant"]:
-                    topics = [t for t in topics if t not in set(no_relevant)]
-            if isinstance(run.data.topics, ColumnarRun):     # a big run read by the fast path
-                values = fastpath.evaluate(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
-                                           options["tie_order"], options["max_docs"], score_dtype=score_dtype)
-                summary = summarise_topics(values, MEASURES)
-            else:
-                values, summary = evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, trec_options,
-                                                    options["tie_order"], options["max_docs"],
-                                                    score_dtype=score_dtype)
-            for name, value in summary.items():
-                measures["%s_%s" % (name, level)] = value
-            measures["num_q_%s" % level] = float(len(topics))
-            renamed: Dict[str, str] = {}     # name -> name_level, made once (thousands of topics)
-            for topic, topic_values in values.items():
-                row = per_topic.setdefault(topic, {})
-                for name, value in topic_values.items():
-                    key = renamed.get(name)
-                    if key is None:
-                        key = renamed[name] = "%s_%s" % (name, level)
-                    row[key] = value
-        return RunScores(measures, per_topic, notes)
+        settings = (trec_options, options["tie_order"], options["max_docs"])
+        levels = [(level,) + _level_topics(reference, level, options) for level in LEVELS]
+        out: List[RunScores] = []
+        for chunk in _batches(runs):
+            columnar = isinstance(chunk[0].data.topics, ColumnarRun)     # a big run read by the fast path
+            batch = None if columnar or fastpath.switched_off() else RunBatch([run.data.topics for run in chunk])
+            scores = [RunScores({}, {}, []) for _ in chunk]
+            for level, topics, note in levels:
+                qrels, threshold = reference.qrels[level], reference.thresholds[level]
+                if columnar:
+                    values = fastpath.evaluate(chunk[0].data.topics, qrels, topics, MEASURES, threshold, *settings,
+                                               score_dtype=score_dtype)
+                    found = [(values, summarise_topics(values, MEASURES))]
+                elif batch is not None and batch.usable and usable_qrels(qrels):
+                    per_run = batch.evaluate(qrels, topics, MEASURES, threshold, *settings, score_dtype=score_dtype)
+                    found = list(zip(per_run, summarise_runs(per_run, MEASURES)))
+                else:
+                    found = [evaluate_rankings(run.data.topics, qrels, topics, MEASURES, threshold, *settings,
+                                               score_dtype=score_dtype) for run in chunk]
+                for one, (values, summary) in zip(scores, found):
+                    _add_level(one, level, topics, values, summary, note)
+            out.extend(scores)
+        return out
+
+
+def _batches(runs: List[ParsedRun]) -> List[List[ParsedRun]]:
+    """The runs in order, cut into batches: a run read as columns alone, the others together up to BATCH_LINES
+    lines (the batch's columns and ranking are a few arrays as long as its lines)."""
+    out: List[List[ParsedRun]] = []
+    lines = 0
+    for run in runs:
+        if isinstance(run.data.topics, ColumnarRun):
+            out.append([run])
+            lines = BATCH_LINES
+            continue
+        size = sum(len(topic_run.docnos) for topic_run in run.data.topics.values())
+        if not out or lines + size > BATCH_LINES:
+            out.append([])
+            lines = 0
+        out[-1].append(run)
+        lines += size
+    return out
+
+
+def _level_topics(reference: Reference, level: str, options: Dict[str, Any]) -> Tuple[List[str], Optional[str]]:
+    """The topics averaged at a level, and the note on its topics without a relevant document (or None)."""
+    qrels = reference.qrels[level]
+    threshold = reference.thresholds[level]
+    no_relevant = [t for t in reference.topics if (max_grade(qrels, t) or 0) < threshold]
+    topics = reference.topics
+    if not no_relevant:
+        return topics, None
+    action = "left out of the means" if options["exclude_topics_without_relevant"] else \
+        "counted with every measure 0"
+    note = "%s: %d topic(s) without relevant documents, %s: %s" % (level, len(no_relevant), action,
+                                                                   ", ".join(no_relevant))
+    if options["exclude_topics_without_relevant"]:
+        topics = [t for t in topics if t not in set(no_relevant)]
+    return topics, note
+
+
+def _add_level(scores: RunScores, level: str, topics: List[str], values: Dict[str, Dict[str, float]],
+               summary: Dict[str, float], note: Optional[str]) -> None:
+    """One level's values into a run's scores: `map` becomes `map_rel1`, overall and per topic."""
+    if note is not None:
+        scores.notes.append(note)
+    measures, per_topic = scores.measures, scores.per_topic
+    renamed = _RENAMED[level]
+    measures.update(zip(map(renamed.__getitem__, summary), summary.values()))
+    measures["num_q_%s" % level] = float(len(topics))
+    for topic, topic_values in values.items():
+        row = per_topic.get(topic)
+        if row is None:
+            row = per_topic[topic] = {}
+        row.update(zip(map(renamed.__getitem__, topic_values), topic_values.values()))
+
+
+class _Renamed(dict):
+    """name -> name_level (`map` -> `map_rel1`), each made once (thousands of topics, thousands of runs)."""
+
+    def __init__(self, level: str):
+        super().__init__()
+        self.level = level
+
+    def __missing__(self, name: str) -> str:
+        key = self[name] = "%s_%s" % (name, self.level)
+        return key
+
+
+_RENAMED = {level: _Renamed(level) for level in LEVELS}
 
 
 def _read_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Mapping:
@@ -299,11 +383,12 @@ def _read_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Mappin
     return qrels
 
 
-def _is_int(text: str) -> bool:
-    return is_int(text, signed=True)
-
-
-_topic_key = numeric_sort_key
+def _order_key(known: Dict[str, tuple], topic: str) -> tuple:
+    """numeric_sort_key of a Topic-ID, made once a topic (`known` keeps them)."""
+    key = known.get(topic)
+    if key is None:
+        key = known[topic] = numeric_sort_key(topic)
+    return key
 
 
 def _topic_range(topics: List[str]) -> str:

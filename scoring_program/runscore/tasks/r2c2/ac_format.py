@@ -12,7 +12,7 @@ from typing import List, NamedTuple, Optional
 from ...errors import Diagnostics
 from .pr_format import bounded_int, normalise_run_name, short
 from ...textfile import numbered_lines, read_text
-from ...validate import RecordSchema
+from ...validate import record_schema
 
 AC_RUN_NAME_PATTERN = r"(?P<team>\S(?:.*\S)?)-AC-(?P<number>[1-4])"
 CONFIDENCE_RULES = ("error", "clamp")
@@ -102,7 +102,7 @@ class _BlockParser:
     def __init__(self, diags: Diagnostics, confidence_rule: str):
         self.diags = diags
         self.confidence_rule = confidence_rule
-        self.schema = RecordSchema("r2c2-ac.nugget")
+        self.schema = record_schema("r2c2-ac.nugget")
         self.blocks: "OrderedDict[str, Block]" = OrderedDict()
         self.open: Optional[Block] = None
         self.discard = False              # the open block is a duplicate: check its lines, keep nothing

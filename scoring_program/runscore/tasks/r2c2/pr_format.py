@@ -23,7 +23,7 @@ from typing import Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from ...errors import ConfigError, Diagnostics
 from ...textfile import numbered_lines, read_text
-from ...validate import RecordSchema
+from ...validate import record_schema
 
 MAX_PASSAGES = 20          # "For each question, up to 20 passages may be returned."
 RUN_KINDS = ("PG", "PO")   # PG: own passages; PO: the organisers' passages
@@ -205,7 +205,7 @@ def parse_pr_run(path: str, display: str, diags: Diagnostics, check_name: bool =
     text = read_text(path, display)
     if task is not None and task.wrong_layout(text, diags, ";", 3):     # comma-separated, JSON, another task's run
         return PRRun(name, display, OrderedDict())
-    schema = RecordSchema("r2c2-pr.record")
+    schema = record_schema("r2c2-pr.record")
     topics: "Dict[str, OrderedDict[int, Passage]]" = OrderedDict()
     by_content: Dict[Tuple[str, str, str], int] = {}
     blank_lines = []

@@ -19,7 +19,7 @@ from ...measures.vectorised_ntcir import evaluate_records
 from ...ranking.ntcir_qrels import FORMATS, read_graded_qrels
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, read_text
-from ...validate import RecordSchema
+from ...validate import record_schema
 from ..base import PER_TOPIC, Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 FIELDS = ("id", "rank", "doc_id", "group_id", "run_id")
@@ -160,7 +160,7 @@ class TemporaliaTir(Task):
         text = read_text(path, display)
         if self.wrong_layout(text, diags, TAB_OR_SPACES, 3, len(FIELDS)):
             return []
-        schema = RecordSchema("temporalia-tir.record")
+        schema = record_schema("temporalia-tir.record")
         book = RunBook(diags, TirRun)
         once = diags.warning_once
         too_many: Dict[Tuple[str, str], List[int]] = {}    # (run, subtopic) -> [first extra line, extras]

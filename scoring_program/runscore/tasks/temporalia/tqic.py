@@ -15,7 +15,7 @@ from ...numeric import FieldError, read_int
 from ...measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, precision, recall
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, numbered_lines, read_text
-from ...validate import RecordSchema
+from ...validate import record_schema
 from ..base import (Column, public_note, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file,
                     report_duplicate)
 
@@ -119,7 +119,7 @@ class TemporaliaTqic(Task):
         text = read_text(path, display)
         if self.wrong_layout(text, diags, TAB_OR_SPACES, 2, len(FIELDS)):
             return []
-        schema = RecordSchema("temporalia-tqic.record")
+        schema = record_schema("temporalia-tqic.record")
         book = RunBook(diags, TqicRun)
         for line_no, record in records(text, diags, FIELDS, 2, schema, is_header, " ".join(FIELDS)):
             run = book.run_for(line_no, record)
