@@ -19,7 +19,7 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check
+.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -50,6 +50,13 @@ $(VENV_LATEST)/.done: pyproject.toml
 	$(PY_LATEST) -m pip install -q --no-deps $(BEIR)
 	$(PY_LATEST) -m pip install -q --upgrade numpy scipy PyYAML jsonschema
 	touch $@
+
+# Where `make test`'s CPU goes, by test file (CPU seconds, which other work on the machine does not inflate).
+test-cpu: setup
+	rm -f .test-cpu.log
+	RUNSCORE_TEST_CPU_LOG=$(CURDIR)/.test-cpu.log $(PY) -m pytest -n auto -q
+	awk -F'\t' '{split($$2, id, "::"); cpu[id[1]] += $$1; total += $$1} END {for (f in cpu) printf "%7.1f  %s\n", cpu[f], f; \
+		printf "%7.1f  total\n", total}' .test-cpu.log | sort -rn | head -30
 
 test-latest: $(VENV_LATEST)/.done
 	$(PY_LATEST) -c 'import sys, numpy, scipy, yaml, jsonschema; from importlib.metadata import version; \

@@ -103,3 +103,23 @@ def no_internal_error():
     if logged:
         pytest.fail("internal error(s) of the scoring code (exit 2 'internal error, please report'):\n%s"
                     % logged[-4000:], pytrace=False)
+
+
+# RUNSCORE_TEST_CPU_LOG=FILE: each test's CPU seconds (its process and the children it waited for) appended to
+# FILE as "seconds<TAB>test id", to keep `make test` within its budget: CPU time is what a loaded machine cannot
+# inflate, unlike --durations' wall time (`sort -rn FILE | head`; by file: `make test-cpu`).
+_CPU_LOG = os.environ.get("RUNSCORE_TEST_CPU_LOG")
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+if _CPU_LOG:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        before = _cpu_seconds()
+        yield
+        with open(_CPU_LOG, "a", encoding="utf-8") as handle:
+            handle.write("%.3f\t%s\n" % (_cpu_seconds() - before, item.nodeid))
