@@ -68,15 +68,16 @@ FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_f
 	tests/test_fuzz_numeric_fields.py
 
 # CI's fuzzing (.ci/run): 10,000 hostile variants per run format, 100 per reference file, 400 fast-path and 1,000
-# trec_eval inputs, numeric fields on 30 lines of each sample and reference file (6 in `make test`), 60 variants of
-# each task's sample and every hostile case given to validate, check and score.py (8 and a quarter in `make test`);
-# `make test` runs a twentieth of the run variants (500), half the reference ones and a fifth of the rest, so that it
-# stays near two minutes on two CPUs.
+# trec_eval inputs, numeric fields on 30 lines of each sample and reference file (3 in `make test`), 60 variants of
+# each task's sample and every hostile case given to validate, check and score.py (8 and a quarter in `make test`),
+# 240 random pairs against pytrec_eval (120 in `make test`); `make test` runs a fortieth of the run variants (250),
+# a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays near two minutes on two CPUs.
 fuzz-ci: setup
 	RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_REFERENCE_INPUTS=100 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 \
 		RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
 		RUNSCORE_FUZZ_NUMERIC_LINES=30 RUNSCORE_VERDICT_VARIANTS=60 RUNSCORE_VERDICT_HOSTILE=all \
-		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py
+		RUNSCORE_PYTREC_CASES=240 \
+		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py tests/test_pytrec_eval_compat.py
 
 # Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file, 20,000 for the
 # trec_eval command; 5,000 random pairs against pytrec_eval; every numeric field on every line of every sample

@@ -6,7 +6,7 @@ int limit (issue 16). Here each run of ASCII digits of a line (a numeric field o
 by each hostile VARIANT, on line positions spread over the whole file (every line under `make fuzz`), and the
 result must score or get FILE:LINE diagnostics (hostile/harness.py `verdict`: never a traceback). Reference files
 get the same treatment and must load or raise ConfigError (exit 2). RUNSCORE_FUZZ_NUMERIC_LINES sets how many line
-positions per file (default 6 in the suite, with four of the seven variants; `make fuzz-ci`: 30, `make fuzz`: 0 =
+positions per file (default 3 in the suite, with four of the seven variants; `make fuzz-ci`: 30, `make fuzz`: 0 =
 every line, all variants).
 """
 import os
@@ -22,7 +22,7 @@ from runscore.errors import ConfigError
 from runscore.pipeline import load_reference
 from runscore.tasks import get_task
 
-LINES_PER_FILE = int(os.environ.get("RUNSCORE_FUZZ_NUMERIC_LINES", "6"))
+LINES_PER_FILE = int(os.environ.get("RUNSCORE_FUZZ_NUMERIC_LINES", "3"))
 # in the suite (no RUNSCORE_FUZZ_NUMERIC_LINES): the four variants that broke the code; make fuzz / fuzz-ci: all
 ALL_VARIANTS = "RUNSCORE_FUZZ_NUMERIC_LINES" in os.environ
 DIGIT_RUNS_PER_LINE = 3
