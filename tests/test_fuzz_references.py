@@ -151,7 +151,7 @@ def test_damaged_reference_file_is_a_config_error(workdir, file_id):
     assert verdict(task, folder) is None   # the clean sample loads
     failures, count = [], [0]
 
-    @settings(max_examples=max(1, INPUTS_PER_FILE // PER_SEED), derandomize=True, deadline=None, database=None,
+    @settings(max_examples=max(1, -(-INPUTS_PER_FILE // PER_SEED)), derandomize=True, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(seed=st.integers(0, 2 ** 32 - 1), rounds=st.integers(1, 3))
     def run(seed, rounds):
