@@ -80,7 +80,7 @@ def _bpref(t, _p, _o):
 
 def _recip_rank(t, _p, _o):
     hits = np.flatnonzero(t.relevant)
-    return [1.0 / (hits[0] + 1) if hits.shape[0] else 0.0]
+    return [1.0 / (int(hits[0]) + 1) if hits.shape[0] else 0.0]      # a float, not numpy's float64
 
 
 def _iprec(t, params, o):
