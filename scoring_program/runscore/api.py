@@ -12,7 +12,7 @@ import math
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -626,7 +626,9 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
                 raise ConfigError("no run left to report%s" % (": " + "; ".join(found.notes[:3]) if found.notes
                                                                else ""))
             scored = score_runs(reference, [taken.run for taken in found.runs])
-        campaign_runs = [overview.CampaignRun(taken.label, taken.owner, taken.run, scores)
+        # scored under their own names (a task's labels are keyed by them), then shown under their labels (name@owner
+        # when two owners share a name): the reusability figures' pool keys runs by name
+        campaign_runs = [overview.CampaignRun(taken.label, taken.owner, replace(taken.run, name=taken.label), scores)
                          for taken, scores in zip(found.runs, scored)]
         built = overview.build(task, reference, campaign_runs, measures, trials=trials, seed=seed, alpha=alpha,
                                tau_bootstrap=tau_bootstrap, confidence=confidence, pool_depth=pool_depth)

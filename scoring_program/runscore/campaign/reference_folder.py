@@ -23,7 +23,7 @@ from typing import Dict, List
 
 import yaml
 
-from ..errors import ConfigError, Diagnostics
+from ..errors import ConfigError, Diagnostics, RunError
 from ..textfile import numbered_lines, read_text
 from .judgements import Judgements
 from .pool import ANSWER, NUGGET, text_hash
@@ -40,7 +40,11 @@ def write_reference(judgements: Judgements, pool_dir: str, target: str) -> List[
     staging = tempfile.mkdtemp(prefix=".reference-", dir=parent)
     try:
         writer = {"ntcir1-adhoc": _ntcir1, "temporalia-tir": _tir, "r2c2-pr": _pr, "r2c2-ac": _ac}[judgements.task_id]
-        config = writer(judgements, pool_dir, staging)
+        try:
+            config = writer(judgements, pool_dir, staging)
+        except RunError as exc:      # a file of the pool folder no longer reads: the organiser's folder (exit 2)
+            raise ConfigError("a file of the pool folder cannot be read again: %s" % exc.diagnostic.message,
+                              exc.diagnostic.path, exc.diagnostic.line)
         config = dict([("task", judgements.task_id)] + list(config.items()))
         with open(os.path.join(staging, "task.yaml"), "w", encoding="utf-8") as handle:
             handle.write("# written by `runscore judgements` from %d sheet(s); see docs/campaign.md\n"
@@ -110,7 +114,11 @@ def _ac(j: Judgements, pool_dir: str, out: str) -> Dict:
     assessed: Dict[str, str] = {}
     for name, path in _pooled_files(pool_dir):
         ac_path = os.path.join(pool_dir, path)
-        ac_run = parse_ac_run(ac_path, os.path.basename(path), Diagnostics(name), check_name=False)
+        try:
+            ac_run = parse_ac_run(ac_path, os.path.basename(path), Diagnostics(name), check_name=False)
+        except RunError as exc:       # the pool's copy no longer reads: the pool folder was changed
+            raise ConfigError("the pooled run cannot be read again: %s" % exc.diagnostic.message, ac_path,
+                              exc.diagnostic.line)
         if ac_run.name in assessed:
             raise ConfigError("two pooled runs are named %s (%s and %s): the r2c2-ac reference keys labels by run "
                               "name, so it cannot hold both; pool again without --allow-same-names once the teams "
@@ -173,12 +181,18 @@ def _pooled_files(pool_dir: str):
     path = os.path.join(pool_dir, "runs.tsv")
     if not os.path.isfile(path):
         raise ConfigError("the pool folder has no runs.tsv (written by `runscore pool`)", pool_dir)
+    lines = list(numbered_lines(read_text(path, error_class=ConfigError)))
+    if not lines or lines[0][1].split("\t") != ["run", "team", "file", "submission"]:
+        raise ConfigError("the first line must be run, team, file, submission (TAB-separated), as `runscore pool` "
+                          "writes it", path, 1)
     out = []
-    for line_no, line in list(numbered_lines(read_text(path, error_class=ConfigError)))[1:]:
+    for line_no, line in lines[1:]:
         fields = [read_cell(f) for f in line.split("\t")]
         if len(fields) != 4:
             raise ConfigError("expected run, team, file, submission", path, line_no)
         if os.path.isabs(fields[2]) or ".." in fields[2].replace("\\", "/").split("/"):
             raise ConfigError("file %r is not inside the pool folder" % fields[2][:80], path, line_no)
+        if not os.path.isfile(os.path.join(pool_dir, fields[2])):
+            raise ConfigError("file %r is not in the pool folder" % fields[2][:80], path, line_no)
         out.append((fields[0], fields[2]))
     return out
