@@ -310,3 +310,12 @@ def test_a_sheet_of_rows_not_in_the_pool_is_given_up_in_one_pass(tmp_path, capsy
     assert "%s:1005: error: more than 1000 rows of this sheet are not in the pool (980 of them not listed above); " \
            "it is not a sheet of this pool, and reading stopped here" % sheet in err
     assert err.count("the item is not in the pool") == 20
+
+
+def test_limits_doc_gives_the_sheet_cap_the_code_applies():
+    from runscore.campaign.judgements import MAX_ROWS_NOT_IN_POOL, SHOWN_NOT_IN_POOL
+
+    with open(os.path.join(ROOT, "docs", "limits.md"), encoding="utf-8") as handle:
+        text = " ".join(handle.read().split())
+    assert "the first %d told one by one, and past %s the sheet is given up" % (
+        SHOWN_NOT_IN_POOL, "{:,}".format(MAX_ROWS_NOT_IN_POOL)) in text

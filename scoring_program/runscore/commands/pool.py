@@ -26,7 +26,7 @@ import sys
 import tempfile
 from collections import OrderedDict
 from dataclasses import replace
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from ..campaign import pool as pooling
 from ..campaign.downloads import CampaignInputs, Rules, read_campaign
@@ -138,7 +138,7 @@ def _pool(task, args, rules, options, reference, topic_texts, workdir) -> int:
     teams = OrderedDict((taken.label, taken.owner) for taken in found.runs)
     runs = [replace(taken.run, name=taken.label) for taken in found.runs]
     unresolved: Dict[str, int] = {}
-    official: Dict = {}
+    official: Optional[Dict] = None           # r2c2-ac: the official PR runs, copied into DIR/pr_runs/
     if task.id == "r2c2-ac":
         official = read_pr_runs(args.pr_runs)
         files = {taken.label: taken.path for taken in found.runs}
@@ -147,7 +147,7 @@ def _pool(task, args, rules, options, reference, topic_texts, workdir) -> int:
     else:
         pool = pooling.build_pool(task, runs, args.depth, options, lambda r: teams[r.name])
     os.makedirs(args.output, exist_ok=True)
-    if task.id == "r2c2-ac":
+    if official is not None:
         copy_pr_runs(official, args.output)
     columns, rows = sheet_rows(pool, args.order, args.seed)
     copies = copy_runs(found, args.output)
