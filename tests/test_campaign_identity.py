@@ -179,8 +179,9 @@ def test_a_loose_file_says_the_platform_cannot_tell_whose_it_is(tmp_path, capsys
     loose.write_text(tir_run("alice", "alice_run1", ["L1"]))
     code, out = pool(tmp_path, loose, "--phase", "3")
     assert code == 0 and pooled_runs(out) == [("alice_run1", "alice")]
-    assert "not named as a Codabench download ({id}_{owner}_PhaseId{phase}_{YYYY-MM-DD:MM-SS}_{file}), so the " \
-           "platform does not tell whose runs it holds" in capsys.readouterr().err
+    assert "this input is not a Codabench download as the platform names it ({id}_{owner}_PhaseId{phase}_" \
+           "{YYYY-MM-DD:MM-SS}_{file}, given or in a folder given), so the platform does not tell whose runs it " \
+           "holds" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------------ by companion ---
@@ -207,3 +208,25 @@ def test_a_companion_belongs_to_its_sender_and_gets_a_receipt(tmp_path, capsys):
     table = open(os.path.join(out, "companions.tsv"), encoding="utf-8").read().split("\n")
     assert [line.split("\t")[0] for line in table[1:-1]] == ["eve", "alice"]
     assert os.listdir(os.path.join(out, "pr_runs")) == []        # no official PR runs given: nothing shared
+
+
+def test_a_run_named_like_anothers_label_gets_a_label_of_its_own(tmp_path):
+    """With --allow-same-names alice's and bob's r1 are r1@alice and r1@bob; eve's run called `r1@alice` must not
+    share a label with alice's (labels key the pool's runs and teams)."""
+    paths = [download(tmp_path, n, owner, {"tir_%s" % owner: tir_run(owner, name, [doc])})
+             for n, owner, name, doc in ((1, "alice", "r1", "A"), (2, "bob", "r1", "B"), (3, "eve", "r1@alice", "E"))]
+    code, out = pool(tmp_path, *(paths + ["--allow-same-names"]))
+    assert code == 0
+    assert pooled_runs(out) == [("r1@alice", "alice"), ("r1@bob", "bob"), ("r1@alice@eve", "eve")]
+
+
+def test_a_download_name_deep_inside_a_loose_folder_is_not_believed(tmp_path, capsys):
+    """A participant's zip unpacked by hand may hold a file named like a competitor's download: only the folder an
+    organiser gives, and its own entries, may hold downloads; deeper, the file is loose and credited to the team
+    its runs name."""
+    unpacked = tmp_path / "eve_unpacked" / "inner"
+    unpacked.mkdir(parents=True)
+    download(unpacked, 1, "alice", {"tir_eve": tir_run("eve", "eve_run1", ["F"])})
+    code, out = pool(tmp_path, tmp_path / "eve_unpacked")
+    assert code == 0 and pooled_runs(out) == [("eve_run1", "eve")]
+    assert "not a Codabench download as the platform names it" in capsys.readouterr().err

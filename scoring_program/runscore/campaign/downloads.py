@@ -115,11 +115,12 @@ def read_campaign(task: Task, inputs: Sequence[str], workdir: str, reference: Op
         loose_origins.append(origin)
         submissions.append(_read_loose(task, origin, workdir, reference, max_errors, found))
     if loose_origins:
-        found.notes.append("%s: note: %s not named as a Codabench download (%s), so the platform does not tell whose "
-                           "runs %s, which phase they were sent to or when: each run is credited to the team it "
-                           "names" % (loose_origins[0].source, "%d inputs are" % len(loose_origins)
-                                      if len(loose_origins) > 1 else "this input is", DOWNLOAD_PATTERN,
-                                      "they hold" if len(loose_origins) > 1 else "it holds"))
+        found.notes.append("%s: note: %s not a Codabench download as the platform names it (%s, given or in a folder "
+                           "given), so the platform does not tell whose runs %s, which phase they were sent to or "
+                           "when: each run is credited to the team it names"
+                           % (loose_origins[0].source, "%d inputs are" % len(loose_origins)
+                              if len(loose_origins) > 1 else "this input is", DOWNLOAD_PATTERN,
+                              "they hold" if len(loose_origins) > 1 else "it holds"))
     kept = [s for s in submissions if not s.failed]
     found.failed = [s.origin.source for s in submissions if s.failed]
     found.runs = _take_runs(task, kept, rules, found)
@@ -130,13 +131,15 @@ def read_campaign(task: Task, inputs: Sequence[str], workdir: str, reference: Op
 
 # ------------------------------------------------------------------------------------ the inputs ---
 def _classify(inputs: Sequence[str]) -> Tuple[List[str], List[str]]:
-    """(downloads, loose inputs): a file or folder named as a download is one submission; another folder is
-    read entry by entry (hidden files skipped, in name order, MAX_FOLDER_DEPTH deep at most)."""
+    """(downloads, loose inputs): a file or folder named as a download, given or directly inside a folder given,
+    is one submission; another folder is read entry by entry (hidden files skipped, in name order,
+    MAX_FOLDER_DEPTH deep at most). Deeper down a download name is not believed: only an organiser's folder of
+    downloads holds them, and a participant's own files unpacked by hand could be named like a competitor's."""
     downloads: List[str] = []
     loose: List[str] = []
 
     def visit(path: str, depth: int) -> None:
-        if origin_of(path).vouched:
+        if depth <= 1 and origin_of(path).vouched:
             downloads.append(path)
         elif os.path.isdir(path):
             if depth >= MAX_FOLDER_DEPTH:
@@ -267,7 +270,7 @@ def _take_runs(task: Task, submissions: List[_Submission], rules: Rules, found: 
                 by_key[(owner, entry.label)] = entry
                 continue
             by_key[(owner, run.name)] = entry
-    taken = _same_names(list(by_key.values()), rules, found)
+    taken = _unique_labels(_same_names(list(by_key.values()), rules, found))
     return _capped(task, taken, rules, found)
 
 
@@ -292,6 +295,27 @@ def _same_names(entries: List[TakenRun], rules: Rules, found: CampaignInputs) ->
             continue
         out.append(replace(entry, label="%s@%s" % (entry.label, entry.owner)))
     return out
+
+
+def _unique_labels(entries: List[TakenRun]) -> List[TakenRun]:
+    """Labels that name one run each: a participant may call a run `r1@alice` to meet the label of alice's `r1`;
+    such a run (its label still its own name) gets its owner appended, and should labels still meet, each gets its
+    submission, then a count."""
+    steps = [(lambda e: e.label == e.run.name, lambda e, k: e.owner),
+             (lambda e: True, lambda e, k: str(e.origin.submission or e.origin.source)),
+             (lambda e: True, lambda e, k: str(k))]
+    for applies, extra in steps:
+        counts: Dict[str, int] = {}
+        for entry in entries:
+            counts[entry.label] = counts.get(entry.label, 0) + 1
+        if all(n == 1 for n in counts.values()):
+            break
+        seen: Dict[str, int] = {}
+        for entry in entries:
+            if counts[entry.label] > 1 and applies(entry):
+                seen[entry.label] = seen.get(entry.label, 0) + 1
+                entry.label = "%s@%s" % (entry.label, extra(entry, seen[entry.label]))
+    return entries
 
 
 def _capped(task: Task, entries: List[TakenRun], rules: Rules, found: CampaignInputs) -> List[TakenRun]:
