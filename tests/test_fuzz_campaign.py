@@ -31,7 +31,7 @@ FILES = int(os.environ.get("RUNSCORE_FUZZ_CAMPAIGN_FILES", "20"))
 REF = os.path.join(ROOT, "reference_data", "temporalia-tir")
 
 OWNERS = ["alice", "bob_smith", "-eve", "mal-lory", "o_PhaseId9", "zed99", "ümit"]
-NAMES = ["=r1", "+r2", "r3", "@r4", "[r5", "*r6", "<!--r7", "r\u00e98", "r9", "-r1"]
+NAMES = ["=r1", "+r2", "r3", "@r4", "[r5", "*r6", "<!--r7", "r\u00e98", "r9", "-r1", "r3@alice"]
 GROUPS = ["g", "=g", "[g", "<g>", "ünï", "g_1", "@g"]
 DOCS = ["lk-1", "=HYPERLINK(1)", "+1", "<!--<script>", "x\\y", "'q", "-2", "@d", "d{1}", "中文"]
 DEADLINE = datetime(2026, 5, 1, 14, 59, tzinfo=timezone.utc)
@@ -84,6 +84,9 @@ def expected_runs(subs, phase, deadline, listed, allow, per_owner):
         return 1, None
     taken = [(name if len(owners_of[name]) == 1 else "%s@%s" % (name, owner), owner, name)
              for owner, name in latest]
+    labels = [t[0] for t in taken]          # a raw name that meets another run's label gets its owner appended
+    taken = [("%s@%s" % (t[0], t[1]) if labels.count(t[0]) > 1 and t[0] == t[2] else t[0], t[1], t[2])
+             for t in taken]
     limit = min(CAP, per_owner or CAP)
     out = []
     for owner in {o for _, o, _ in taken}:
