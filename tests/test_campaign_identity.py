@@ -230,3 +230,14 @@ def test_a_download_name_deep_inside_a_loose_folder_is_not_believed(tmp_path, ca
     code, out = pool(tmp_path, tmp_path / "eve_unpacked")
     assert code == 0 and pooled_runs(out) == [("eve_run1", "eve")]
     assert "not a Codabench download as the platform names it" in capsys.readouterr().err
+
+
+def test_one_submission_given_twice_is_a_usage_error(tmp_path, capsys):
+    first = download(tmp_path, 12, "alice", {"tir_alice": tir_run("alice", "alice_run1", ["A1"])})
+    copy = os.path.join(str(tmp_path), "copy")
+    os.makedirs(copy)
+    second = os.path.join(copy, os.path.basename(first))
+    with open(first, "rb") as source, open(second, "wb") as target:
+        target.write(source.read())
+    code, out = pool(tmp_path, first, second)
+    assert code == 2 and "submission 12 is given twice" in capsys.readouterr().err

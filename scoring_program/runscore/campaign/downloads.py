@@ -98,6 +98,10 @@ def read_campaign(task: Task, inputs: Sequence[str], workdir: str, reference: Op
     listing = read_submission_list(rules.submission_list) if rules.submission_list else None
     downloads, loose = _classify(inputs)
     downloads = sorted((with_listing(origin_of(p), listing) for p in downloads), key=lambda o: o.submission)
+    for before, after in zip(downloads, downloads[1:]):
+        if before.submission == after.submission:
+            raise ConfigError("submission %d is given twice (%s and %s); give each download once"
+                              % (after.submission, before.source, after.source), after.source)
     _check_phases(downloads, rules.window)
     undecided = [o for o in downloads if outside_window(o, rules.window) == "unknown"]
     if undecided:

@@ -23,8 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="runscore report", description=HELP + ". See docs/report.md.",
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog="example:\n  runscore report --task ntcir1-adhoc --ref REF --pool-depth 100 runs/ -o "
-                            "overview/\n  runscore report --task r2c2-pr --ref REF --discpower 1_alice_Phase1.zip "
-                            "2_bob_Phase1.zip -o overview/")
+                            "overview/\n  runscore report --task r2c2-pr --ref REF --discpower --phase 1 "
+                            "1_alice_PhaseId1_2026-05-01:10-22_s.zip 2_bob_PhaseId1_2026-05-01:11-02_t.zip -o overview/")
     parser.add_argument("--task", required=True, help="task id (see `runscore tasks`)")
     parser.add_argument("--ref", required=True, help="reference folder (with task.yaml) or a single reference file")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="folder the report is written to")
