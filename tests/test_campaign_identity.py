@@ -241,3 +241,23 @@ def test_one_submission_given_twice_is_a_usage_error(tmp_path, capsys):
         target.write(source.read())
     code, out = pool(tmp_path, first, second)
     assert code == 2 and "submission 12 is given twice" in capsys.readouterr().err
+
+
+def test_two_ac_runs_of_one_folder_each_keep_the_pr_runs_beside_them(tmp_path):
+    """Each pooled AC file keeps the PR runs its folder held, so `runscore judgements` resolves every run's nuggets
+    as the pool did (the second run of a folder used to lose them: "nugget has no label")."""
+    folder = tmp_path / "team"
+    folder.mkdir()
+    for name in ("T-AC-1", "T-AC-2"):
+        (folder / name).write_text(AC_RUN.replace("SHARED-PG-1", "T-PG-1").replace("An answer", name))
+    (folder / "T-PG-1").write_text(PR_RUN % ("t", "the passage", "t", "t"))
+    out = str(tmp_path / "pool")
+    assert main(["pool", "--task", "r2c2-ac", str(folder), "-o", out]) == 0
+    assert sorted(os.listdir(os.path.join(out, "runs", "002"))) == ["T-AC-2", "T-PG-1"]
+    columns, rows = read_sheet(os.path.join(out, "pool.tsv"))
+    from runscore.campaign.sheet import write_sheet
+
+    sheet = str(tmp_path / "labels.tsv")
+    write_sheet(sheet, columns, [dict(r.values, label="1") for r in rows])
+    assert main(["judgements", "--task", "r2c2-ac", "--pool", os.path.join(out, "pool.tsv"), sheet, "-o",
+                 str(tmp_path / "ref")]) == 0

@@ -256,6 +256,7 @@ def copy_runs(found: CampaignInputs, output: str) -> Dict[str, str]:
     for companion in found.companions:
         beside.setdefault(os.path.dirname(os.path.abspath(companion.path)), []).append(companion)
     companion_lines = [["owner", "file", "lines", "sha256", "copied_to", "submission"]]
+    copies: Dict[int, str] = {}
     for taken in found.runs:
         path = taken.path
         if path not in by_source:
@@ -264,19 +265,16 @@ def copy_runs(found: CampaignInputs, output: str) -> Dict[str, str]:
             target = os.path.join(target_dir, os.path.basename(taken.run.path))
             shutil.copyfile(path, target)
             by_source[path] = os.path.relpath(target, output)
-            for companion in beside.pop(os.path.dirname(os.path.abspath(path)), []):
+            for companion in beside.get(os.path.dirname(os.path.abspath(path)), []):    # beside every run file
                 copy = os.path.join(target_dir, companion.name)
                 if not os.path.exists(copy):
                     shutil.copyfile(companion.path, copy)
-                companion_lines.append([companion.owner, companion.name, str(companion.receipt.lines),
-                                        companion.receipt.sha256, os.path.relpath(copy, output),
-                                        companion.origin.source])
+                copies.setdefault(id(companion), os.path.relpath(copy, output))
         copied[taken.label] = by_source[path]
         lines.append([taken.label, taken.owner, copied[taken.label], taken.origin.source])
-    for companions in beside.values():       # read beside no pooled run: listed, not copied
-        for companion in companions:
-            companion_lines.append([companion.owner, companion.name, str(companion.receipt.lines),
-                                    companion.receipt.sha256, "", companion.origin.source])
+    for companion in found.companions:        # one receipt each; one read beside no pooled run is not copied
+        companion_lines.append([companion.owner, companion.name, str(companion.receipt.lines),
+                                companion.receipt.sha256, copies.get(id(companion), ""), companion.origin.source])
     write_table(os.path.join(output, RUNS_FILE), lines)
     if len(companion_lines) > 1:
         write_table(os.path.join(output, COMPANIONS_FILE), companion_lines)
