@@ -9,6 +9,8 @@ take exactly the runs `expected_runs` says (a second, simpler statement of docs/
 (owner, name); later ids replace; one name from two owners refuses unless allowed; the cap counts an owner's runs
 over all submissions; other phases and late downloads are left out; the deadline's day needs the list), the report
 over the same downloads the same runs, and every command must answer as hostile_campaign/harness.py requires.
+r2c2-ac campaigns (AC runs with their own PR runs beside them, some named like the official ones or another
+submission's) go round the whole loop: the reference the judgements write scores every pooled run.
 
 Sizes: RUNSCORE_FUZZ_CAMPAIGNS campaigns (6 in `make test`, 150 in `make fuzz-ci`) and RUNSCORE_FUZZ_CAMPAIGN_FILES
 damaged files per kind (20; 400 in fuzz-ci).
@@ -233,3 +235,77 @@ def test_damaged_runs_tables_get_file_line_messages(tmp_path):
 
 def test_damaged_pool_statistics_get_file_line_messages(tmp_path):
     _fuzz_one_file(tmp_path, "temporalia-tir", "stats")
+
+
+# ------------------------------------------------------------------------------------ r2c2-ac round trips ---
+
+AC_TEAMS = ["A", "=B", "C\u2028D", "[E", "é"]
+PR_NAMES = ["P-PG-1", "Q-PO-2", "=R-PG-3"]
+
+
+def ac_campaign(rng: random.Random, folder: str, official: str):
+    """Downloads of AC runs with their own PR runs beside them (some named like the official ones or another
+    submission's), and the official PR runs; returns the AC run names per owner."""
+    def pr_text(tag):
+        return "".join("000%d;%d;D-%s-%d;%s passage %d of %s\n" % (q, r, tag, r, rng.choice(DOCS), r, tag)
+                       for q in (1, 2) for r in (1, 2, 3))
+
+    for name in rng.sample(PR_NAMES, rng.randint(0, 2)):
+        with open(os.path.join(official, name), "w", encoding="utf-8") as handle:
+            handle.write(pr_text("official"))
+    names = {}
+    for number in rng.sample(range(1, 40), rng.randint(1, 4)):
+        owner = rng.choice(OWNERS)
+        team = rng.choice(AC_TEAMS)
+        files = {}
+        for n in rng.sample((1, 2, 3), rng.randint(1, 2)):
+            blocks = []
+            for q in (1, 2):
+                nuggets = "".join("%d;%s;%d;%s nugget\n" % (k, rng.choice(PR_NAMES), rng.randint(1, 4),
+                                                            rng.choice(DOCS)) for k in range(1, rng.randint(1, 3)))
+                blocks.append("<D000%d>%s answer;%d\n%s</D000%d>\n" % (q, rng.choice(DOCS), rng.randint(0, 100),
+                                                                       nuggets, q))
+            files["%s-AC-%d" % (team, n)] = "".join(blocks)
+            names.setdefault(owner, []).append("%s-AC-%d" % (team, n))
+        for name in rng.sample(PR_NAMES, rng.randint(0, 2)):
+            files[name] = pr_text(str(number))
+        path = os.path.join(folder, "%d_%s_PhaseId3_2026-04-20:10-00_s.zip" % (number, owner))
+        with zipfile.ZipFile(path, "w") as archive:
+            for name, text in files.items():
+                archive.writestr(name, text)
+    return names
+
+
+@settings(max_examples=CAMPAIGNS, derandomize=True, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_random_r2c2_ac_campaigns_round_trip(tmp_path_factory, seed):
+    """pool -> a filled sheet -> judgements -> the reference scores every pooled AC run: each run's nuggets are
+    resolved the same way at every step (the official PR runs first, then the run's own submission's)."""
+    rng = random.Random(seed)
+    folder = str(tmp_path_factory.mktemp("ac"))
+    inputs, official = os.path.join(folder, "downloads"), os.path.join(folder, "official")
+    os.makedirs(inputs)
+    os.makedirs(official)
+    ac_campaign(rng, inputs, official)
+    pool = os.path.join(folder, "pool")
+    allow = rng.random() < 0.5
+    code, _, stderr = check(["pool", "--task", "r2c2-ac", inputs, "--pr-runs", official, "-o", pool] +
+                            (["--allow-same-names"] if allow else []))
+    if code != 0:
+        assert code == 1 and "is sent by" in stderr and not allow, stderr[-1500:]
+        return
+    sheet = os.path.join(folder, "sheet.tsv")
+    fill_sheet(os.path.join(pool, "pool.tsv"), sheet, rng.choice(["0", "1", "2"]))
+    ref = os.path.join(folder, "ref")
+    code, _, stderr = check(["judgements", "--task", "r2c2-ac", "--pool", os.path.join(pool, "pool.tsv"), sheet,
+                             "-o", ref])
+    if code != 0:          # two owners' runs of one name: the reference keys labels by run name
+        assert code == 2 and "two pooled runs are named" in stderr and allow, stderr[-1500:]
+        return
+    with open(os.path.join(pool, "runs.tsv"), encoding="utf-8") as handle:
+        from runscore.campaign.sheet import read_cell
+
+        files = [os.path.join(pool, read_cell(line.split("\t")[2])) for line in handle.read().split("\n")[1:] if line]
+    code, _, stderr = check(["score", "--task", "r2c2-ac", "--ref", ref] + files)
+    assert code == 0, stderr[-1500:]
