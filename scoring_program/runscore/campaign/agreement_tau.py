@@ -4,7 +4,8 @@ interval.
 Why a module of its own: overview papers report tau between measures with a confidence interval, and the
 asymptotic interval DialEval-2 used reached 1.026, outside tau's range. Resampling topics (the runs' means are
 recomputed on each sample, then tau) gives percentile intervals that cannot leave [-1, 1], since every replicate
-is a tau. tau-b is computed here with numpy for many samples at once (checked against scipy.stats.kendalltau).
+is a tau. tau-b is computed here with numpy for many samples at once (checked against scipy.stats.kendalltau);
+equal means are equal by runscore.ties' rule, in the observed means and in every bootstrap sample.
 """
 import itertools
 import math
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
+
+from .. import ties
 
 DEFAULT_TAU_BOOTSTRAP = 1000
 _PAIRS_PER_BLOCK = 4000000     # (samples x run pairs) signs held at once
@@ -83,11 +86,11 @@ def tau_table(means: Dict[str, np.ndarray], per_topic: Dict[str, Optional[np.nda
             values = per_topic.get(name)
             if values is None:
                 continue
-            replicates[name] = _resampled_means(values, picks)
+            replicates[name] = ties.tie_classes(_resampled_means(values, picks), n_topics)
     tail = (1.0 - confidence) / 2.0
     rows = []
     for a, b in itertools.combinations(names, 2):
-        tau = float(kendall_tau_b(means[a], means[b])[0])
+        tau = float(kendall_tau_b(ties.tie_classes(means[a], n_topics), ties.tie_classes(means[b], n_topics))[0])
         low = high = None
         note = ""
         if a in replicates and b in replicates:
