@@ -286,6 +286,18 @@ def test_leave_one_team_out_equals_pytrec_eval(campaign):
     assert int(summary["largest_rank_change"]) == max(abs(int(r["rank_full"]) - int(r["rank_reduced"])) for r in rows)
 
 
+def test_when_no_run_moves_no_run_is_named(tmp_path):
+    """Every run retrieves all 20 documents, so no team put an item in the pool alone: nothing is removed, no rank
+    changes, and the summary names no run (it named the first one)."""
+    runs, ref, _ = ntcir1_campaign(str(tmp_path), teams=3, runs_per_team=1, topics=4, docs=20, run_length=20,
+                                   judged_depth=20, seed=2)
+    api.report("ntcir1-adhoc", ref, [runs], tmp_path / "out", pool_depth=20, trials=20, tau_bootstrap=0)
+    assert {r["removed"] for r in read_csv(tmp_path / "out" / "reusability.csv")} == {"0"}
+    summary = read_csv(tmp_path / "out" / "reusability_summary.csv")[0]
+    assert (summary["largest_rank_change"], summary["run"]) == ("0", "")
+    assert "largest rank change: 0 (no run moved)" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+
+
 # ------------------------------------------------------------------------------------------ LaTeX ---
 
 def columns_of(spec):
