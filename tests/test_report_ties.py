@@ -85,6 +85,9 @@ def test_the_rule_ties_float_noise_and_nothing_else():
     assert not ties.same(0.0, 1e-300, 100)
     assert list(ties.tie_classes(np.array([0.3, np.nan, 0.30000000000000004, np.nan]), 2)[[0, 2]]) == [0.3, 0.3]
     assert np.isnan(ties.tie_classes(np.array([0.3, np.nan, np.nan]), 2)[1:]).all()
+    inf = float("inf")
+    assert list(ties.tie_classes(np.array([inf, 0.5, inf, -inf]), 3)) == [inf, 0.5, inf, -inf]
+    assert not ties.same(0.5, inf, 3) and not ties.same(inf, inf, 3)
 
 
 def test_compare_lists_equal_means_in_the_order_given_with_difference_zero():

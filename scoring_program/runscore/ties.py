@@ -29,24 +29,25 @@ def relative_tolerance(topics: int) -> float:
 
 
 def same(a: float, b: float, topics: int) -> bool:
-    """a and b are the same mean of `topics` per-topic values."""
-    return abs(a - b) <= relative_tolerance(topics) * max(abs(a), abs(b))
+    """a and b are the same mean of `topics` per-topic values (an infinite or NaN mean equals none)."""
+    scale = max(abs(a), abs(b))
+    return scale < float("inf") and abs(a - b) <= relative_tolerance(topics) * scale
 
 
 def tie_classes(values: np.ndarray, topics: int) -> np.ndarray:
     """`values` (runs, or rows x runs) with each mean replaced by the smallest mean of its class of equal means
-    (same() chained along each row's sorted values); NaN stays NaN, each its own class. Only for comparing: the
-    printed means are the official ones."""
+    (same() chained along each row's sorted values); NaN and infinities stay, each its own class. Only for
+    comparing: the printed means are the official ones."""
     values = np.asarray(values, dtype=np.float64)
     rows = np.atleast_2d(values)
     if rows.shape[-1] < 2:
         return values.copy()
     order = np.argsort(rows, axis=-1, kind="stable")
     ordered = np.take_along_axis(rows, order, axis=-1)
-    gap = ordered[:, 1:] - ordered[:, :-1]
-    scale = np.maximum(np.abs(ordered[:, 1:]), np.abs(ordered[:, :-1]))
-    with np.errstate(invalid="ignore"):
-        joined = gap <= relative_tolerance(topics) * scale              # False where either is NaN (or inf - inf)
+    with np.errstate(invalid="ignore"):                                 # inf - inf: NaN, not joined
+        gap = ordered[:, 1:] - ordered[:, :-1]
+        scale = np.maximum(np.abs(ordered[:, 1:]), np.abs(ordered[:, :-1]))
+        joined = (gap <= relative_tolerance(topics) * scale) & np.isfinite(scale)   # never NaN or an infinity
     starts = np.concatenate([np.ones((rows.shape[0], 1), dtype=bool), ~joined], axis=1)
     positions = np.where(starts, np.arange(rows.shape[1])[None, :], 0)
     first = np.maximum.accumulate(positions, axis=1)

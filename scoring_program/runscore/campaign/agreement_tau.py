@@ -77,6 +77,14 @@ class TauRow:
     se: Optional[float] = None          # bootstrap standard error of tau
 
 
+def standard_deviation(values: np.ndarray) -> float:
+    """The sample standard deviation (n - 1), its sums correctly rounded (math.fsum): the same bits on every CPU,
+    whatever order numpy's vectorised sum would take."""
+    values = [float(v) for v in values]
+    mean = math.fsum(values) / len(values)
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
 def fisher_interval(tau: float, se: float, confidence: float):
     """(low, high, note): tanh(atanh(tau) -+ z se / (1 - tau^2)), the normal interval on Fisher's z with the
     standard error carried over by the delta method. At tau = +-1 z is infinite: the normal interval on tau itself,
@@ -130,7 +138,7 @@ def tau_table(means: Dict[str, np.ndarray], per_topic: Dict[str, Optional[np.nda
             taus = kendall_tau_b(replicates[a], replicates[b])
             taus = taus[np.isfinite(taus)]
             if taus.size >= 2:
-                se = float(np.std(taus, ddof=1))
+                se = standard_deviation(taus)
                 low, high, note = fisher_interval(tau, se, confidence)
                 notes += [note, outside_note(tau, low, high)]
             else:
