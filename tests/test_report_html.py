@@ -3,6 +3,8 @@ in headless Chromium: the page never scrolls sideways (wide tables scroll inside
 
 The Chromium tests skip with the reason when the `chromium` binary is absent (Debian package `chromium`).
 """
+import copy
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -34,20 +36,17 @@ LABEL_PROBE = ("<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"f\" s
 
 
 @pytest.fixture(scope="module")
-def overview(tmp_path_factory):
-    """A campaign of 12 teams x 2 runs over 30 topics, pooled at depth 20: every section of the page is drawn."""
-    folder = tmp_path_factory.mktemp("html-overview")
-    runs, ref, _ = ntcir1_campaign(str(folder), teams=12, runs_per_team=2, topics=30, seed=3)
-    return api.report("ntcir1-adhoc", ref, [runs], folder / "out", pool_depth=20, trials=200, tau_bootstrap=50)
-
-
-@pytest.fixture(scope="module")
-def page(tmp_path_factory):
+def report(tmp_path_factory):
     """A campaign of 12 teams x 2 runs over 30 topics, pooled at depth 20: every section of the page is drawn."""
     folder = tmp_path_factory.mktemp("html")
     runs, ref, _ = ntcir1_campaign(str(folder), teams=12, runs_per_team=2, topics=30, seed=3)
-    api.report("ntcir1-adhoc", ref, [runs], folder / "out", pool_depth=20, trials=200, tau_bootstrap=50)
-    return folder / "out" / "report.html"
+    return api.report("ntcir1-adhoc", ref, [runs], folder / "out", pool_depth=20, trials=200, tau_bootstrap=50), \
+        folder / "out" / "report.html"
+
+
+@pytest.fixture(scope="module")
+def page(report):
+    return report[1]
 
 
 def test_self_contained(page):
@@ -67,19 +66,24 @@ def _chromium():
     pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium)")
 
 
-def measure(html_text, width, tmp_path):
-    """(scroll width, viewport width, SVG count) of a page shown in a frame `width` px wide."""
+def probe(html_text, template, width, tmp_path):
+    """The numbers a probe page (`template`, a frame `width` px wide showing `html_text`) puts in its title."""
     (tmp_path / "report.html").write_text(html_text, encoding="utf-8")
-    probe = tmp_path / "probe.html"
-    probe.write_text(PROBE % width, encoding="utf-8")
+    path = tmp_path / "probe.html"
+    path.write_text(template % width, encoding="utf-8")
     proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
                                                             "--allow-file-access-from-files",
                                                             "--window-size=1400,1000", "--virtual-time-budget=5000",
-                                                            "--dump-dom", probe.as_uri()],
+                                                            "--dump-dom", path.as_uri()],
                           capture_output=True, text=True, timeout=180)
-    found = re.search(r"<title>W(\d+),(\d+),(\d+)</title>", proc.stdout)
+    found = re.search(r"<title>[WL]([\d,]+)</title>", proc.stdout)
     assert found, proc.stderr[-2000:]
-    return tuple(int(v) for v in found.groups())
+    return tuple(int(v) for v in found.group(1).split(","))
+
+
+def measure(html_text, width, tmp_path):
+    """(scroll width, viewport width, SVG count) of a page shown in a frame `width` px wide."""
+    return probe(html_text, PROBE, width, tmp_path)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -99,17 +103,7 @@ def test_the_probe_sees_a_page_that_overflows(tmp_path):
 
 def labels_outside(html_text, width, tmp_path):
     """(text elements of the tau heat map outside its figure, all of them) in a frame `width` px wide."""
-    (tmp_path / "report.html").write_text(html_text, encoding="utf-8")
-    probe = tmp_path / "labels.html"
-    probe.write_text(LABEL_PROBE % width, encoding="utf-8")
-    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
-                                                            "--allow-file-access-from-files",
-                                                            "--window-size=1400,1000", "--virtual-time-budget=5000",
-                                                            "--dump-dom", probe.as_uri()],
-                          capture_output=True, text=True, timeout=180)
-    found = re.search(r"<title>L(\d+),(\d+)</title>", proc.stdout)
-    assert found, proc.stderr[-2000:]
-    return tuple(int(v) for v in found.groups())
+    return probe(html_text, LABEL_PROBE, width, tmp_path)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -119,12 +113,11 @@ def test_heat_map_labels_stay_inside_the_figure(page, tmp_path, width):
     assert texts == 8 * 8 + 2 * 8 and outside == 0
 
 
-def test_heat_map_labels_of_long_measure_names_stay_inside(overview, tmp_path):
+def test_heat_map_labels_of_long_measure_names_stay_inside(report, tmp_path):
     """Names cut to 18 characters, the widest letters: the margins are made for the longest label."""
-    ov = overview.overview
-    for k, row in enumerate(ov.tau):
-        row.measure_a = "WWWWWWWWWWWWWWWWWWWWW_%s" % row.measure_a
-        row.measure_b = "WWWWWWWWWWWWWWWWWWWWW_%s" % row.measure_b
+    ov = copy.copy(report[0].overview)
+    ov.tau = [dataclasses.replace(row, measure_a="W" * 21 + row.measure_a, measure_b="W" * 21 + row.measure_b)
+              for row in ov.tau]
     outside, texts = labels_outside(overview_html.page(ov), 390, tmp_path)
     assert texts == 8 * 8 + 2 * 8 and outside == 0
 
