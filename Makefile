@@ -19,7 +19,8 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check
+.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check \
+	tau-coverage
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -81,6 +82,12 @@ fuzz-ci: setup
 		RUNSCORE_FUZZ_NUMERIC_LINES=30 RUNSCORE_VERDICT_VARIANTS=60 RUNSCORE_VERDICT_HOSTILE=all \
 		RUNSCORE_PYTREC_CASES=240 \
 		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py tests/test_pytrec_eval_compat.py
+
+# The coverage of runscore report's tau interval, by simulation at CI's size (tests/test_report_tau_coverage.py: four
+# scenarios of 400 campaigns, and the intervals that do not hold the tau of the population means; about 6 CPU
+# minutes); `make test` runs one cheap scenario of 40 campaigns.
+tau-coverage: setup
+	RUNSCORE_TAU_COVERAGE_CAMPAIGNS=400 $(PY) -m pytest -n auto tests/test_report_tau_coverage.py
 
 # Longer fuzzing than CI (100,000 hostile variants per run format, 2,000 per reference file, 20,000 for the
 # trec_eval command; 5,000 random pairs against pytrec_eval; every numeric field on every line of every sample

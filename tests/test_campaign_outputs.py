@@ -186,9 +186,12 @@ def test_latex_escape_for_each_place_a_name_stands():
 @pytest.mark.parametrize("preamble", ["", r"\usepackage[T1]{fontenc}"])
 def test_latex_rows_of_hostile_names_compile_after_a_rule(tmp_path, preamble):
     """A run named `[...` right after \\midrule hung pdflatex; every name here compiles, in OT1 and T1."""
-    from runscore.campaign.latex import _table, escape
+    from runscore.campaign.latex import breakable, escape
 
-    table = _table("ll", ["Run", "Team"], [[escape(n), escape(n)] for n in HOSTILE_NAMES], "hostile", "tab:x")
+    # Rows as the means and pairs tables write them: each name first in its row, right after \\midrule or \\\\.
+    rows = ["%s & %s \\\\" % (escape(n), breakable(n * 8)) for n in HOSTILE_NAMES]
+    table = "\n".join(["\\begin{tabular}{ll}", "\\toprule", "Run & Team \\\\", "\\midrule"] + rows +
+                      ["\\bottomrule", "\\end{tabular}"])
     (tmp_path / "t.tex").write_text("\\documentclass{article}%s\\usepackage{booktabs}\\begin{document}\n%s"
                                     "\\end{document}\n" % (preamble, table), encoding="utf-8")
     try:

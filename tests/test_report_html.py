@@ -3,6 +3,8 @@ in headless Chromium: the page never scrolls sideways (wide tables scroll inside
 
 The Chromium tests skip with the reason when the `chromium` binary is absent (Debian package `chromium`).
 """
+import copy
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -11,6 +13,7 @@ import pytest
 
 from campaign_sim import ntcir1_campaign
 from runscore import api
+from runscore.campaign import overview_html
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
@@ -22,13 +25,28 @@ PROBE = ("<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"f\" src=\"r
          "this.contentDocument.querySelectorAll('svg').length].join(',')}</script></body></html>")
 
 
+# The same frame; the script counts the heat map's text elements whose box leaves the figure's box (a label cut
+# off at the figure's edge), and all its text elements.
+LABEL_PROBE = ("<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"f\" src=\"report.html\" "
+               "style=\"width:%dpx;height:900px;border:0\"></iframe><script>document.getElementById('f').onload="
+               "function(){var s=this.contentDocument.querySelector('svg[aria-label=\"Kendall tau between measures\"]'),"
+               "b=s.getBoundingClientRect(),t=s.querySelectorAll('text'),n=0;for(var k=0;k<t.length;k++){"
+               "var r=t[k].getBoundingClientRect();if(r.left<b.left-0.5||r.right>b.right+0.5||r.top<b.top-0.5||"
+               "r.bottom>b.bottom+0.5)n++}document.title='L'+[n,t.length].join(',')}</script></body></html>")
+
+
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
+def report(tmp_path_factory):
     """A campaign of 12 teams x 2 runs over 30 topics, pooled at depth 20: every section of the page is drawn."""
     folder = tmp_path_factory.mktemp("html")
     runs, ref, _ = ntcir1_campaign(str(folder), teams=12, runs_per_team=2, topics=30, seed=3)
-    api.report("ntcir1-adhoc", ref, [runs], folder / "out", pool_depth=20, trials=200, tau_bootstrap=50)
-    return folder / "out" / "report.html"
+    return api.report("ntcir1-adhoc", ref, [runs], folder / "out", pool_depth=20, trials=200, tau_bootstrap=50), \
+        folder / "out" / "report.html"
+
+
+@pytest.fixture(scope="module")
+def page(report):
+    return report[1]
 
 
 def test_self_contained(page):
@@ -48,19 +66,24 @@ def _chromium():
     pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium)")
 
 
-def measure(html_text, width, tmp_path):
-    """(scroll width, viewport width, SVG count) of a page shown in a frame `width` px wide."""
+def probe(html_text, template, width, tmp_path):
+    """The numbers a probe page (`template`, a frame `width` px wide showing `html_text`) puts in its title."""
     (tmp_path / "report.html").write_text(html_text, encoding="utf-8")
-    probe = tmp_path / "probe.html"
-    probe.write_text(PROBE % width, encoding="utf-8")
+    path = tmp_path / "probe.html"
+    path.write_text(template % width, encoding="utf-8")
     proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
                                                             "--allow-file-access-from-files",
                                                             "--window-size=1400,1000", "--virtual-time-budget=5000",
-                                                            "--dump-dom", probe.as_uri()],
+                                                            "--dump-dom", path.as_uri()],
                           capture_output=True, text=True, timeout=180)
-    found = re.search(r"<title>W(\d+),(\d+),(\d+)</title>", proc.stdout)
+    found = re.search(r"<title>[WL]([\d,]+)</title>", proc.stdout)
     assert found, proc.stderr[-2000:]
-    return tuple(int(v) for v in found.groups())
+    return tuple(int(v) for v in found.group(1).split(","))
+
+
+def measure(html_text, width, tmp_path):
+    """(scroll width, viewport width, SVG count) of a page shown in a frame `width` px wide."""
+    return probe(html_text, PROBE, width, tmp_path)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -76,3 +99,37 @@ def test_the_probe_sees_a_page_that_overflows(tmp_path):
     scroll_width, inner_width, _ = measure("<!DOCTYPE html><html><body><div style=\"width:700px\">x</div></body>"
                                            "</html>", 390, tmp_path)
     assert inner_width == 390 and scroll_width > 600
+
+
+def labels_outside(html_text, width, tmp_path):
+    """(text elements of the tau heat map outside its figure, all of them) in a frame `width` px wide."""
+    return probe(html_text, LABEL_PROBE, width, tmp_path)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_heat_map_labels_stay_inside_the_figure(page, tmp_path, width):
+    """The last column's rotated label was cut off at the figure's right edge."""
+    outside, texts = labels_outside(page.read_text(encoding="utf-8"), width, tmp_path)
+    assert texts == 8 * 8 + 2 * 8 and outside == 0
+
+
+def test_heat_map_labels_of_long_measure_names_stay_inside(report, tmp_path):
+    """Names cut to 18 characters, the widest letters: the margins are made for the longest label."""
+    ov = copy.copy(report[0].overview)
+    ov.tau = [dataclasses.replace(row, measure_a="W" * 21 + row.measure_a, measure_b="W" * 21 + row.measure_b)
+              for row in ov.tau]
+    outside, texts = labels_outside(overview_html.page(ov), 390, tmp_path)
+    assert texts == 8 * 8 + 2 * 8 and outside == 0
+
+
+def test_plural_words_agree_with_their_numbers(tmp_path):
+    """Two runs, one pair, one bootstrap sample: "1 topic above the median", "1 pair", "1 bootstrap sample", and no
+    "1 topics" anywhere in the page."""
+    runs, ref, _ = ntcir1_campaign(str(tmp_path), teams=1, runs_per_team=2, topics=3, seed=5)
+    result = api.report("ntcir1-adhoc", ref, [runs], tmp_path / "out", trials=20, tau_bootstrap=1)
+    text = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert re.findall(r"\b1 (?:topic|run|team|pair|sample|bootstrap sample)s\b", text) == []
+    assert "1 pair)" in text and "1 bootstrap sample " in text
+    above = re.findall(r"(\d+) topics? above the median", text)
+    assert len(above) == 2 and "1" in above, above
+    assert result.runs == 2

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional
 from . import __version__
 from .commands import command_modules, find_command
 from .errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
+from .pipes import readers_may_leave
 
 
 class UsageError(ConfigError):
@@ -231,6 +232,11 @@ def _one_blas_thread() -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     _one_blas_thread()      # before the command imports numpy
     argv = list(sys.argv[1:] if argv is None else argv)
+    with readers_may_leave():           # `runscore ... | head`: the exit code still says 0, 1 or 2 (runscore.pipes)
+        return _main(argv)
+
+
+def _main(argv: List[str]) -> int:
     try:
         command = find_command(argv[0]) if argv else None
         if command is not None:
@@ -248,8 +254,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         for line in exc.lines():          # a reference file's every problem, one line each
             print("runscore: %s" % line, file=sys.stderr)
         return EXIT_CONFIG
-    except BrokenPipeError:
-        return EXIT_OK
     except KeyboardInterrupt:
         return 130
     except MemoryError:

@@ -15,6 +15,7 @@ import numpy as np
 from scipy import special        # not scipy.stats: its import is 0.25 s more, for three functions
 
 from .errors import ConfigError
+from .ties import tie_classes
 
 DEFAULT_TRIALS = 5000          # randomised Tukey HSD trials (Sakai's tools and the NTCIR-19 R2C2 overview)
 DEFAULT_BOOTSTRAP = 10000      # bootstrap samples for confidence intervals
@@ -359,6 +360,13 @@ class Comparison:
     residual_variance: float
 
 
+def mean_order(means: np.ndarray, topics: int) -> List[int]:
+    """Runs by mean, highest first; equal means (runscore.ties: the same number summed from other values) keep
+    the order the runs were given in, whatever their last bits say."""
+    equal = tie_classes(means, topics)
+    return sorted(range(len(means)), key=lambda r: (-equal[r], r))
+
+
 def compare(matrix: ScoreMatrix, trials: int = DEFAULT_TRIALS, bootstrap: int = DEFAULT_BOOTSTRAP,
             seed: int = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE, correction: str = "holm") -> Comparison:
     """Every test of docs/compare.md on every pair of runs. Needs at least 2 runs and 2 topics."""
@@ -371,7 +379,8 @@ def compare(matrix: ScoreMatrix, trials: int = DEFAULT_TRIALS, bootstrap: int = 
     if correction not in CORRECTIONS:
         raise ConfigError("unknown correction %r; one of %s" % (correction, ", ".join(CORRECTIONS)))
     means = values.mean(axis=0)
-    order = sorted(range(m), key=lambda r: (-means[r], r))
+    order = mean_order(means, n)
+    equal = tie_classes(means, n)
     replicates = bootstrap_means(values, bootstrap, seed)
     mean_ci = percentile_interval(replicates, confidence)
     tukey = randomised_tukey_hsd(values, trials, seed)
@@ -383,7 +392,8 @@ def compare(matrix: ScoreMatrix, trials: int = DEFAULT_TRIALS, bootstrap: int = 
             x, y = values[:, a], values[:, b]
             diff_ci = percentile_interval(replicates[:, a] - replicates[:, b], confidence)
             d = x - y
-            raw.append((a, b, float(means[a] - means[b]), (float(diff_ci[0]), float(diff_ci[1])),
+            raw.append((a, b, float(means[a] - means[b]) if equal[a] != equal[b] else 0.0,
+                        (float(diff_ci[0]), float(diff_ci[1])),
                         int((d > tolerance).sum()), int((d < -tolerance).sum()), int((np.abs(d) <= tolerance).sum()),
                         paired_t_test(x, y), wilcoxon_signed_rank(x, y), paired_effect_sizes(x, y)))
     t_adjusted = adjust_p_values([r[7].p_value for r in raw], correction)

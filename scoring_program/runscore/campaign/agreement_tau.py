@@ -2,9 +2,19 @@
 interval.
 
 Why a module of its own: overview papers report tau between measures with a confidence interval, and the
-asymptotic interval DialEval-2 used reached 1.026, outside tau's range. Resampling topics (the runs' means are
-recomputed on each sample, then tau) gives percentile intervals that cannot leave [-1, 1], since every replicate
-is a tau. tau-b is computed here with numpy for many samples at once (checked against scipy.stats.kendalltau).
+asymptotic interval DialEval-2 used reached 1.026, outside tau's range. What the interval is for: the tau that the
+two measures' rankings of these runs have on a topic set of this size, E[tau_n] (the tau of another sample of n
+topics from the same population would fall around it). Its standard error is the standard deviation of tau over
+bootstrap samples of the topics (the runs' means are recomputed on each sample, then tau), and the interval is the
+normal one on Fisher's z = atanh(tau), mapped back with tanh, so it stays inside (-1, 1), contains the point
+estimate, and is longer on the side away from the bound, as tau's own distribution near 1 is (Fisher 1921; for
+Kendall's tau Fieller, Hartley and Pearson 1957; the bootstrap standard error: Efron and Tibshirani 1993, ch. 6
+and 12). Why not the percentile or BCa interval: resampling topics adds noise to the means, so bootstrap taus lie
+below the observed tau (pairs of close runs swap more often), by more than their spread when runs are many and
+close: the percentile interval then excludes the estimate, and BCa cannot reach beyond the replicates; the
+coverage simulation (tests/test_report_tau_coverage.py, docs/report.md) measures all of them.
+tau-b is computed here with numpy for many samples at once (checked against scipy.stats.kendalltau); equal means
+are equal by runscore.ties' rule, in the observed means and in every bootstrap sample.
 """
 import itertools
 import math
@@ -13,6 +23,9 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
+from scipy import special
+
+from .. import ties
 
 DEFAULT_TAU_BOOTSTRAP = 1000
 _PAIRS_PER_BLOCK = 4000000     # (samples x run pairs) signs held at once
@@ -61,13 +74,43 @@ class TauRow:
     ci_low: Optional[float]
     ci_high: Optional[float]
     note: str = ""
+    se: Optional[float] = None          # bootstrap standard error of tau
+
+
+def standard_deviation(values: np.ndarray) -> float:
+    """The sample standard deviation (n - 1), its sums correctly rounded (math.fsum): the same bits on every CPU,
+    whatever order numpy's vectorised sum would take."""
+    values = [float(v) for v in values]
+    mean = math.fsum(values) / len(values)
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def fisher_interval(tau: float, se: float, confidence: float):
+    """(low, high, note): tanh(atanh(tau) -+ z se / (1 - tau^2)), the normal interval on Fisher's z with the
+    standard error carried over by the delta method. At tau = +-1 z is infinite: the normal interval on tau itself,
+    cut at the bound, with a note."""
+    z = float(special.ndtri(0.5 + confidence / 2.0))
+    if se == 0.0:
+        return tau, tau, ""
+    if abs(tau) < 1.0:
+        centre, spread = math.atanh(tau), z * se / (1.0 - tau * tau)
+        return math.tanh(centre - spread), math.tanh(centre + spread), ""
+    return (max(-1.0, tau - z * se), min(1.0, tau + z * se),
+            "tau is %d: the interval is the normal one on tau, cut at %d" % (tau, tau))
+
+
+def outside_note(tau: float, low: Optional[float], high: Optional[float]) -> str:
+    """Said in tau.csv when the estimate is not inside its interval (by construction it never should be)."""
+    if low is None or high is None or tau != tau or low <= tau <= high:
+        return ""
+    return "tau lies outside its interval"
 
 
 def tau_table(means: Dict[str, np.ndarray], per_topic: Dict[str, Optional[np.ndarray]], samples: int, seed: int,
               confidence: float = 0.95) -> List[TauRow]:
-    """tau-b for each pair of measures (in the order given) from the runs' means, and a percentile interval from
-    `samples` bootstrap samples of the topics (one draw of topic indices shared by every measure, numpy's
-    default_rng(seed)).
+    """tau-b for each pair of measures (in the order given) from the runs' means, and its interval
+    (fisher_interval) with the standard deviation of tau over `samples` bootstrap samples of the topics (one draw of
+    topic indices shared by every measure, numpy's default_rng(seed)).
 
     per_topic[measure]: topics x runs values whose column means are the runs' means (None when the measure has no
     such values: its interval is left empty with a note). Measures averaged over different topic sets share the
@@ -83,26 +126,27 @@ def tau_table(means: Dict[str, np.ndarray], per_topic: Dict[str, Optional[np.nda
             values = per_topic.get(name)
             if values is None:
                 continue
-            replicates[name] = _resampled_means(values, picks)
-    tail = (1.0 - confidence) / 2.0
+            replicates[name] = ties.tie_classes(_resampled_means(values, picks), n_topics)
     rows = []
     for a, b in itertools.combinations(names, 2):
-        tau = float(kendall_tau_b(means[a], means[b])[0])
-        low = high = None
-        note = ""
-        if a in replicates and b in replicates:
+        tau = float(kendall_tau_b(ties.tie_classes(means[a], n_topics), ties.tie_classes(means[b], n_topics))[0])
+        low = high = se = None
+        notes = []
+        if math.isnan(tau):
+            notes.append("a ranking ties every run: tau-b is undefined")
+        elif a in replicates and b in replicates:
             taus = kendall_tau_b(replicates[a], replicates[b])
             taus = taus[np.isfinite(taus)]
-            if taus.size:
-                low, high = (float(v) for v in np.quantile(taus, [tail, 1.0 - tail]))
+            if taus.size >= 2:
+                se = standard_deviation(taus)
+                low, high, note = fisher_interval(tau, se, confidence)
+                notes += [note, outside_note(tau, low, high)]
             else:
-                note = "every bootstrap sample ties all runs"
+                notes.append("fewer than 2 bootstrap samples rank the runs: no standard error")
         else:
             missing = [name for name in (a, b) if name not in replicates]
-            note = "no per-topic values of %s to resample" % " and ".join(missing)
-        if math.isnan(tau):
-            note = "a ranking ties every run: tau-b is undefined" + ("; " + note if note else "")
-        rows.append(TauRow(a, b, tau, low, high, note))
+            notes.append("no per-topic values of %s to resample" % " and ".join(missing))
+        rows.append(TauRow(a, b, tau, low, high, "; ".join(n for n in notes if n), se))
     return rows
 
 

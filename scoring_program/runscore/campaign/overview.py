@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import compare as analysis
+from .. import ties
 from ..errors import ConfigError
 from ..pipeline import LoadedReference
 from ..tasks.base import ParsedRun, RunScores, Task
@@ -68,12 +69,14 @@ class Significance:
         return self.matrix.runs.index(label)
 
     def pairs(self) -> List[Tuple[str, str, float, float, float]]:
-        """(run_a, run_b, diff, p, ES_E) for every pair, run_a the one with the higher mean (ties: input order)."""
+        """(run_a, run_b, diff, p, ES_E) for every pair, run_a the one with the higher mean (equal means, as
+        runscore.ties decides: input order, diff 0)."""
         out = []
         runs = self.matrix.runs
+        equal = ties.tie_classes(self.means, len(self.matrix.topics))
         for k, a in enumerate(self.order):
             for b in self.order[k + 1:]:
-                diff = float(self.means[a] - self.means[b])
+                diff = float(self.means[a] - self.means[b]) if equal[a] != equal[b] else 0.0
                 out.append((runs[a], runs[b], diff, float(self.p[a, b]), effect_size_e(diff, self.residual_variance)))
         return out
 
@@ -119,17 +122,25 @@ def leaderboard_measures(task: Task) -> List[str]:
     return list(dict.fromkeys(c.measure for c in task.columns))
 
 
+def topic_count(runs: Sequence[CampaignRun]) -> int:
+    """The most topics a run's means average over: the n of the tie rule (runscore.ties)."""
+    return max([len(r.scores.per_topic) for r in runs] + [1])
+
+
 def sort_runs(task: Task, runs: Sequence[CampaignRun]) -> List[CampaignRun]:
-    """Best first by the primary measure (the leaderboard's sorting); runs without a value last; ties keep order."""
+    """Best first by the primary measure (the leaderboard's sorting); runs without a value last; equal means
+    (runscore.ties: the same number whatever its last bits) keep the order given."""
     primary = task.primary
     sign = -1.0 if primary.sorting == "desc" else 1.0
+    values = np.array([np.nan if r.scores.measures.get(primary.measure) is None
+                       else float(r.scores.measures[primary.measure]) for r in runs])
+    equal = ties.tie_classes(values, topic_count(runs))
 
-    def key(item):
-        position, run = item
-        value = run.scores.measures.get(primary.measure)
-        return (value is None, sign * float(value) if value is not None else 0.0, position)
+    def key(position):
+        return (bool(np.isnan(equal[position])), sign * equal[position] if not np.isnan(equal[position]) else 0.0,
+                position)
 
-    return [run for _, run in sorted(enumerate(runs), key=key)]
+    return [runs[k] for k in sorted(range(len(runs)), key=key)]
 
 
 def per_topic_key(task: Task, runs: Sequence[CampaignRun], measure: str) -> Optional[str]:
@@ -162,7 +173,7 @@ def significance(runs: Sequence[CampaignRun], measure: str, trials: int, seed: i
                           % (measure, len(matrix.topics)))
     p = analysis.randomised_tukey_hsd(matrix.values, trials, seed)
     means = matrix.values.mean(axis=0)
-    order = sorted(range(len(runs)), key=lambda r: (-means[r], r))
+    order = analysis.mean_order(means, len(matrix.topics))
     return Significance(measure, matrix, means, p, analysis.residual_variance(matrix.values), order)
 
 

@@ -94,9 +94,9 @@ def means_section(ov: Overview) -> str:
         significant = sum(1 for pair in test.pairs() if pair[3] < ov.settings["alpha"])
         text = ("Best first by %s; the best value of each column in bold. Runs that share a letter do not differ "
                 "significantly: randomised Tukey HSD on %s over %d topics, B = %d trials, seed %d, alpha = %s "
-                "(%d of %d pairs differ)." % (_e(ov.titles.get(primary, primary)), _e(primary), len(test.matrix.topics),
-                                             ov.settings["trials"], ov.settings["seed"], ov.settings["alpha"],
-                                             significant, len(test.pairs())))
+                "(significant: %d of %s)." % (_e(ov.titles.get(primary, primary)), _e(primary),
+                                             len(test.matrix.topics), ov.settings["trials"], ov.settings["seed"],
+                                             ov.settings["alpha"], significant, _count(len(test.pairs()), "pair")))
     else:
         text = "Best first by %s; the best value of each column in bold. No significance test: %s is not a mean of " \
                "per-topic values." % (_e(ov.titles.get(primary, primary)), _e(primary))
@@ -175,12 +175,13 @@ def per_topic_section(ov: Overview) -> str:
         k = test.column(run)
         above = int((values[:, k] > np.median(values, axis=1)).sum())
         below = int((values[:, k] < np.median(values, axis=1)).sum())
-        blocks.append('<details%s><summary>%s: %d topics above the median, %d below</summary><figure class="fig">%s</figure>'
-                      '</details>' % (" open" if position < OPEN_PER_TOPIC else "", _e(run), above, below,
+        blocks.append('<details%s><summary>%s: %s above the median, %d below</summary><figure class="fig">%s</figure>'
+                      '</details>' % (" open" if position < OPEN_PER_TOPIC else "", _e(run), _count(above, "topic"), below,
                                       per_topic_figure(values, k, topics, test.measure, run)))
     return ("<h2 id=\"per-topic\">Per-topic %s</h2><p>For each run (best first), its score on every topic (dot: green "
             "above the topic's median over all runs, red below), the median (tick) and the best score of any run "
-            "(bar). The first %d runs are unfolded.</p>%s" % (_e(test.measure), OPEN_PER_TOPIC, "".join(blocks)))
+            "(bar). Unfolded: the first %s.</p>%s" % (_e(test.measure), _count(min(OPEN_PER_TOPIC, len(blocks)), "run"),
+                                                      "".join(blocks)))
 
 
 def box_plot(ov: Overview) -> str:
@@ -236,21 +237,41 @@ def _tau_colour(tau: float) -> str:
     return "#%02x%02x%02x" % (r, g, b)
 
 
+LABEL_CHARS = 18              # measure names in the heat map are cut to this many characters
+LABEL_ANGLE = 55.0            # the column labels rise at this angle
+
+
+def label_px(text: str) -> float:
+    """An upper bound of the width of `text` at font-size 10 in the common sans-serif faces (DejaVu Sans, the
+    widest of them, by its advance widths: W 9.9 px, m 9.7, digits 6.4, i 2.8)."""
+    return sum(10.0 if ch in "mwMW@%" else 3.2 if ch in "ijlft.,:;|!'" else 8.0 if ch.isupper() else 6.5
+               for ch in text)
+
+
 def tau_section(ov: Overview) -> str:
+    """The tau matrix as a heat map whose labels all fit inside the figure (its width and top margin are made for
+    the longest rotated column label, its left margin for the longest row label), drawn at its own size in a box
+    that scrolls on a narrow screen, then the table of tau with intervals."""
     names = list(dict.fromkeys([t.measure_a for t in ov.tau] + [t.measure_b for t in ov.tau]))
     if len(names) < 2:
         return ""
     matrix = agreement_tau.tau_matrix(ov.tau, names)
-    cell, left, top = 44, 120, 110
+    labels = [name[:LABEL_CHARS] for name in names]
+    longest = max(label_px(label) for label in labels)
+    rise, run = math.sin(math.radians(LABEL_ANGLE)), math.cos(math.radians(LABEL_ANGLE))
+    cell, gap = 44, 6
     size = len(names)
-    width, height = left + cell * size + 8, top + cell * size + 8
+    left = int(math.ceil(longest + gap + 4))
+    top = int(math.ceil(longest * rise + gap + 8))
+    width = int(math.ceil(max(left + cell * size, left + cell * (size - 0.5) + longest * run + 8 * rise) + 4))
+    height = top + cell * size + 4
     parts = []
-    for i, name in enumerate(names):
-        parts.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (left - 6, top + i * cell + cell / 2 + 4,
-                                                                         _e(name[:18])))
+    for i, (name, label) in enumerate(zip(names, labels)):
+        parts.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (left - gap, top + i * cell + cell / 2 + 4,
+                                                                         _e(label)))
         x = left + i * cell + cell / 2
-        parts.append('<text x="%.1f" y="%d" text-anchor="start" transform="rotate(-55 %.1f %d)">%s</text>'
-                     % (x, top - 6, x, top - 6, _e(name[:18])))
+        parts.append('<text x="%.1f" y="%d" text-anchor="start" transform="rotate(-%g %.1f %d)">%s</text>'
+                     % (x, top - gap, LABEL_ANGLE, x, top - gap, _e(label)))
         for j in range(size):
             tau = float(matrix[i, j])
             dark = tau == tau and abs(tau) > 0.6
@@ -260,14 +281,18 @@ def tau_section(ov: Overview) -> str:
                             _num(tau), left + j * cell + cell / 2, top + i * cell + cell / 2 + 4,
                             "#fff" if dark else "#1d2430", "%.2f" % tau if tau == tau else "n/a"))
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Kendall tau between measures" viewBox="0 0 '
-           '%d %d" width="%d" font-family="sans-serif" font-size="10">%s</svg>' % (width, height, width, "".join(parts)))
+           '%d %d" width="%d" style="min-width:%dpx" font-family="sans-serif" font-size="10">%s</svg>'
+           % (width, height, width, width, "".join(parts)))
     rows = [[t.measure_a, t.measure_b, "%.4f" % t.tau if t.tau == t.tau else "n/a",
-             "" if t.ci_low is None else "[%.3f, %.3f]" % (t.ci_low, t.ci_high), t.note] for t in ov.tau]
-    return ("<h2 id=\"tau\">Agreement between measures</h2><figure>%s<figcaption>Kendall's tau-b between the run "
-            "rankings by each pair of measures (blue: agree, red: disagree).</figcaption></figure>"
-            "<details><summary>tau with %d%% bootstrap intervals (%d samples of the topics)</summary>%s</details>"
-            % (svg, int(round(ov.settings["confidence"] * 100)), ov.settings["tau_bootstrap"],
-               _table(["measure a", "measure b", "tau", "interval", "note"], rows, 2)))
+             "" if t.ci_low is None else "[%.3f, %.3f]" % (t.ci_low, t.ci_high),
+             "" if t.se is None else "%.4f" % t.se, t.note] for t in ov.tau]
+    return ("<h2 id=\"tau\">Agreement between measures</h2><figure><div class=\"fig\">%s</div><figcaption>Kendall's "
+            "tau-b between the run rankings by each pair of measures (blue: agree, red: disagree).</figcaption>"
+            "</figure><details><summary>tau with %d%% intervals (Fisher z, standard error from %s of the topics)"
+            "</summary><p>An interval holds the tau of these runs' rankings on a topic set of this size; the tau of "
+            "the population means is usually higher (docs/report.md, tau.csv).</p>%s</details>"
+            % (svg, int(round(ov.settings["confidence"] * 100)), _count(ov.settings["tau_bootstrap"], "bootstrap sample"),
+               _table(["measure a", "measure b", "tau", "interval", "se", "note"], rows, 2)))
 
 
 def pairs_section(ov: Overview) -> str:
@@ -281,8 +306,8 @@ def pairs_section(ov: Overview) -> str:
                 in pairs[:MAX_PAIRS_SHOWN]]
         more = "" if len(pairs) <= MAX_PAIRS_SHOWN else "<p>%d more in significance.csv.</p>" % (
             len(pairs) - MAX_PAIRS_SHOWN)
-        blocks.append("<details><summary>%s: %d of %d pairs differ at alpha = %s</summary>%s%s</details>"
-                      % (_e(test.measure), len(pairs), len(test.pairs()), alpha,
+        blocks.append("<details><summary>%s: significant at alpha = %s: %d of %s</summary>%s%s</details>"
+                      % (_e(test.measure), alpha, len(pairs), _count(len(test.pairs()), "pair"),
                          _table(["run A (higher)", "run B", "diff", "p", "ES_E"], rows, 2), more))
     return ("<h2 id=\"pairs\">Significant differences</h2><p>Randomised Tukey HSD, B = %d trials, seed %d; every pair "
             "with its p-value is in significance.csv.</p>%s" % (ov.settings["trials"], ov.settings["seed"],
@@ -297,7 +322,7 @@ def pool_section(ov: Overview) -> str:
                 for r in pool.rows]
         depth = ("within its top %d" % pool.depth) if pool.depth else "anywhere in its ranking"
         out.append("<h2 id=\"pool\">Judged documents</h2><p>judged@k: share of a run's top k items that the qrels "
-                   "judge, averaged over the %d judged topics. unique relevant: relevant items no other run has %s."
+                   "judge, averaged over the judged topics (%d). unique relevant: relevant items no other run has %s."
                    "</p>%s" % (pool.topics, depth, _table(["run", "team"] + ["judged@%d" % k for k in pool.cutoffs]
                                                           + ["unique relevant"], rows, 2)))
     if ov.reuse is not None:
@@ -307,9 +332,10 @@ def pool_section(ov: Overview) -> str:
         out.append("<h2 id=\"reusability\">Reusability (leave one team out)</h2><p>Each team's runs scored again with "
                    "the judged items only that team put in the depth-%d pool taken out of the qrels, and ranked among "
                    "the other runs' full scores. Kendall's tau between the full and the reduced scores: %s; largest "
-                   "rank change: %d (%s).</p>%s"
-                   % (reuse.depth, "%.4f" % reuse.tau if reuse.tau == reuse.tau else "n/a", reuse.largest_rank_change,
-                      _e(reuse.largest_change_run),
+                   "rank change: %s.</p>%s"
+                   % (reuse.depth, "%.4f" % reuse.tau if reuse.tau == reuse.tau else "n/a",
+                      "%d (%s)" % (reuse.largest_rank_change, _e(reuse.largest_change_run))
+                      if reuse.largest_change_run else "0 (no run moved)",
                       _table(["team", "run", "full %s" % reuse.measure, "reduced", "rank full", "rank reduced",
                               "items removed"], rows, 2)))
     return "".join(out)

@@ -54,8 +54,8 @@ def significance_csv(ov: Overview) -> str:
 
 
 def tau_csv(ov: Overview) -> str:
-    return _csv(["measure_a", "measure_b", "tau", "ci_low", "ci_high", "note"],
-                [[t.measure_a, t.measure_b, t.tau, t.ci_low, t.ci_high, t.note] for t in ov.tau])
+    return _csv(["measure_a", "measure_b", "tau", "ci_low", "ci_high", "se", "note"],
+                [[t.measure_a, t.measure_b, t.tau, t.ci_low, t.ci_high, t.se, t.note] for t in ov.tau])
 
 
 def pool_csv(ov: Overview) -> str:

@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
+from .. import ties
 from ..pipeline import LoadedReference
 from . import agreement_tau, ranking_tasks
 
@@ -106,10 +107,10 @@ def team_contributions(pool, depth: int) -> Dict[str, Dict[str, Set[str]]]:
     return out
 
 
-def rank_against(value: float, others: Sequence[float], sorting: str) -> int:
-    """1 + how many of `others` are strictly better than `value`."""
-    sign = 1.0 if sorting == "desc" else -1.0
-    return 1 + sum(1 for other in others if sign * other > sign * value)
+def rank_against(value: float, others: Sequence[float], sorting: str, topics: int) -> int:
+    """1 + how many of `others` are strictly better than `value` (an equal mean, as runscore.ties decides over
+    `topics` topics, is not better)."""
+    return 1 + sum(1 for other in others if ties.better(other, value, sorting, topics))
 
 
 def leave_one_team_out(reference: LoadedReference, runs: Sequence, depth: int, pool) -> Reusability:
@@ -134,13 +135,16 @@ def leave_one_team_out(reference: LoadedReference, runs: Sequence, depth: int, p
             if run.team == team:
                 scores = task.score(run.run, smaller.data, smaller.options)
                 reduced[index] = float(task.leaderboard_value(scores, task.primary))
+    topics = max([len(r.scores.per_topic) for r in runs] + [1])
     rows = []
     for index, run in enumerate(runs):
         others = full[:index] + full[index + 1:]
         rows.append(ReuseRow(run.team, run.label, measure, full[index], reduced[index],
-                             rank_against(full[index], others, sorting), rank_against(reduced[index], others, sorting),
-                             removed_count[run.team]))
+                             rank_against(full[index], others, sorting, topics),
+                             rank_against(reduced[index], others, sorting, topics), removed_count[run.team]))
     changes = [abs(r.rank_full - r.rank_reduced) for r in rows]
-    worst = int(np.argmax(changes)) if changes else 0
-    tau = float(agreement_tau.kendall_tau_b(np.array(full), np.array(reduced))[0])
-    return Reusability(depth, measure, rows, tau, changes[worst] if changes else 0, rows[worst].run if rows else "")
+    largest = max(changes, default=0)
+    moved = rows[changes.index(largest)].run if largest else ""          # no run moved: none is named
+    tau = float(agreement_tau.kendall_tau_b(ties.tie_classes(np.array(full), topics),
+                                            ties.tie_classes(np.array(reduced), topics))[0])
+    return Reusability(depth, measure, rows, tau, largest, moved)

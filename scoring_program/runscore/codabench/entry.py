@@ -15,6 +15,7 @@ from typing import Dict, List, Sequence
 from .. import __version__
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
 from ..pipeline import CheckedFile, LoadedReference, RunQueue, leaderboard_run, load_reference
+from ..pipes import readers_may_leave
 from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..submission import examine
 from ..tasks import all_tasks, get_task
@@ -280,6 +281,11 @@ def _comparison(task, scored) -> List[Dict]:
 
 
 def main(argv: List[str]) -> int:
+    with readers_may_leave():       # `score.py IN OUT | head`: scored all the same, the same exit code
+        return _main(argv)
+
+
+def _main(argv: List[str]) -> int:
     if len(argv) != 3:
         print("usage: score.py INPUT_DIR OUTPUT_DIR", file=sys.stderr)
         return EXIT_CONFIG
