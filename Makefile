@@ -101,9 +101,11 @@ bundle-files: setup
 	$(PY) -m runscore bundle --write-root
 
 # The Codabench upload zips, one competition per task: dist/<task-id>.zip (TASKS=a,b for some tasks,
-# REFERENCE=dir for the organiser's real reference data, a folder per task id, in the formal phase).
+# REFERENCE=dir for the organiser's real reference data, a folder per task id, in the formal phase: it is written to
+# dist/<task-id>.worker-data/ for the organiser's compute worker, never into the zip, unless PUBLISH_REFERENCE=1;
+# QUEUE=vhost names the organiser's own Codabench queue in competition.yaml; docs/codabench.md).
 bundle: setup
-	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE)) $(if $(FORMAL_END),--formal-end "$(FORMAL_END)")
+	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE)) $(if $(PUBLISH_REFERENCE),--publish-reference) $(if $(QUEUE),--queue $(QUEUE)) $(if $(FORMAL_END),--formal-end "$(FORMAL_END)")
 
 # The shape table (issue 26: every shape of input against trec_eval -O2 and pytrec_eval; about 30 minutes on a
 # quiet machine), then the size and form benchmark and the many-files benchmark. SHAPES_FLAGS=--quick for a look.
