@@ -19,7 +19,7 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check
+.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files channel-docs test-latest fuzz fuzz-ci package-check
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -95,6 +95,11 @@ lint: setup
 	$(VENV)/bin/vermin -q --no-tips -t=3.9- --violations --eval-annotations scoring_program
 	$(PY) -m compileall -q scoring_program
 	$(PY) -m pyflakes scoring_program tests benchmarks starting_kit/dry_run.py starting_kit/baselines
+
+# The table of what a hidden phase's leaderboard can tell, per task (codabench/channel.py), rewritten into
+# docs/codabench.md ("How much a leaderboard tells"); tests/test_channel.py fails when the page differs.
+channel-docs: setup
+	cd scoring_program && ../$(PY) -m runscore.codabench.channel --update-docs ../docs/codabench.md
 
 # Regenerate the committed bundle files (competition.yaml, pages/, logo.png, starting_kit/schemas/) from the registry.
 bundle-files: setup

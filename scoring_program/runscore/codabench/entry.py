@@ -41,8 +41,8 @@ def _phase_references(ref_dir: str, data_dir: Optional[str]) -> Tuple[Dict[str, 
     if not os.path.isdir(ref_dir):
         raise ConfigError("reference folder %s does not exist (was reference_data uploaded?)" % ref_dir)
     own = read_task_yaml(ref_dir).get("task")
-    folders = [(get_task(own), ref_dir)] if own else \
-        [(task, os.path.join(ref_dir, task.id)) for task in all_tasks() if os.path.isdir(os.path.join(ref_dir, task.id))]
+    folders = [(get_task(own), ref_dir)] if own else [(task, os.path.join(ref_dir, task.id)) for task in all_tasks()
+                                                       if os.path.isdir(os.path.join(ref_dir, task.id))]
     if not folders:
         raise ConfigError("no task folder in %s; expected one or more of %s"
                           % (ref_dir, ", ".join(t.id for t in all_tasks())))
@@ -236,7 +236,7 @@ def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = 
     for run, scores in scored:
         own = [d for d in diagnostics if first_run_of_file.get(run.path) is run and d.startswith(run.path + ":")]
         shown.update(own)
-        subsections.append(_run_section(task, run, scores, run is best, own))
+        subsections.append(_run_section(task, run, scores, run is best, own, detail))
     if disclosure.comparison_shown(detail):
         subsections.extend(_comparison(task, scored))
     leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
@@ -253,7 +253,7 @@ def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = 
             "subsections": subsections}
 
 
-def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
+def _run_section(task, run, scores, is_best, diagnostics, detail: str = FULL) -> Dict:
     charts, tables = [], []
     topics = list(scores.per_topic)
     present = [k for k in task.per_topic_measures if any(k in v for v in scores.per_topic.values())]
@@ -272,9 +272,10 @@ def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
                        "rows": [[t] + [task.format_value(k, scores.per_topic[t].get(k)) for k in present]
                                 for t in topics],
                        "collapsed": len(topics) > 30})
-    tables.append({"caption": "Every measure", "header": ["measure", "value"],
-                   "rows": [[name, task.format_value(name, value)] for name, value in scores.measures.items()],
-                   "collapsed": True})
+    if detail != disclosure.AGGREGATE:      # a hidden phase keeps the columns only, shown in the task's table
+        tables.append({"caption": "Every measure", "header": ["measure", "value"],
+                       "rows": [[name, task.format_value(name, value)] for name, value in scores.measures.items()],
+                       "collapsed": True})
     tables.extend(getattr(scores, "tables", None) or [])
     text = "File %s." % run.path
     if scores.notes:

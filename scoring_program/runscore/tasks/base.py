@@ -128,11 +128,13 @@ def public_note(text: str) -> Note:
 
 @dataclass(frozen=True)
 class ReferenceSize:
-    """A campaign's hidden reference, counted: items (judged documents, labelled queries, questions), the label
-    levels an item takes (what one judgement is worth: log2(levels) bits), and where the numbers come from."""
+    """A campaign's hidden reference, counted: items (judged documents, labelled queries, questions; None when the
+    sources do not say), the label levels an item takes (one judgement is worth log2(levels) bits), the topics a
+    run answers (each has its own per-topic values), what an item is, and where the numbers come from."""
 
     items: Optional[int]
     levels: int
+    topics: Optional[int]
     unit: str
     source: str
 

@@ -72,7 +72,7 @@ class DatasearchQa(Task):
     # "One run per team per day" (the task page): one run a submission, one submission a day on the platform
     max_runs_per_team = 1
     formal_submissions = (1, 100)
-    hidden_reference = ReferenceSize(None, 2, "test questions (an answer string each; one judgement = whether "
+    hidden_reference = ReferenceSize(None, 2, None, "test questions (an answer string each; one judgement = whether "
                                      "one candidate answer is correct)",
                                      "specs/datasearch-qa.md: the number of test questions is not in the sources")
     title = "NTCIR-16 Data Search 2 QA"

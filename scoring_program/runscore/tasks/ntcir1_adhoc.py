@@ -88,7 +88,7 @@ class Ntcir1Adhoc(Task):
     # own example of one group's submission has three result files (ntc1, ntc2, ntc3) and NTCIR's Temporalia
     # capped runs at three per group (docs/codabench.md). An organiser sets another: task.yaml runs_per_submission.
     hidden_phase_runs = 3
-    hidden_reference = ReferenceSize(None, 3, "judged documents of the 53 formal topics (grades A, B, C)",
+    hidden_reference = ReferenceSize(None, 3, 53, "judged documents of the 53 formal topics (grades A, B, C)",
                                      "specs/ntcir1-adhoc.md section 1: topics 0031-0083; the number of judged "
                                      "documents is not in the sources")
     per_topic_measures = tuple("%s_%s" % (m, level) for level in LEVELS for m in PER_TOPIC_SHOWN)

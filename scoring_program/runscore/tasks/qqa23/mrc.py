@@ -55,7 +55,7 @@ class Qqa23Mrc(Task):
     per_topic_measures = ("pap10", "answerable", "answers", "matched", "gold_texts")
     count_measures = ("answerable", "answers", "matched", "gold_texts")
     per_topic_effectiveness = ("pap10",)
-    hidden_reference = ReferenceSize(407, 2, "question-passage pairs of the test set (one judgement = whether one "
+    hidden_reference = ReferenceSize(407, 2, 407, "question-passage pairs of the test set (one judgement = whether one "
                                      "candidate answer span is a gold answer)",
                                      "shared/data/qqa23/test: QRCD v1.2 test gold, 407 records")
 

@@ -204,7 +204,7 @@ class R2C2AC(Task):
     per_topic_effectiveness = ("answered", "confidence", "correct", "nugprec", "auto_correct")
     # The labels are joined and the assessed runs replayed while parsing: a hidden phase parses twice.
     runs_need_reference = True
-    hidden_reference = ReferenceSize(None, 2, "labels of the assessed runs' answers and nugget lines (correct or "
+    hidden_reference = ReferenceSize(None, 2, 64, "labels of the assessed runs' answers and nugget lines (correct or "
                                      "not, entailed or not) and the gold answers of 64 questions",
                                      "specs/r2c2.md: 65 questions, 64 scored; the number of labels depends on "
                                      "the runs assessed")

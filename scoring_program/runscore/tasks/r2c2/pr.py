@@ -98,7 +98,7 @@ class R2C2PR(Task):
     per_topic_measures = tuple(MEASURES.values())
     # run_rank mode replays the assessed runs while parsing (run.unjudged): a hidden phase parses twice.
     runs_need_reference = True
-    hidden_reference = ReferenceSize(None, 2, "judged passages of the 64 scored questions",
+    hidden_reference = ReferenceSize(None, 2, 64, "judged passages of the 64 scored questions",
                                      "specs/r2c2.md: 65 questions, 64 scored; every PR run pooled to depth 20; the "
                                      "number of judged passages and the grade scale are not in the sources")
 

@@ -114,7 +114,7 @@ class TemporaliaTir(Task):
         Column("p20_atemporal", "P@20 (atemporal)"),
     )
     per_topic_measures = tuple(MEASURES.values())
-    hidden_reference = ReferenceSize(4578, 3, "judged documents of 200 subtopics (L0, L1, L2)",
+    hidden_reference = ReferenceSize(4578, 3, 200, "judged documents of 200 subtopics (L0, L1, L2)",
                                      "specs/temporalia.md section 2: 50 formal topics x 4 subtopics, 4,578 judged "
                                      "documents")
 

@@ -87,7 +87,7 @@ class TemporaliaTqic(Task):
     per_topic_measures = ("correct",)
     count_measures = ("correct",)           # 1 or 0 per query
     per_topic_effectiveness = ("correct",)
-    hidden_reference = ReferenceSize(300, 4, "formal queries, each labelled past, recency, future or atemporal",
+    hidden_reference = ReferenceSize(300, 4, 300, "formal queries, each labelled past, recency, future or atemporal",
                                      "specs/temporalia.md section 1: 300 formal queries")
 
     def team_of(self, run: ParsedRun) -> str:
