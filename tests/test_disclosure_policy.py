@@ -162,3 +162,15 @@ def test_the_bundles_formal_phase_is_hidden_unless_the_organiser_says(tmp_path, 
     shown = {"aggregate": "leaderboard columns", "per_topic": "aggregate measures"}[expected]
     assert "Formal run**: scored against the campaign's hidden reference data. Its detailed results and logs " \
            "show each run's %s" % shown in overview
+
+
+def test_the_second_pass_of_a_hidden_phase_costs_no_read_budget(tmp_path, monkeypatch):
+    """r2c2-ac files are parsed again against the whole reference; that reading is not counted a second time
+    against the submission's byte budget (a valid submission just under it would otherwise be rejected)."""
+    from runscore import textfile
+
+    folder = os.path.join(SAMPLES, "r2c2-ac")
+    size = sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder))
+    monkeypatch.setattr(textfile, "MAX_SUBMISSION_TEXT_BYTES", size + 16)
+    code, out, err, page = _phase(tmp_path, "r2c2-ac", "aggregate")
+    assert code == 0, err

@@ -38,6 +38,7 @@ class LoadedReference:
     # What a participant may see of a phase scored against it (codabench/disclosure.py): the platform sets it from
     # task.yaml's `detail:`; the command line, whose user holds the reference, sees everything.
     detail: str = FULL
+    _public: Optional["LoadedReference"] = field(default=None, repr=False, compare=False)
 
     @property
     def hidden(self) -> bool:
@@ -47,10 +48,12 @@ class LoadedReference:
     def for_checks(self) -> "LoadedReference":
         """What the checks of a run read: the whole reference in a phase that shows everything; in a hidden phase
         the task's public part of it (Task.public_reference: the official topics, QRCD's passages), so that no
-        message a participant sees can be computed from a hidden judgement, label or answer."""
+        message a participant sees can be computed from a hidden judgement, label or answer. Made once."""
         if not self.hidden or self.data is None:
             return self
-        return replace(self, data=self.task.public_reference(self.data))
+        if self._public is None or self._public.detail != self.detail:
+            self._public = replace(self, data=self.task.public_reference(self.data), _public=None)
+        return self._public
 
 
 def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]] = None) -> LoadedReference:
@@ -171,10 +174,10 @@ def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool =
 
     one_team: the platform's rule (score.py, `runscore check`): a submission is one team's, so runs naming
     several teams (Task.teams_named) are an error, and the campaign's cap (`cap`, else Task.max_runs_per_team)
-    counts every run of the submission, whatever names the files hold (issue 22: five runs of made-up groups
+    counts every run of the submission, whatever names the files hold (five runs of made-up groups
     g1..g5 in one file passed a per-team count).
     per_team (without one_team): the cap counted per team as the run names tell it, for `--team-cap` on the
-    command line, where a researcher rescoring a campaign may pass several teams' runs (issue 18).
+    command line, where a researcher rescoring a campaign may pass several teams' runs.
     per_submission: the platform's resource cap on runs of a task in one submission (Codabench stops a scoring
     program after 600 s), applied by score.py only.
     hidden: the phase's reference is hidden; a task whose campaign sets no cap then has Task.hidden_phase_runs
@@ -268,7 +271,7 @@ def score_runs(reference: LoadedReference, runs: Sequence[ParsedRun]) -> List[Ru
     return reference.task.score_runs(list(runs), reference.data, reference.options) if runs else []
 
 
-# The bytes of run files whose parsed records RunQueue holds before it scores them (issue 22: the records of a
+# The bytes of run files whose parsed records RunQueue holds before it scores them (the records of a
 # submission's runs must not add up in memory; a batch of small runs is scored for the cost of a few).
 QUEUE_BYTES = 2 * 1024 * 1024
 

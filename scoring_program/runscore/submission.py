@@ -28,7 +28,7 @@ from .discover import Candidate, assign_tasks, list_candidates, list_file_candid
 from .errors import ERROR, Diagnostic, Diagnostics, RunError
 from .pipeline import CheckedFile, LoadedReference, check_file, check_official_topics, check_run_limit
 from .tasks.base import Task
-from .textfile import submission_read_budget
+from .textfile import read_again, submission_read_budget
 
 SUBMISSION = "submission"       # the "file" of a finding about the submission as a whole
 # The one line a file gets when the second pass against a hidden reference rejects it (see the module docstring).
@@ -168,8 +168,9 @@ def _second_pass(task: Task, candidate: Candidate, reference: LoadedReference, p
                  max_errors: int) -> CheckedFile:
     """A file that passed the public checks of a hidden phase, parsed against the whole reference: its runs as
     the task scores them, and of its findings only whether there was an error (HIDDEN_VERDICT)."""
-    whole = check_file(task, candidate.path, candidate.display, reference, reference.options, max_errors,
-                       name_other_task=False)
+    with read_again():
+        whole = check_file(task, candidate.path, candidate.display, reference, reference.options, max_errors,
+                           name_other_task=False)
     if not whole.diags.has_errors:
         return CheckedFile(public.display, public.diags, whole.runs, whole.size)
     public.diags.error(0, HIDDEN_VERDICT)
@@ -209,8 +210,8 @@ def _owners(candidates: List[Candidate], tasks: List[Task]) -> Dict[str, List[st
 
 
 def _same_run_names(task: Task, files: List[CheckedFile]) -> List[Diagnostic]:
-    """Two files holding a run of the same name (ntc1 and old/ntc1): both would be scored and shown under one name
-    (issue 23)."""
+    """Two files holding a run of the same name (ntc1 and old/ntc1): both would be scored and shown under one
+    name."""
     first: Dict[str, str] = {}
     out = []
     for checked in files:
@@ -224,8 +225,8 @@ def _same_run_names(task: Task, files: List[CheckedFile]) -> List[Diagnostic]:
 
 
 def _companion_problems(companions: List[Candidate], tasks: Sequence[Task]) -> List[Diagnostic]:
-    """A companion file that cannot be read at all is reported as its own error, not as one of the runs citing it
-    (issue 16)."""
+    """A companion file that cannot be read at all is reported as its own error, not as one of the runs citing
+    it."""
     out = []
     for companion in companions:
         base = os.path.basename(companion.display)

@@ -25,7 +25,7 @@ from .receipt import receipt_line, receipt_table, receipts_of
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
 # The comparison section tests every pair of the runs it shows: only the best runs by the primary measure are
-# compared, so its cost and size stay bounded whatever the number of runs (issue 16; docs/limits.md).
+# compared, so its cost and size stay bounded whatever the number of runs (docs/limits.md).
 MAX_COMPARED_RUNS = 10
 
 
@@ -120,7 +120,7 @@ def run(input_dir: str, output_dir: str) -> int:
 
 def remove_old_scores(output_dir: str) -> None:
     """A reused output folder may hold an earlier submission's scores: removed before anything is checked, so a
-    rejected submission never leaves scores behind (issue 22)."""
+    rejected submission never leaves scores behind."""
     for name in ("scores.json", "scores.txt"):
         path = os.path.join(output_dir, name)
         if os.path.isfile(path) and not os.path.islink(path):
@@ -129,7 +129,7 @@ def remove_old_scores(output_dir: str) -> None:
 
 def rewrite_page_after_failure(output_dir: str, title: str, status: str, diagnostics: Sequence[str] = (),
                                text: str = "") -> None:
-    """Every exit path ends the detailed page with its reason (issue 22: a rejection raised before the per-file
+    """Every exit path ends the detailed page with its reason (a rejection raised before the per-file
     checks left "Scoring in progress"). Written only over the page this run started (a regular file), and never
     fatal: the exit code and stderr already tell the outcome."""
     page = os.path.join(output_dir, DETAILED)

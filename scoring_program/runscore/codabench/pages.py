@@ -212,7 +212,12 @@ def task_page(task: Task, docs_dir: Optional[str]) -> str:
     if task.max_runs_per_team is not None:
         lines += ["At most %d runs of this task in a submission, which is one team's (runs naming several teams "
                   "are an error)." % task.max_runs_per_team, ""]
-    if task.max_runs_per_submission is not None:
+    if task.max_runs_per_team is None:
+        lines += ["At most %d runs of this task in a submission to the formal phase, whose reference data is hidden "
+                  "(every run's scores are shown, and each one tells something of the hidden data)%s."
+                  % (task.hidden_phase_cap, "" if task.max_runs_per_submission is None else
+                     "; %d in the dry run" % task.max_runs_per_submission), ""]
+    elif task.max_runs_per_submission is not None:
         lines += ["At most %d runs of this task in one submission." % task.max_runs_per_submission, ""]
     lines += ["## Leaderboard columns", "", "| column | score key | measure |", "|---|---|---|"]
     for column in task.columns:

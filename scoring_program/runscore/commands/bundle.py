@@ -112,6 +112,11 @@ def _formal_reference(reference: Optional[str]) -> Optional[str]:
 def _formal_detail(args, task) -> str:
     """--formal-detail, else aggregate: a formal phase is hidden unless the organiser says otherwise here, even when
     the reference's own task.yaml (copied from a public sample, say) asks for more."""
+    if args.formal_detail == "per_topic" and args.reference:
+        print("note: --formal-detail per_topic shows each topic's values of %s's formal phase, computed from that "
+              "topic's judgements (the AP of a run holding one relevant document is 1/num_rel): a much wider "
+              "channel to the hidden reference (docs/codabench.md, 'How much a leaderboard tells')" % task.id,
+              file=sys.stderr)
     if args.formal_detail or not args.reference:
         return args.formal_detail or "aggregate"
     from ..codabench.bundle import formal_task_yaml_detail

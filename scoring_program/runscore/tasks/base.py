@@ -101,7 +101,7 @@ class ParsedRun:
     teams: Optional[Dict[str, int]] = None
 
 
-# Disclosure levels of a phase, lowest first (codabench/disclosure.py decides what each level shows; issue 22). A
+# Disclosure levels of a phase, lowest first (codabench/disclosure.py decides what each level shows). A
 # task says what each of its outputs is computed from: a note (Note), an extra table ("shown_from") and a per-topic
 # value (Task.per_topic_effectiveness) name the lowest level that may show them; anything unmarked needs `full`.
 AGGREGATE, PER_TOPIC, FULL = "aggregate", "per_topic", "full"
