@@ -231,3 +231,19 @@ def test_the_linter_checks_the_pointer_and_with_the_workers_folder_the_data(buil
     _changed(changed, "rel2_sample_0031-0036", b"0031\tA\tgakkai-0000000001\t1\n")
     code, stdout, stderr = runscore("lint-bundle", out, "--worker-data", changed)
     assert code == 1 and "[reference-load]" in stdout and "rel2_sample_0031-0036" in stdout, stdout
+
+
+def test_the_linter_warns_of_a_hidden_phase_that_shows_its_outputs(built, tmp_path):
+    """A phase scored against hidden data without hide_output lets anyone download every listed submission."""
+    out, _, _, _ = built
+    edited = tmp_path / "edited.zip"
+    with zipfile.ZipFile(str(out)) as source, zipfile.ZipFile(str(edited), "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "competition.yaml":
+                data = data.replace(b"  hide_output: true\n", b"")
+            target.writestr(item, data)
+    code, stdout, stderr = runscore("lint-bundle", edited)
+    assert code == 0 and "[hide-output]" in stdout and "'Formal run'" in stdout, stdout
+    code, stdout, stderr = runscore("lint-bundle", out)
+    assert "[hide-output]" not in stdout
