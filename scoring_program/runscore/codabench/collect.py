@@ -25,8 +25,9 @@ def is_collecting(folder: str) -> bool:
 def collect_task_yaml(task_id: str) -> str:
     """The task.yaml of a formal phase built without judgements (runscore bundle without --reference)."""
     return ("# The formal phase of %s collects runs: every check of a scored phase, a receipt instead of scores.\n"
-            "# Replace this folder with the real reference data (mode: score) once the judgements exist\n"
-            "# (docs/campaign.md); optionally list the official topics here so that the phase checks them.\n"
+            "# Once the judgements exist, replace this folder with the one runscore bundle --reference writes\n"
+            "# (the data stay on your compute worker; docs/campaign.md); optionally list the official topics\n"
+            "# here so that the phase checks them.\n"
             "task: %s\nmode: collect\n" % (task_id, task_id))
 
 
