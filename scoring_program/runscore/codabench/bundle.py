@@ -689,12 +689,13 @@ def check_plans(plans: Sequence[BundlePlan]) -> None:
 
 
 def build_zip(plan: BundlePlan, out_path: str, v1: bool = False,
-              accept: Optional[Callable[[str], bool]] = None) -> Optional[List[str]]:
+              accept: Optional[Callable[[str, Optional[WorkerCopy]], bool]] = None) -> Optional[List[str]]:
     """Write the upload zip (competition.yaml first, at the root; contents, not a folder); returns its names.
 
-    The zip is written under a temporary name beside `out_path` and renamed only when `accept(temporary path)`
-    (the linter) says yes; a rejected bundle leaves no file behind (returns None), so it cannot be uploaded by
-    mistake."""
+    The zip is written under a temporary name beside `out_path` and renamed only when `accept(temporary path,
+    the worker's copy of the formal reference or None)` (the linter) says yes; a rejected bundle leaves no file
+    behind (returns None), so it cannot be uploaded by mistake. A formal reference kept on the worker is written
+    beside the zip (worker_root_of) once the zip is accepted."""
     if plan.on_worker and v1:
         raise ConfigError("a CodaLab v1.5 bundle cannot keep the formal reference on a compute worker; give "
                           "--publish-reference to put it in the zip (anyone can then download it), or build the "
