@@ -247,3 +247,22 @@ def test_the_linter_warns_of_a_hidden_phase_that_shows_its_outputs(built, tmp_pa
     assert code == 0 and "[hide-output]" in stdout and "'Formal run'" in stdout, stdout
     code, stdout, stderr = runscore("lint-bundle", out)
     assert "[hide-output]" not in stdout
+
+
+@pytest.mark.parametrize("pointer, told", [
+    ({"folder": "../../etc", "key": "k", "fingerprints": {"a": "0" * 64}}, "must be relative"),
+    ({"folder": "/etc", "key": "k", "fingerprints": {"a": "0" * 64}}, "must be relative"),
+    ({"folder": "x/y", "key": "x/k", "fingerprints": {"../a": "0" * 64}}, "must be relative"),
+    ({"folder": "x/y", "key": "x/k", "fingerprints": {"a": "not hex"}}, "64-digit HMAC-SHA256"),
+    ({"folder": "x/y", "key": "x/k", "fingerprints": {}}, "64-digit HMAC-SHA256"),
+    ({"folder": "x/y"}, "must give folder and key"),
+    ("x/y", "must give folder and key"),
+])
+def test_a_malformed_pointer_is_the_organisers_error(tmp_path, pointer, told):
+    (tmp_path / "input" / "ref").mkdir(parents=True)
+    (tmp_path / "input" / "ref" / "task.yaml").write_text(yaml.safe_dump({"task": "ntcir1-adhoc",
+                                                                         "worker_data": pointer}))
+    shutil.copytree(os.path.join(SAMPLES, "ntcir1-adhoc"), str(tmp_path / "input" / "res"))
+    (tmp_path / "data").mkdir()
+    code, stdout, stderr, page = score_py(tmp_path)
+    assert code == 2 and told in stderr, stderr

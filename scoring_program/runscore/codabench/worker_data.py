@@ -80,6 +80,15 @@ def fingerprint(key: bytes, name: str, content: bytes) -> str:
     return hmac.new(key, name.encode("utf-8") + b"\0" + content, hashlib.sha256).hexdigest()
 
 
+def file_fingerprint(key: bytes, name: str, path: str, chunk: int = 1 << 20) -> str:
+    """fingerprint() of a file read in chunks (a reference file of any size, in bounded memory)."""
+    digest = hmac.new(key, name.encode("utf-8") + b"\0", hashlib.sha256)
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(chunk), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def files_of(folder: str) -> Dict[str, str]:
     """{name relative to folder, '/'-separated: path} of every file under it (dotfiles and caches left out)."""
     out = {}
@@ -114,9 +123,8 @@ def resolve(pointer: Pointer, data_dir: Optional[str], where: str) -> str:
         found = files_of(folder)
         differ = []
         for name in sorted(set(found) & set(pointer.fingerprints)):
-            with open(found[name], "rb") as handle:
-                if not hmac.compare_digest(fingerprint(key, name, handle.read()), pointer.fingerprints[name]):
-                    differ.append(name)
+            if not hmac.compare_digest(file_fingerprint(key, name, found[name]), pointer.fingerprints[name]):
+                differ.append(name)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise ConfigError("cannot read the reference data on the worker (%s): %s"
                           % (pointer.folder, getattr(exc, "strerror", None) or type(exc).__name__), where)
