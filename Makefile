@@ -65,15 +65,18 @@ test-latest: $(VENV_LATEST)/.done
 	$(PY_LATEST) -m pytest -n auto
 
 FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_fuzz_commands.py tests/test_fuzz_fast_path.py \
-	tests/test_fuzz_numeric_fields.py
+	tests/test_fuzz_numeric_fields.py tests/test_fuzz_campaign.py
 
 # CI's fuzzing (.ci/run): 10,000 hostile variants per run format, 100 per reference file, 400 fast-path and 1,000
 # trec_eval inputs, numeric fields on 30 lines of each sample and reference file (3 in `make test`), 60 variants of
 # each task's sample and every hostile case given to validate, check and score.py (8 and a quarter in `make test`),
-# 240 random pairs against pytrec_eval (120 in `make test`); `make test` runs a fortieth of the run variants (250),
-# a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays near two minutes on two CPUs.
+# 240 random pairs against pytrec_eval (120 in `make test`), 150 hostile campaigns through pool, judgements and report
+# and 400 damaged sheets, runs tables and pool statistics each (6 and 20 in `make test`); `make test` runs a fortieth
+# of the run variants (250), a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays
+# near two minutes on two CPUs.
 fuzz-ci: setup
 	RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_REFERENCE_INPUTS=100 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 \
+		RUNSCORE_FUZZ_CAMPAIGNS=150 RUNSCORE_FUZZ_CAMPAIGN_FILES=400 \
 		RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
 		RUNSCORE_FUZZ_NUMERIC_LINES=30 RUNSCORE_VERDICT_VARIANTS=60 RUNSCORE_VERDICT_HOSTILE=all \
 		RUNSCORE_PYTREC_CASES=240 \
@@ -84,6 +87,7 @@ fuzz-ci: setup
 # and reference file); RUNSCORE_FUZZ_DUMP=folder keeps failing inputs whole.
 fuzz: setup
 	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 \
+		RUNSCORE_FUZZ_CAMPAIGNS=2000 RUNSCORE_FUZZ_CAMPAIGN_FILES=5000 \
 		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_trec_eval_differential.py
 	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest -n auto tests/test_pytrec_eval_compat.py
 

@@ -109,3 +109,36 @@ def test_the_page_needs_no_network_and_escapes_text(tmp_path, browser):
     columns, rows = read_sheet(saved_sheet(browser, "labels-0001.tsv"))
     assert rows[0].values["text"] == "a </script><b>bold</b> passage\twith a tab"
     assert rows[0].values["label"] == "L2"
+
+
+def test_items_that_open_a_comment_or_a_script_are_cards_and_formulas_stay_text(tmp_path, browser):
+    """A document id `<!--<script>` used to empty the topic's page (0 cards): the JSON inside the <script> element
+    was not escaped for the HTML tokenizer's script states. Ids that a spreadsheet would run as formulas are saved
+    with a quote in front, and `runscore judgements` reads the original ids back."""
+    ids = ["<!--<script>", "</script><script>alert(1)</script>", "=HYPERLINK(\"http://x\")", "+1+1", "@SUM(1)",
+           "plain"]
+    run = tmp_path / "tir_g"
+    # a topic of its own: the browser's download folder is shared with the other tests, and a sheet saved twice
+    # under one name would be renamed
+    run.write_text("".join("007f\t%d\t%s\tg\tg_run1\n" % (rank, doc) for rank, doc in enumerate(ids, 1)))
+    out = str(tmp_path / "pool")
+    assert main(["pool", "--task", "temporalia-tir", "--depth", "10", "--order", "item", str(run), "-o", out,
+                 "--html"]) == 0
+    page = os.path.join(out, "assess", "topic-007f.html")
+    embedded = open(page, encoding="utf-8").read().split('id="pool-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in embedded and ">" not in embedded and "&" not in embedded
+    browser.get("file://" + page)
+    cards = browser.find_elements("css selector", "#items .card")
+    assert sorted(c.get_attribute("data-item") for c in cards) == sorted(ids)
+    assert browser.find_element("id", "count").text == "0 / 6 labelled"
+    browser.save_screenshot(str(tmp_path / "hostile-page.png"))
+    press(browser, ["2"] * len(ids))
+    browser.find_element("id", "save").click()
+    saved = saved_sheet(browser, "labels-007f.tsv")
+    cells = [line.split("\t") for line in open(saved, encoding="utf-8").read().split("\n")[1:] if line]
+    assert all(c[1][:1] not in "=+-@" for c in cells), cells
+    ref = str(tmp_path / "ref")
+    assert main(["judgements", "--task", "temporalia-tir", "--pool", os.path.join(out, "pool.tsv"), saved,
+                 "-o", ref]) == 0
+    qrels = open(os.path.join(ref, "qrels.txt"), encoding="utf-8").read().split("\n")
+    assert {"007f %s L2" % doc for doc in ids if " " not in doc} <= set(qrels)

@@ -85,8 +85,12 @@ def test_invalid_run_is_refused_with_its_message_and_nothing_written(tmp_path, c
 
 def test_team_cap_of_the_task_applies(tmp_path, capsys):
     a = tir_file(str(tmp_path), "ga", [1, 2, 3, 4])      # Temporalia allows 3 runs per group
-    assert main(["pool", "--task", "temporalia-tir", "--depth", "2", a, "-o", str(tmp_path / "p")]) == 1
-    assert "at most 3 are allowed in a submission" in capsys.readouterr().err
+    assert main(["pool", "--task", "temporalia-tir", "--depth", "2", a, "-o", str(tmp_path / "p")]) == 0
+    assert "run ga_run4 of ga left out: ga (the team its runs name) sent 4 runs of temporalia-tir and at most 3 " \
+           "are taken (kept: ga_run1, ga_run2, ga_run3" in capsys.readouterr().err
+    stats = json.load(open(str(tmp_path / "p" / "pool_stats.json")))
+    assert [r["run"] for r in stats["runs"]] == ["ga_run1", "ga_run2", "ga_run3"]
+    assert any("ga_run4" in line for line in stats["left_out_or_replaced"])
 
 
 @pytest.mark.parametrize("argv", [["--task", "temporalia-tir", "x", "-o", "y"],
@@ -104,7 +108,11 @@ def test_r2c2_ac_units_and_pr_text(tmp_path):
     assert columns == ["topic", "item", "runs", "unit", "run_names", "text_sha1", "text", "passage", "label"]
     units = {r.values["unit"] for r in rows}
     assert units == {"answer", "nugget"}
-    assert os.listdir(os.path.join(out, "pr_runs")) == ["SAMPLE-PG-1"]
+    # no official PR runs given: the submission's own PR run stays beside its AC run, with its receipt
+    assert os.listdir(os.path.join(out, "pr_runs")) == []
+    assert sorted(os.listdir(os.path.join(out, "runs", "001"))) == ["SAMPLE-AC-1", "SAMPLE-PG-1.txt"]
+    companions = open(os.path.join(out, "companions.tsv"), encoding="utf-8").read().split("\n")
+    assert companions[1].split("\t")[1:5:3] == ["SAMPLE-PG-1.txt", "runs/001/SAMPLE-PG-1.txt"]
     out = str(tmp_path / "pr")
     assert main(["pool", "--task", "r2c2-pr", "--depth", "20", os.path.join(SAMPLES, "r2c2-pr"), "-o", out]) == 0
     columns, rows = read_sheet(os.path.join(out, "pool.tsv"))

@@ -20,6 +20,7 @@ from scipy import stats
 from campaign_sim import ntcir1_campaign
 from conftest import ROOT, run_cli
 from runscore import api
+from runscore.cli import main
 from runscore.campaign import agreement_tau
 
 SAMPLES = os.path.join(ROOT, "starting_kit", "sample_submission")
@@ -351,25 +352,30 @@ def test_latex_compiles_where_a_tex_is_installed(campaign, tmp_path):
 
 # ------------------------------------------------------------------------------------------ inputs and errors ---
 
-def test_submission_zips_and_the_per_team_cap(tmp_path):
-    """Two qqa23 submissions as Codabench downloads them; a third run of one team breaks the cap of 1 (exit 1)."""
+def test_submission_zips_and_the_per_team_cap(tmp_path, capsys):
+    """qqa23 submissions as Codabench downloads them: each is its owner's; user1's second submission holds a second
+    run, over the campaign's cap of 1 per team counted over all of an owner's submissions: it is left out with a
+    warning naming it (the report, like the pool, keeps the lowest run number)."""
     sample = os.path.join(SAMPLES, "qqa23-mrc", "sample_run01.json")
     ref = os.path.join(ROOT, "reference_data", "qqa23-mrc")
     zips = []
-    for number, name in enumerate(("sample_run01.json", "other_run01.json"), 1):
-        path = tmp_path / ("%d_user%d_Phase1.zip" % (number, number))
+    for number, owner, name in ((1, "user1", "sample_run01.json"), (2, "user2", "other_run01.json"),
+                                (3, "user1", "sample_run02.json")):
+        path = tmp_path / ("%d_%s_PhaseId1_2026-05-01:10-22_sub.zip" % (number, owner))
         with zipfile.ZipFile(str(path), "w") as archive:
             archive.write(sample, name)
         zips.append(path)
-    code, stdout, stderr = run_cli("report", "--task", "qqa23-mrc", "--ref", ref, "--trials", "20", *zips, "-o",
-                                   tmp_path / "ok")
+    code = main(["report", "--task", "qqa23-mrc", "--ref", ref, "--trials", "20"] + [str(z) for z in zips[:2]] +
+                ["-o", str(tmp_path / "ok")])
+    assert code == 0, capsys.readouterr().err
+    assert [r["team"] for r in read_csv(tmp_path / "ok" / "means.csv")] == ["user1", "user2"]
+    code = main(["report", "--task", "qqa23-mrc", "--ref", ref, "--trials", "20"] + [str(z) for z in zips] +
+                ["-o", str(tmp_path / "capped")])
+    stderr = capsys.readouterr().err
     assert code == 0, stderr
-    assert [r["team"] for r in read_csv(tmp_path / "ok" / "means.csv")] == ["sample", "other"]
-    shutil.copy(sample, str(tmp_path / "sample_run02.json"))
-    code, _, stderr = run_cli("report", "--task", "qqa23-mrc", "--ref", ref, *zips, tmp_path / "sample_run02.json",
-                              "-o", tmp_path / "capped")
-    assert code == 1 and "at most 1 per team" in stderr
-    assert not (tmp_path / "capped").exists()
+    assert "run sample_run02 of user1 left out: user1 sent 2 runs of qqa23-mrc in submissions 1, 3 and at most 1 " \
+           "is taken (kept: sample_run01" in stderr
+    assert [r["run"] for r in read_csv(tmp_path / "capped" / "means.csv")] == ["sample_run01", "other_run01"]
 
 
 def test_an_invalid_run_writes_nothing(campaign, tmp_path):

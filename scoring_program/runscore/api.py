@@ -12,7 +12,7 @@ import math
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -590,28 +590,51 @@ class ReportResult:
 def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], output: PathLike,
            pool_depth: Optional[int] = None, measures: Sequence[str] = (), trials: int = 10000, seed: int = 0,
            alpha: float = 0.05, tau_bootstrap: int = 1000, confidence: float = 0.95, discpower: bool = False,
-           options: Optional[Mapping[str, Any]] = None, max_errors: int = 50) -> ReportResult:
+           options: Optional[Mapping[str, Any]] = None, max_errors: int = 50, phase: Optional[int] = None,
+           deadline: Optional[str] = None, submissions: Optional[PathLike] = None, allow_same_names: bool = False,
+           skip_invalid: bool = False) -> ReportResult:
     """`runscore report`: the overview tables of a campaign (docs/report.md) written into `output`.
 
-    runs: run files, folders of runs and submission zips; every run is checked and scored as `runscore score`
-    does, with the task's per-team caps over all of them. Raises InvalidRunsError (nothing written) when a run is
-    invalid or a team has more runs than the cap, ConfigError for bad usage or reference data.
+    runs: run files, folders of runs and Codabench downloads, read by the reader `runscore pool` uses
+    (campaign/downloads.py): a run is (owner, name), a later submission replaces its owner's run, the task's cap
+    counts an owner's runs over all submissions, phase/deadline/submissions leave out what was sent elsewhere or
+    late. Raises InvalidRunsError (nothing written) when a submission is invalid (unless skip_invalid) or a run
+    name is sent by two owners (unless allow_same_names), ConfigError for bad usage or reference data.
     """
-    from .campaign import overview, report_files, report_inputs
+    from .campaign import overview, report_files
+    from .campaign.downloads import Rules, read_campaign
+    from .campaign.identity import Window, parse_time
+    from .tasks.base import submission_scope
 
     task = _task(task)
     overview.check_settings(trials, alpha, confidence, tau_bootstrap, pool_depth)
     report_files.check_output(os.fspath(output))
     reference = load_reference(task, ref, options)
+    rules = Rules(Window(phase, parse_time(deadline, "deadline") if deadline else None),
+                  os.fspath(submissions) if submissions else None, allow_same_names)
     workdir = tempfile.mkdtemp(prefix="runscore-report-")
     try:
-        found = report_inputs.read_runs(reference, [os.fspath(r) for r in runs], workdir, max_errors)
-        if found.failed:
-            raise InvalidRunsError(found.messages, {})
-        built = overview.build(task, reference, found.runs, measures, trials=trials, seed=seed, alpha=alpha,
+        with submission_scope():
+            found = read_campaign(task, [os.fspath(r) for r in runs], workdir, reference, rules, max_errors)
+            if found.conflicts or (found.failed and not skip_invalid):
+                lines = found.messages + found.conflicts
+                if found.failed and not skip_invalid:
+                    lines.append("%d submission(s) failed the checks: %s (skip_invalid / --skip-invalid leaves "
+                                 "them out)" % (len(found.failed), ", ".join(found.failed)))
+                raise InvalidRunsError(lines, {})
+            if not found.runs:
+                raise ConfigError("no run left to report%s" % (": " + "; ".join(found.notes[:3]) if found.notes
+                                                               else ""))
+            scored = score_runs(reference, [taken.run for taken in found.runs])
+        # scored under their own names (a task's labels are keyed by them), then shown under their labels (name@owner
+        # when two owners share a name): the reusability figures' pool keys runs by name
+        campaign_runs = [overview.CampaignRun(taken.label, taken.owner, replace(taken.run, name=taken.label), scores)
+                         for taken, scores in zip(found.runs, scored)]
+        built = overview.build(task, reference, campaign_runs, measures, trials=trials, seed=seed, alpha=alpha,
                                tau_bootstrap=tau_bootstrap, confidence=confidence, pool_depth=pool_depth)
         files = report_files.all_files(built, discpower=discpower)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     written = report_files.write_all(os.fspath(output), files)
-    return ReportResult(os.fspath(output), written, len(built.runs), list(built.notes), list(found.messages), built)
+    return ReportResult(os.fspath(output), written, len(built.runs), list(built.notes),
+                        list(found.messages) + list(found.notes), built)

@@ -5,9 +5,16 @@ Why one reader: `str.isdigit()` and the regex `\\d` accept every Unicode digit (
 (Python's int-string limit) with a ValueError that escapes as a traceback. Here a number is ASCII digits only
 (with an optional sign where the field allows one), at most MAX_DIGITS of them, and the message about a bad value
 quotes it shortened, so a 5 MB "rank" gives a one-line message (docs/limits.md).
+
+JSON numbers too (json_loads): json.loads hands every integer to int(), whose cost grows with the square of the
+digits (a 1M-digit integer: 9 s, 10 MB: minutes), and the scoring image's Python 3.9 predates the 4,300-digit
+limit that newer builds raise at. So every JSON reader of run and reference files uses json_loads, which refuses a
+number with more than MAX_DIGITS digits before its point (or exponent) before any conversion; a fraction's digits
+are read by float(), whose cost is linear.
 """
+import json
 import re
-from typing import Optional
+from typing import Any, Optional
 
 # 18 digits: every value of a real run fits (ranks, ids, token offsets), and int() never sees a long string.
 MAX_DIGITS = 18
@@ -58,6 +65,46 @@ def read_int(text: str, what: str, signed: bool = False, low: Optional[int] = No
                   else "at least %d" % low if low is not None else "at most %d" % high)
         raise FieldError("%s must be %s, found %s" % (what, bounds, shorten(text)))
     return value
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_DIGITS + 1 or len(text.lstrip("-")) > MAX_DIGITS:
+        raise JsonNumberError(text)
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    digits = len(re.split(r"[.eE]", text, maxsplit=1)[0].lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise JsonNumberError(text)
+    return float(text)
+
+
+class JsonNumberError(FieldError):
+    """A JSON number with more than MAX_DIGITS digits before its point; `line_in(text)` finds where it is."""
+
+    def __init__(self, number: str):
+        self.number = number
+        body = re.split(r"[.eE]", number, maxsplit=1)[0].lstrip("-")
+        super().__init__("a number has %d digits before its point, more than the %d allowed: %s"
+                         % (len(body), MAX_DIGITS, shorten(number)))
+
+    def line_in(self, text: str) -> int:
+        """The line of the first number token of `text` with too many digits (strings are skipped whole)."""
+        for match in _JSON_TOKENS.finditer(text):
+            token = match.group()
+            if token[0] != '"' and len(re.split(r"[.eE]", token, maxsplit=1)[0].lstrip("-")) > MAX_DIGITS:
+                return text.count("\n", 0, match.start()) + 1
+        return 1
+
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?')
+
+
+def json_loads(text: str) -> Any:
+    """json.loads that raises JsonNumberError (a ValueError) for a number of more than MAX_DIGITS digits before
+    its point, before converting it (see the module docstring)."""
+    return json.loads(text, parse_int=_json_int, parse_float=_json_float)
 
 
 def int_or_none(text: str, signed: bool = False, max_digits: int = MAX_DIGITS) -> Optional[int]:

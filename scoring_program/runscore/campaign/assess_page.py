@@ -4,8 +4,10 @@ Why a page and not only a sheet: an assessor labels hundreds of items; a spreads
 labels meet the wrong rows) and shows passage texts badly. The page opens from disk with no network (inline
 style and script, the rows embedded as JSON), shows the topic and each item with its text where the runs carry
 it, the task's label scale as buttons with a key each, the progress, and saves the labelled rows as a TSV sheet
-with exactly the pool sheet's columns, keyed by (topic, item) like every sheet (campaign/sheet.py). Labels are kept
-in the browser's localStorage under the page's pool hash, so closing the page loses nothing.
+with exactly the pool sheet's columns, keyed by (topic, item) like every sheet (campaign/sheet.py: escaped, and a
+field a spreadsheet would run as a formula quoted, as pool.tsv is). Labels are kept in the browser's localStorage
+under the page's pool hash, so closing the page loses nothing. The rows are embedded as JSON escaped for the HTML
+tokenizer (campaign/safe_output.py): an item `<!--<script>` is text on a card, not the end of the page's data.
 """
 import hashlib
 import html
@@ -14,6 +16,7 @@ import os
 import re
 from typing import Dict, List, Sequence
 
+from .safe_output import json_for_script
 from .sheet import scale_of
 
 PAGE_STYLE = """
@@ -39,6 +42,7 @@ var store='runscore-assess-'+P.hash, saved={};
 try{saved=JSON.parse(localStorage.getItem(store)||'{}');}catch(e){saved={};}
 var rows=P.rows, cur=0, main=document.getElementById('items');
 function esc(s){return String(s).replace(/\\/g,'\\\\').replace(/\t/g,'\\t').replace(/\n/g,'\\n').replace(/\r/g,'\\r');}
+function cell(s){s=esc(s); return /^[=+\-@\t\r\n\u0000'"]/.test(s)?"'"+s:s;}
 function keyOf(r){return r.topic+'\u0000'+r.item;}
 rows.forEach(function(r){var k=keyOf(r); if(saved[k]!==undefined){r.label=saved[k];}});
 function scaleOf(r){return P.scales[r.unit||'']||P.scales[''];}
@@ -81,7 +85,7 @@ document.addEventListener('keydown',function(e){
 });
 function sheet(){
   var out=[P.columns.join('\t')];
-  rows.forEach(function(r){out.push(P.columns.map(function(c){return esc(r[c]===undefined?'':r[c]);}).join('\t'));});
+  rows.forEach(function(r){out.push(P.columns.map(function(c){return cell(r[c]===undefined?'':r[c]);}).join('\t'));});
   return out.join('\n')+'\n';
 }
 window.runscoreSheet=sheet;
@@ -128,8 +132,7 @@ def page(task_id: str, topic: str, topic_text: str, columns: Sequence[str], rows
                           .encode("utf-8")).hexdigest()[:16]
     data = {"task": task_id, "topic": topic, "columns": list(columns), "rows": body, "scales": scales,
             "hash": digest, "file": "labels-%s.tsv" % re.sub(r"[^A-Za-z0-9_.-]", "_", topic)}
-    # `</` inside a script element would end it: JSON allows `\/` for `/`
-    embedded = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    embedded = json_for_script(data)        # no `</script>`, `<!--` or `<script` inside: they change the script state
     keys = "; ".join(("%s: " % u if u else "") + ", ".join("%s = %s" % (k, name) for _, k, name in scales[u])
                      for u in units)
     return """<!DOCTYPE html>

@@ -9,14 +9,19 @@ resolution rule is chosen) are all errors, reported as `SHEET:LINE: error: topic
 written. Every problem here lies in the organiser's files, so it is a ConfigError (exit 2).
 """
 import os
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ConfigError, ConfigErrors
-from .sheet import LABEL, read_sheet, scale_of
+from .sheet import LABEL, iter_sheet, read_sheet, scale_of
 
 RESOLUTIONS = ("majority", "max", "min")
+# Rows of one sheet that are not in the pool before the sheet is given up as a sheet of another pool: a sheet is
+# read row by row and never kept, so a sheet of a million foreign rows costs one pass up to here; the first
+# SHOWN_NOT_IN_POOL of them are told one by one, the others counted.
+MAX_ROWS_NOT_IN_POOL = 1000
+SHOWN_NOT_IN_POOL = 20
 
 
 @dataclass
@@ -24,7 +29,7 @@ class Judgements:
     """The pool's rows by (topic, item), the one label of each, and who gave which label."""
 
     task_id: str
-    pool_rows: "OrderedDict[Tuple[str, str], Dict[str, str]]"
+    pool_rows: "Dict[Tuple[str, str], Dict[str, str]]"
     labels: Dict[Tuple[str, str], str]
     given: Dict[Tuple[str, str], Dict[str, str]] = field(default_factory=dict)    # key -> {sheet: label}
     sheets: List[str] = field(default_factory=list)
@@ -32,7 +37,7 @@ class Judgements:
 
     @property
     def topics(self) -> List[str]:
-        return list(OrderedDict.fromkeys(topic for topic, _ in self.pool_rows))
+        return list(dict.fromkeys(topic for topic, _ in self.pool_rows))
 
 
 def _where(topic: str, item: str) -> str:
@@ -49,7 +54,7 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
     if len(set(os.path.abspath(p) for p in sheet_paths)) != len(sheet_paths):
         raise ConfigError("a sheet is given twice; each sheet is one assessor's labels")
     columns, rows = read_sheet(pool_path, ConfigError)
-    pool_rows: "OrderedDict[Tuple[str, str], Dict[str, str]]" = OrderedDict()
+    pool_rows: Dict[Tuple[str, str], Dict[str, str]] = {}
     pool_lines: Dict[Tuple[str, str], int] = {}
     with ConfigErrors() as problems:
         for row in rows:
@@ -60,56 +65,21 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
             pool_rows[row.key] = row.values
             pool_lines[row.key] = row.line
     pool_topics = {topic for topic, _ in pool_rows}
-    given: Dict[Tuple[str, str], Dict[str, str]] = OrderedDict()
+    given: Dict[Tuple[str, str], Dict[str, Tuple[str, int]]] = {}      # key -> {sheet: (label, line)}
     unlabelled: Dict[Tuple[str, str], List[Tuple[str, int]]] = {}
     problems = ConfigErrors(limit=200)
     for sheet in sheet_paths:
         try:
-            sheet_columns, sheet_rows = read_sheet(sheet, ConfigError)
-        except ConfigError as exc:
+            sheet_columns, sheet_rows = iter_sheet(sheet, ConfigError)
+            hashed = "text_sha1" in columns
+            if hashed and "text_sha1" not in sheet_columns:
+                problems.add(ConfigError("the sheet has no text_sha1 column; the pool's items carry text, and a "
+                                         "label is accepted only for the text it judged", sheet, 1))
+                continue
+            _read_one_sheet(task_id, sheet, sheet_rows, hashed, pool_rows, pool_topics, given, unlabelled,
+                            problems)
+        except ConfigError as exc:      # the sheet's layout is wrong from some line on: told with the rest
             problems.add(exc)
-            continue
-        hashed = "text_sha1" in columns
-        if hashed and "text_sha1" not in sheet_columns:
-            problems.add(ConfigError("the sheet has no text_sha1 column; the pool's items carry text, and a label "
-                                     "is accepted only for the text it judged", sheet, 1))
-            continue
-        seen: Dict[Tuple[str, str], Tuple[int, str]] = {}
-        for row in sheet_rows:
-            topic, item = row.key
-            where = _where(topic, item)
-            if topic not in pool_topics:
-                problems.add(ConfigError("%s: topic %s is not in the pool" % (where, topic), sheet, row.line))
-                continue
-            pooled = pool_rows.get(row.key)
-            if pooled is None:
-                problems.add(ConfigError("%s: the item is not in the pool of topic %s" % (where, topic),
-                                         sheet, row.line))
-                continue
-            if hashed and row.values.get("text_sha1", "") != pooled.get("text_sha1", ""):
-                problems.add(ConfigError("%s: text_sha1 %s differs from the pool's %s (the sheet comes from another "
-                                         "pool, or the text changed); label the item again"
-                                         % (where, row.values.get("text_sha1", "") or "(empty)",
-                                            pooled.get("text_sha1", "")), sheet, row.line))
-                continue
-            label = row.values[LABEL].strip()
-            if not label:
-                unlabelled.setdefault(row.key, []).append((sheet, row.line))
-                continue
-            scale = scale_of(task_id, pooled)
-            canonical = {lab.lower(): lab for lab in scale.labels}.get(label.lower())
-            if canonical is None:
-                problems.add(ConfigError("%s: label %r is not on the scale of %s (%s)"
-                                         % (where, label, task_id, ", ".join(scale.labels)), sheet, row.line))
-                continue
-            if row.key in seen:
-                first_line, first_label = seen[row.key]
-                if first_label != canonical:
-                    problems.add(ConfigError("%s: labelled %s here and %s at line %d of the same sheet"
-                                             % (where, canonical, first_label, first_line), sheet, row.line))
-                continue
-            seen[row.key] = (row.line, canonical)
-            given.setdefault(row.key, OrderedDict())[sheet] = canonical
     for key, line in pool_lines.items():
         if key in given:
             continue
@@ -120,36 +90,80 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
     labels: Dict[Tuple[str, str], str] = {}
     resolved = 0
     for key, by_sheet in given.items():
-        values = list(by_sheet.values())
+        values = [label for label, _ in by_sheet.values()]
         if len(set(values)) == 1:
             labels[key] = values[0]
             continue
         choice = _resolve(values, scale_of(task_id, pool_rows[key]).labels, resolve)
         if choice is None:
             sheets = list(by_sheet)
-            line = {s: ln for s, ln in _lines_of(key, sheets)}
             rule = "no majority; " if resolve == "majority" else ""
             problems.add(ConfigError("%s: labelled differently: %s (%schoose --resolve majority, max or min)"
-                                     % (_where(*key), ", ".join("%s in %s:%d" % (by_sheet[s], s, line.get(s, 0))
+                                     % (_where(*key), ", ".join("%s in %s:%d" % (by_sheet[s][0], s, by_sheet[s][1])
                                                                 for s in sheets), rule),
-                                     sheets[-1], line.get(sheets[-1], 0)))
+                                     sheets[-1], by_sheet[sheets[-1]][1]))
             continue
         labels[key] = choice
         resolved += 1
     problems.check()
-    return Judgements(task_id, pool_rows, labels, given, list(sheet_paths), resolved)
+    return Judgements(task_id, pool_rows, labels, {k: {s: lab for s, (lab, _) in v.items()} for k, v in given.items()},
+                      list(sheet_paths), resolved)
 
 
-_SHEET_LINES: Dict[str, Dict[Tuple[str, str], int]] = {}
-
-
-def _lines_of(key: Tuple[str, str], sheets: Sequence[str]):
-    """The line of `key` in each sheet (read again: only for the message of a conflict)."""
-    for sheet in sheets:
-        lines = _SHEET_LINES.get(sheet)
-        if lines is None:
-            lines = _SHEET_LINES[sheet] = {row.key: row.line for row in read_sheet(sheet, ConfigError)[1]}
-        yield sheet, lines.get(key, 0)
+def _read_one_sheet(task_id, sheet, sheet_rows, hashed, pool_rows, pool_topics, given, unlabelled,
+                    problems) -> None:
+    """Every row of one sheet, read once and not kept: its labels go into `given`, its problems into `problems`;
+    past MAX_ROWS_NOT_IN_POOL rows that the pool does not hold, the sheet is given up with one message."""
+    seen: Dict[Tuple[str, str], Tuple[int, str]] = {}
+    foreign = 0
+    for row in sheet_rows:
+        topic, item = row.key
+        pooled = pool_rows.get(row.key)
+        if pooled is None:
+            foreign += 1
+            if foreign > MAX_ROWS_NOT_IN_POOL:
+                problems.add(ConfigError("more than %d rows of this sheet are not in the pool (%d of them not listed "
+                                         "above); it is not a sheet of this pool, and reading stopped here"
+                                         % (MAX_ROWS_NOT_IN_POOL, foreign - 1 - SHOWN_NOT_IN_POOL), sheet, row.line))
+                return
+            if foreign > SHOWN_NOT_IN_POOL:
+                continue
+            where = _where(topic, item)
+            if topic not in pool_topics:
+                problems.add(ConfigError("%s: topic %s is not in the pool" % (where, topic), sheet, row.line))
+            else:
+                problems.add(ConfigError("%s: the item is not in the pool of topic %s" % (where, topic),
+                                         sheet, row.line))
+            continue
+        if hashed and row.values.get("text_sha1", "") != pooled.get("text_sha1", ""):
+            problems.add(ConfigError("%s: text_sha1 %s differs from the pool's %s (the sheet comes from another "
+                                     "pool, or the text changed); label the item again"
+                                     % (_where(topic, item), row.values.get("text_sha1", "") or "(empty)",
+                                        pooled.get("text_sha1", "")), sheet, row.line))
+            continue
+        label = row.values[LABEL].strip()
+        if not label:
+            unlabelled.setdefault(row.key, []).append((sheet, row.line))
+            continue
+        scale = scale_of(task_id, pooled)
+        canonical = {lab.lower(): lab for lab in scale.labels}.get(label.lower())
+        if canonical is None:
+            problems.add(ConfigError("%s: label %r is not on the scale of %s (%s)"
+                                     % (_where(topic, item), label[:40], task_id, ", ".join(scale.labels)),
+                                     sheet, row.line))
+            continue
+        if row.key in seen:
+            first_line, first_label = seen[row.key]
+            if first_label != canonical:
+                problems.add(ConfigError("%s: labelled %s here and %s at line %d of the same sheet"
+                                         % (_where(topic, item), canonical, first_label, first_line),
+                                         sheet, row.line))
+            continue
+        seen[row.key] = (row.line, canonical)
+        given.setdefault(row.key, {})[sheet] = (canonical, row.line)
+    if foreign > SHOWN_NOT_IN_POOL:
+        problems.add(ConfigError("%d more rows are not in the pool (the first %d are listed)"
+                                 % (foreign - SHOWN_NOT_IN_POOL, SHOWN_NOT_IN_POOL), sheet))
 
 
 def _resolve(values: List[str], scale: Sequence[str], rule: Optional[str]) -> Optional[str]:

@@ -6,17 +6,58 @@ tables are made from the same Overview as the CSV files and compile as they are,
 booktabs and longtable (`\\usepackage{booktabs,longtable}`); every value is written in the task's one number
 format (Task.format_value), so the table shows what the leaderboard shows.
 """
+import unicodedata
 from typing import List, Optional
 
 from .overview import Overview
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-            "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+            "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            # printed as other glyphs by the default OT1 font encoding (`<` as ¡, `|` as an em dash)
+            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", '"': r"\texttt{\char34}"}
+# Letters outside ASCII that LaTeX prints with commands of its own in every font encoding, and the accents it
+# puts on a base letter (the combining marks of the letter's NFD form; the ogonek needs T1, so it is not here).
+_LETTERS = {"ß": r"\ss{}", "æ": r"\ae{}", "Æ": r"\AE{}", "œ": r"\oe{}", "Œ": r"\OE{}", "ø": r"\o{}", "Ø": r"\O{}",
+            "ł": r"\l{}", "Ł": r"\L{}", "ı": r"\i{}", "ȷ": r"\j{}", "¡": r"\textexclamdown{}",
+            "¿": r"\textquestiondown{}"}
+_ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=", "\u0306": "u", "\u0307": ".",
+            "\u0308": '"', "\u030a": "r", "\u030b": "H", "\u030c": "v", "\u0323": "d", "\u0327": "c"}
+# A row starts after `\\` or a rule (`\midrule`), which look for an optional `[...]` (and `\\` for a `*`) first:
+# a cell that starts with one of these gets an empty group in front, so it stays text.
+_OPTIONAL_ARGUMENT_STARTS = ("[", "*")
 
 
 def escape(text: str) -> str:
-    """Text safe in a LaTeX cell: the ten special characters written as commands."""
-    return "".join(_SPECIAL.get(ch, ch) for ch in str(text))
+    """Text safe wherever a cell or a caption of these tables puts it: the ten special characters as commands, the
+    characters the default font encoding prints as other glyphs (`<`, `>`, `|`, `"`) as their commands, `--` kept
+    apart, a leading `[` or `*` behind an empty group, accented Latin letters as LaTeX accents, and any other
+    character outside printable ASCII as its code point (`U+4E2D`), so the table compiles with pdflatex and the
+    default fonts whatever a participant named a run (means.csv and report.html show names as they are)."""
+    text = str(text)
+    out = ["{}" if text.startswith(_OPTIONAL_ARGUMENT_STARTS) else ""]
+    for at, ch in enumerate(text):
+        if ch == "-" and text[at + 1:at + 2] == "-":
+            out.append("-{}")            # `--` would print an en dash: a name is shown as it is written
+        elif " " <= ch <= "~":
+            out.append(_SPECIAL.get(ch, ch))
+        elif ch in "\t\n\r":
+            out.append(" ")
+        else:
+            out.append(_non_ascii(ch))
+    return "".join(out)
+
+
+def _non_ascii(ch: str) -> str:
+    if ch in _LETTERS:
+        return _LETTERS[ch]
+    decomposed = unicodedata.normalize("NFD", ch)
+    base, marks = decomposed[:1], decomposed[1:]
+    if marks and base.isascii() and base.isalpha() and all(m in _ACCENTS for m in marks):
+        letter = {"i": r"\i", "j": r"\j"}.get(base, base)
+        for mark in marks:
+            letter = "\\%s{%s}" % (_ACCENTS[mark], letter)
+        return letter
+    return r"\texttt{U+%04X}" % ord(ch)
 
 
 def _best(ov: Overview, measure: str) -> Optional[str]:

@@ -13,8 +13,10 @@ Public API (also used by the reusability report, leave-one-team-out):
 * ``ranked_lists(task, run, options) -> {topic: [RankedItem(item, text)]}`` in rank order (rank 1 first).
 * ``build_pool(task, runs, depth, options, team_of=None) -> Pool``: per topic, every item that some run ranks at
   1..depth, with its ``hits`` (run, team, rank); ``Pool.items(topic)`` in first-seen order; ``Pool.unique_to``.
-* ``assessment_units(runs, pr_runs) -> Pool`` for r2c2-ac: the distinct answers per question and the distinct
-  (cited passage, nugget) pairs, each with the runs that gave it (no depth: every unit of every run is judged).
+* ``assessment_units(runs, pr_runs_of, team_of) -> Pool`` for r2c2-ac: the distinct answers per question and the
+  distinct (cited passage, nugget) pairs, each with the runs that gave it (no depth: every unit of every run is
+  judged); pr_runs_of(run) gives the PR runs that run's nuggets may cite (its own submission's and the official
+  ones: never another submission's copy of a PR run).
 * ``order_items(items, order, seed, topic)``: NTCIRPOOL's pseudo-relevance order (most runs first, then the
   smallest rank sum, then the item), the item order, or a seeded random order.
 """
@@ -180,12 +182,13 @@ def build_pool(task: Task, runs: Sequence[ParsedRun], depth: int, options: Dict,
 
 
 # ------------------------------------------------------------------------------------ r2c2-ac ---
-def assessment_units(runs: Sequence[ParsedRun], pr_runs: Dict, team_of: Callable[[ParsedRun], str],
+def assessment_units(runs: Sequence[ParsedRun], pr_runs_of: Callable[[ParsedRun], Dict],
+                     team_of: Callable[[ParsedRun], str],
                      aliases: Optional[Dict[str, str]] = None) -> Tuple[Pool, Dict[str, int]]:
     """The r2c2-ac assessment units: per question, each distinct answer (whitespace-normalised text; judged
     correct or not) and each distinct nugget with its cited passage (passage content key + nugget text; judged
     for entailment and help). The same text is judged once however many runs gave it. A nugget citing no passage
-    of `pr_runs` is not pooled: the scorer counts it as not entailed whatever a label says (option
+    of pr_runs_of(run) is not pooled: the scorer counts it as not entailed whatever a label says (option
     unresolved_nuggets); returns (pool, {run: nuggets not pooled because unresolved})."""
     from ..tasks.r2c2.pr_format import key_text, normalise_run_name
 
@@ -198,6 +201,7 @@ def assessment_units(runs: Sequence[ParsedRun], pr_runs: Dict, team_of: Callable
         pool.teams[run.name] = team
         unresolved[run.name] = 0
         ac_run = run.data.run
+        pr_runs = pr_runs_of(run)
         for qid, block in ac_run.blocks.items():
             if not block.answered:
                 continue

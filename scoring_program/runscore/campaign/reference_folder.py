@@ -9,8 +9,10 @@ is moved into place: a folder that the scorer would refuse is never written.
 * temporalia-tir: `qrels.txt`, NTCIREVAL `subtopic doc_id Lk` (specs/temporalia.md 2.5).
 * r2c2-pr: `pr_qrels.tsv`, `qID<TAB>passage_key<TAB>Lk` with a header (specs/r2c2.md 4.3).
 * r2c2-ac: `ac_answer_labels.tsv` and `ac_nugget_labels.tsv` (keyed by the cited passage: a repeated NuggetNum
-  cites several passages), the AC runs as they were assessed (`assessed_runs/`) and the PR runs their nuggets
-  cite (`pr_runs/`), from the pool folder. A nugget unit labelled 1 is entailed; 2 is entailed and helpful, which
+  cites several passages), the AC runs as they were assessed (`assessed_runs/`) and the official PR runs
+  (`pr_runs/`), from the pool folder. A nugget is resolved as the pool resolved it: against the official PR runs
+  first, then the PR runs its own submission sent beside it (kept beside the run in the pool's runs/NN/), never
+  another submission's copy. A nugget unit labelled 1 is entailed; 2 is entailed and helpful, which
   makes it relevant in a run whose answer to that question is labelled correct (specs/r2c2.md 2); a nugget whose
   passage could not be resolved was not pooled and gets entailed = relevant = 0, as the scorer counts it.
 """
@@ -21,7 +23,8 @@ from typing import Dict, List
 
 import yaml
 
-from ..errors import ConfigError, Diagnostics
+from ..errors import ConfigError, Diagnostics, RunError
+from ..textfile import numbered_lines, read_text
 from .judgements import Judgements
 from .pool import ANSWER, NUGGET, text_hash
 
@@ -37,7 +40,11 @@ def write_reference(judgements: Judgements, pool_dir: str, target: str) -> List[
     staging = tempfile.mkdtemp(prefix=".reference-", dir=parent)
     try:
         writer = {"ntcir1-adhoc": _ntcir1, "temporalia-tir": _tir, "r2c2-pr": _pr, "r2c2-ac": _ac}[judgements.task_id]
-        config = writer(judgements, pool_dir, staging)
+        try:
+            config = writer(judgements, pool_dir, staging)
+        except RunError as exc:      # a file of the pool folder no longer reads: the organiser's folder (exit 2)
+            raise ConfigError("a file of the pool folder cannot be read again: %s" % exc.diagnostic.message,
+                              exc.diagnostic.path, exc.diagnostic.line)
         config = dict([("task", judgements.task_id)] + list(config.items()))
         with open(os.path.join(staging, "task.yaml"), "w", encoding="utf-8") as handle:
             handle.write("# written by `runscore judgements` from %d sheet(s); see docs/campaign.md\n"
@@ -90,22 +97,37 @@ def _pr(j: Judgements, pool_dir: str, out: str) -> Dict:
 
 def _ac(j: Judgements, pool_dir: str, out: str) -> Dict:
     from ..tasks.r2c2.ac_format import parse_ac_run
+    from ..tasks.r2c2.passages import PassagePool, submission_pr_runs
     from ..tasks.r2c2.pr_format import key_text, normalise_run_name, parse_pr_run
 
     pr_dir = os.path.join(pool_dir, "pr_runs")
-    pr_runs = {}
+    official = {}
     if os.path.isdir(pr_dir):
         for name in sorted(os.listdir(pr_dir)):
-            pr_runs[name] = parse_pr_run(os.path.join(pr_dir, name), name, Diagnostics(name))
+            official[name] = parse_pr_run(os.path.join(pr_dir, name), name, Diagnostics(name))
     shutil.copytree(pr_dir, os.path.join(out, "pr_runs")) if os.path.isdir(pr_dir) else \
         os.makedirs(os.path.join(out, "pr_runs"))
     os.makedirs(os.path.join(out, "assessed_runs"))
     answers = ["run_id\tqID\tcorrect"]
     nuggets = ["run_id\tqID\tNuggetNum\tPRrunname\tPassageRank\tentailed\trelevant"]
     used = set()
+    assessed: Dict[str, str] = {}
     for name, path in _pooled_files(pool_dir):
-        ac_run = parse_ac_run(os.path.join(pool_dir, path), name, Diagnostics(name), check_name=False)
-        shutil.copyfile(os.path.join(pool_dir, path), os.path.join(out, "assessed_runs", ac_run.name))
+        ac_path = os.path.join(pool_dir, path)
+        try:
+            ac_run = parse_ac_run(ac_path, os.path.basename(path), Diagnostics(name), check_name=False)
+        except RunError as exc:       # the pool's copy no longer reads: the pool folder was changed
+            raise ConfigError("the pooled run cannot be read again: %s" % exc.diagnostic.message, ac_path,
+                              exc.diagnostic.line)
+        if ac_run.name in assessed:
+            raise ConfigError("two pooled runs are named %s (%s and %s): the r2c2-ac reference keys labels by run "
+                              "name, so it cannot hold both; pool again without --allow-same-names once the teams "
+                              "have settled the name" % (ac_run.name, assessed[ac_run.name], name),
+                              os.path.join(pool_dir, "runs.tsv"))
+        assessed[ac_run.name] = name
+        pr_runs = dict(submission_pr_runs(ac_path, path, Diagnostics(path), PassagePool(official)))
+        pr_runs.update(official)
+        shutil.copyfile(ac_path, os.path.join(out, "assessed_runs", ac_run.name))
         for qid, block in ac_run.blocks.items():
             if not block.answered:
                 continue
@@ -151,14 +173,26 @@ def _ac(j: Judgements, pool_dir: str, out: str) -> Dict:
 
 
 def _pooled_files(pool_dir: str):
-    """(run name, file relative to the pool folder) from the pool's runs.tsv."""
+    """(run name, file relative to the pool folder) from the pool's runs.tsv, split on \\n only (a team name may
+    hold U+2028 or another character str.splitlines() would end a line at), its cells read as the pool wrote them
+    (campaign/sheet.py's escaping and spreadsheet quoting)."""
+    from .sheet import read_cell
+
     path = os.path.join(pool_dir, "runs.tsv")
     if not os.path.isfile(path):
         raise ConfigError("the pool folder has no runs.tsv (written by `runscore pool`)", pool_dir)
+    lines = list(numbered_lines(read_text(path, error_class=ConfigError)))
+    if not lines or lines[0][1].split("\t") != ["run", "team", "file", "submission"]:
+        raise ConfigError("the first line must be run, team, file, submission (TAB-separated), as `runscore pool` "
+                          "writes it", path, 1)
     out = []
-    for line_no, line in enumerate(open(path, encoding="utf-8").read().splitlines()[1:], start=2):
-        fields = line.split("\t")
+    for line_no, line in lines[1:]:
+        fields = [read_cell(f) for f in line.split("\t")]
         if len(fields) != 4:
             raise ConfigError("expected run, team, file, submission", path, line_no)
+        if os.path.isabs(fields[2]) or ".." in fields[2].replace("\\", "/").split("/"):
+            raise ConfigError("file %r is not inside the pool folder" % fields[2][:80], path, line_no)
+        if not os.path.isfile(os.path.join(pool_dir, fields[2])):
+            raise ConfigError("file %r is not in the pool folder" % fields[2][:80], path, line_no)
         out.append((fields[0], fields[2]))
     return out

@@ -4,7 +4,9 @@ report.json, the LaTeX tables and report.html, all made in memory and then writt
 Why a module of its own: every file is a view of one Overview (campaign/overview.py), and a report is written
 whole or not at all: the files are built first, written to a temporary folder beside DIR, then moved in, so a
 failure never leaves half a report that looks finished. Numbers in CSV files are written at full precision
-(Python's repr), so they equal `runscore score --json` to the last digit.
+(Python's repr), so they equal `runscore score --json` to the last digit. Text cells (run, team and measure names)
+that a spreadsheet would run as a formula get a single quote in front (campaign/safe_output.py): the docs tell
+organisers to open these files in a spreadsheet, and run names are the participants' words.
 """
 import csv
 import io
@@ -19,6 +21,7 @@ from .. import __version__
 from ..errors import ConfigError
 from . import latex, overview_html
 from .overview import Overview
+from .safe_output import neutralise_cell
 
 
 def number(value: Optional[float]) -> str:
@@ -36,7 +39,7 @@ def _csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     writer.writerow(header)
     for row in rows:
         writer.writerow([number(v) if isinstance(v, (float, int)) and not isinstance(v, bool) else
-                         ("" if v is None else v) for v in row])
+                         ("" if v is None else neutralise_cell(str(v))) for v in row])
     return out.getvalue()
 
 

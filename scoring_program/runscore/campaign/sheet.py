@@ -3,16 +3,18 @@
 Why one module: the pool command writes it, the assessment page reads and saves it, the judgements command reads
 it back; all three must agree on the columns, the escaping and the label scale. UTF-8, one header line, TAB-
 separated; `topic`, `item`, `runs` first, helper columns, `label` last. A field's TAB, line break and backslash are
-written `\\t`, `\\n`, `\\r`, `\\\\` (passage texts hold all of them). Rows are found by (topic, item), never by
-position (specs/campaign.md 1.2: the NTCIR WWW bug).
+written `\\t`, `\\n`, `\\r`, `\\\\` (passage texts hold all of them), so only `\\n` ends a row whatever Unicode line
+separators (U+2028, U+0085, ...) a field holds. Then a field that a spreadsheet would run as a formula (`=`, `+`,
+`-`, `@` first, ...) gets a single quote in front, and reading drops it again (campaign/safe_output.py). Rows are
+found by (topic, item), never by position (specs/campaign.md 1.2: the NTCIR WWW bug).
 """
 import os
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import ConfigError, RunError
 from ..textfile import numbered_lines, read_text
+from .safe_output import neutralise_cell, restore_cell
 
 FIRST = ("topic", "item", "runs")
 LABEL = "label"
@@ -64,6 +66,16 @@ def unescape(text: str) -> str:
     return "".join(out)
 
 
+def write_cell(value: str) -> str:
+    """One field as a sheet holds it: escaped, then safe to open in a spreadsheet."""
+    return neutralise_cell(escape(value))
+
+
+def read_cell(field: str) -> str:
+    """The value of a field as `write_cell` wrote it (or as a spreadsheet saved it back)."""
+    return unescape(restore_cell(field))
+
+
 def write_sheet(path: str, columns: Sequence[str], rows: Sequence[Dict[str, str]]) -> None:
     """Write a sheet atomically (a half-written sheet must never be read as a whole one)."""
     if tuple(columns[:3]) != FIRST or columns[-1] != LABEL:
@@ -72,7 +84,7 @@ def write_sheet(path: str, columns: Sequence[str], rows: Sequence[Dict[str, str]
     with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
         handle.write("\t".join(columns) + "\n")
         for row in rows:
-            handle.write("\t".join(escape(str(row.get(c, ""))) for c in columns) + "\n")
+            handle.write("\t".join(write_cell(str(row.get(c, ""))) for c in columns) + "\n")
     os.replace(tmp, path)
 
 
@@ -87,19 +99,32 @@ class SheetRow:
 
 
 def read_sheet(path: str, error_class=RunError) -> Tuple[List[str], List[SheetRow]]:
-    """The columns and rows of a sheet; a missing column or a row of the wrong width is `error_class` naming the
+    """The columns and rows of a sheet (every row in memory: for the pool's own sheet and for tests; a sheet an
+    assessor sent is read row by row with iter_sheet)."""
+    columns, rows = iter_sheet(path, error_class)
+    return columns, list(rows)
+
+
+def iter_sheet(path: str, error_class=RunError) -> Tuple[List[str], Iterator[SheetRow]]:
+    """The columns of a sheet and its rows one at a time, so a sheet costs time and memory in proportion to its
+    size and a reader may stop early. A missing column or a row of the wrong width is `error_class` naming the
     line (several at once through ConfigErrors is the caller's business: here the layout itself is wrong)."""
-    text = read_text(path, error_class=error_class)
+    lines = numbered_lines(read_text(path, error_class=error_class))
     columns: Optional[List[str]] = None
-    rows: List[SheetRow] = []
-    for line_no, line in numbered_lines(text):
-        if columns is None:
-            columns = [c.strip() for c in line.split("\t")]
-            missing = [c for c in FIRST + (LABEL,) if c not in columns]
-            if missing:
-                raise error_class("the header line must name the columns topic, item, runs ... label "
-                                  "(TAB-separated); missing: %s" % ", ".join(missing), path, line_no)
-            continue
+    for line_no, line in lines:
+        columns = [c.strip() for c in line.split("\t")]
+        missing = [c for c in FIRST + (LABEL,) if c not in columns]
+        if missing:
+            raise error_class("the header line must name the columns topic, item, runs ... label "
+                              "(TAB-separated); missing: %s" % ", ".join(missing), path, line_no)
+        break
+    if columns is None:
+        raise error_class("the sheet is empty (no header line)", path)
+    return columns, _rows(lines, columns, path, error_class)
+
+
+def _rows(lines, columns: List[str], path: str, error_class) -> Iterator[SheetRow]:
+    for line_no, line in lines:
         if not line.strip():
             continue
         fields = line.split("\t")
@@ -108,10 +133,7 @@ def read_sheet(path: str, error_class=RunError) -> Tuple[List[str], List[SheetRo
         if len(fields) != len(columns):
             raise error_class("expected %d TAB-separated fields (%s), found %d"
                               % (len(columns), " ".join(columns), len(fields)), path, line_no)
-        rows.append(SheetRow(line_no, OrderedDict((c, unescape(f)) for c, f in zip(columns, fields))))
-    if columns is None:
-        raise error_class("the sheet is empty (no header line)", path)
-    return columns, rows
+        yield SheetRow(line_no, dict(zip(columns, map(read_cell, fields))))
 
 
 def config_error(message: str, path: str, line: int = 0) -> ConfigError:

@@ -19,6 +19,8 @@ from ..campaign.judgements import RESOLUTIONS, read_judgements
 from ..campaign.pool import POOLED_TASKS
 from ..campaign.reference_folder import write_reference
 from ..errors import EXIT_CONFIG, EXIT_OK, ConfigError
+from ..numeric import json_loads
+from ..textfile import read_text
 
 NAME = "judgements"
 HELP = "turn filled assessment sheets into the task's reference folder (qrels / labels + task.yaml)"
@@ -46,10 +48,9 @@ def run(argv: List[str]) -> int:
     stats_path = os.path.join(pool_dir, "pool_stats.json")
     if os.path.isfile(stats_path):
         try:
-            with open(stats_path, encoding="utf-8") as handle:
-                stats = json.load(handle)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ConfigError("cannot read the pool's statistics: %s" % exc, stats_path)
+            stats = json_loads(read_text(stats_path, error_class=ConfigError))
+        except (ValueError, RecursionError) as exc:      # a number past 18 digits is refused before conversion
+            raise ConfigError("cannot read the pool's statistics: %s" % str(exc)[:200], stats_path)
         pooled_task = stats.get("task") if isinstance(stats, dict) else None
         if pooled_task != args.task:
             raise ConfigError("the pool was built for task %s, not %s" % (pooled_task, args.task), stats_path)

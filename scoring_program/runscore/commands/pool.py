@@ -1,62 +1,101 @@
 """`runscore pool`: the depth-k pool of a campaign's formal runs, as a sheet for the assessors (docs/campaign.md).
 
-Usage: runscore pool --task T --depth K RUN_OR_SUBMISSION... -o DIR [--runs-per-team N]
-       [--order ntcirpool|random|item] [--seed S] [--ref REF] [--pr-runs PATH...] [--topics FILE] [--html]
-       [--skip-invalid]
+Usage: runscore pool --task T --depth K RUN_OR_SUBMISSION... -o DIR [--phase ID] [--deadline TIME]
+       [--submissions LIST.csv] [--allow-same-names] [--runs-per-team N] [--order ntcirpool|random|item] [--seed S]
+       [--ref REF] [--pr-runs PATH...] [--topics FILE] [--html] [--skip-invalid]
 
-Every argument is one submission (a run file, a folder, or a zip as downloaded from Codabench, named
-`{id}_{owner}_PhaseId...`), checked exactly as the formal phase checks it; an invalid one is refused with its
-messages (exit 1, nothing written) unless --skip-invalid leaves it out. A run name given by two submissions is
-taken from the later one (Codabench id). Writes DIR/pool.tsv (the sheet), DIR/pool_stats.json (items per topic,
-unique contributions per run and team), DIR/runs.tsv and DIR/runs/ (the pooled files as they were pooled, read
-again by `runscore judgements`) and with --html one assessment page per topic in DIR/assess/. DIR must not hold a
-pool already: two pool files of one campaign are how NTCIR WWW-2/3/4 labels went to the wrong documents.
+The inputs are read by campaign/downloads.py, the reader `runscore report` uses too: a Codabench download
+(`{id}_{owner}_PhaseId...`) is one submission, checked exactly as the formal phase checks it, and its runs are its
+owner's; a run is (owner, run name). An invalid submission is refused with its messages (exit 1, nothing written)
+unless --skip-invalid leaves it out; a run name sent by two owners is refused naming both (exit 1) unless
+--allow-same-names keeps both; a later submission replaces only its owner's run of that name; the campaign's cap
+and --runs-per-team count an owner's runs over all their submissions; --phase and --deadline leave out what was
+sent elsewhere or late. Everything left out or replaced is listed on stderr and in pool_stats.json. Writes
+DIR/pool.tsv (the sheet), DIR/pool_stats.json (items per topic, unique contributions per run and team),
+DIR/runs.tsv and DIR/runs/ (the pooled files as they were pooled, each with the files its submission read beside
+it, read again by `runscore judgements`), DIR/companions.tsv (those files' receipts) and with --html one
+assessment page per topic in DIR/assess/. DIR must not hold a pool already: two pool files of one campaign are how
+NTCIR WWW-2/3/4 labels went to the wrong documents. The TSV files are safe to open in a spreadsheet: a cell that
+would run as a formula starts with a single quote (campaign/safe_output.py), which `runscore judgements` drops.
 """
 import argparse
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Dict, List, Optional
 
 from ..campaign import pool as pooling
+from ..campaign.downloads import CampaignInputs, Rules, read_campaign
+from ..campaign.identity import Window, parse_time
+from ..campaign.safe_output import neutralise_cell
 from ..campaign.sheet import LABEL, write_sheet
-from ..campaign.submissions import read_submissions
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostics
 from ..tasks import get_task
+from ..tasks.base import submission_scope
 
 NAME = "pool"
 HELP = "build the depth-k pool of a campaign's formal runs as an assessment sheet (pool.tsv, pages)"
 POOL_FILE = "pool.tsv"
 STATS_FILE = "pool_stats.json"
 RUNS_FILE = "runs.tsv"
+COMPANIONS_FILE = "companions.tsv"
+
+
+def add_identity_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the campaign reader (campaign/downloads.py), the same for `pool` and `report`."""
+    parser.add_argument("--phase", type=int, metavar="ID", help="the formal phase's id (PhaseId in the download "
+                        "names): downloads of other phases are left out (required when they span several)")
+    parser.add_argument("--deadline", metavar="TIME", help="the formal phase's deadline, e.g. 2026-05-01T23:59 "
+                        "(UTC unless an offset such as +09:00 follows): later downloads are left out")
+    parser.add_argument("--submissions", metavar="LIST.csv", help="the platform's list of submissions (\"Download "
+                        "CSV\" on the competition's submissions page): full times for --deadline, owners checked")
+    parser.add_argument("--allow-same-names", action="store_true", help="keep runs of one name sent by several "
+                        "owners, as NAME@OWNER (default: an error naming them)")
+    parser.add_argument("--skip-invalid", action="store_true", help="leave invalid submissions out (their "
+                        "messages are still printed) instead of refusing")
+
+
+def identity_rules(args, runs_per_owner=None) -> Rules:
+    deadline = parse_time(args.deadline, "--deadline") if args.deadline else None
+    return Rules(Window(args.phase, deadline), args.submissions, args.allow_same_names, runs_per_owner)
+
+
+def refusal(found: CampaignInputs, skip_invalid: bool, what: str) -> List[str]:
+    """The lines that refuse the command (nothing written), or [] when it may go on."""
+    if found.conflicts:
+        return found.conflicts + ["%s refused: %d run name(s) are sent by more than one owner; nothing was written"
+                                  % (what, len(found.conflicts))]
+    if found.failed and not skip_invalid:
+        return ["%s refused: %d submission(s) failed the formal phase's checks (%s); nothing was written "
+                "(--skip-invalid leaves them out)" % (what, len(found.failed), ", ".join(found.failed))]
+    return []
 
 
 def run(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(prog="runscore pool", description=HELP,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="example:\n  runscore pool --task temporalia-tir --depth 20 "
-                                            "submissions/*.zip -o pool/ --html")
+                                     epilog="example:\n  runscore pool --task temporalia-tir --depth 20 --phase 3 "
+                                            "--deadline 2026-05-01T23:59 submissions/*.zip -o pool/ --html")
     parser.add_argument("--task", required=True, choices=pooling.POOLED_TASKS)
     parser.add_argument("--depth", type=int, help="pool depth k: ranks 1..k of each run (r2c2-ac: not used, "
                         "every answer and nugget is an assessment unit)")
     parser.add_argument("sources", nargs="+", metavar="RUN_OR_SUBMISSION")
     parser.add_argument("-o", "--output", required=True, help="output folder (must not hold a pool already)")
-    parser.add_argument("--runs-per-team", type=int, help="pool only the N lowest run numbers of each team "
-                        "(NTCIR pools a team's priority runs)")
+    parser.add_argument("--runs-per-team", type=int, help="pool only the N lowest run numbers of each owner, over "
+                        "all their submissions (NTCIR pools a team's priority runs)")
     parser.add_argument("--order", choices=pooling.ORDERS, default="ntcirpool",
                         help="row order per topic (default: NTCIRPOOL's most runs, then smallest rank sum)")
     parser.add_argument("--seed", type=int, default=0, help="seed of --order random")
     parser.add_argument("--ref", help="a reference folder whose checks apply (e.g. its official topics)")
-    parser.add_argument("--pr-runs", nargs="*", default=[], help="r2c2-ac: PR run files or folders the nuggets "
-                        "cite (besides the PR runs inside the submissions)")
+    parser.add_argument("--pr-runs", nargs="*", default=[], help="r2c2-ac: the official PR run files or folders "
+                        "the nuggets cite; they win over a submission's own copies, as on the platform")
     parser.add_argument("--topics", help="TSV 'topic<TAB>text' shown on the assessment pages")
     parser.add_argument("--html", action="store_true", help="also write one assessment page per topic")
-    parser.add_argument("--skip-invalid", action="store_true", help="leave invalid submissions out (their "
-                        "messages are still printed) instead of refusing the pool")
+    add_identity_options(parser)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -69,6 +108,7 @@ def run(argv: List[str]) -> int:
         raise ConfigError("%s already holds a pool; write a new pool to a new folder (two pool files of one "
                           "campaign are how assessments go to the wrong documents)" % args.output)
     task = get_task(args.task)
+    rules = identity_rules(args, args.runs_per_team)
     reference = None
     if args.ref:
         from ..pipeline import load_reference
@@ -77,38 +117,41 @@ def run(argv: List[str]) -> int:
     topic_texts = read_topic_texts(args.topics) if args.topics else {}
     workdir = tempfile.mkdtemp(prefix="runscore-pool-")
     try:
-        return _pool(task, args, options, reference, topic_texts, workdir)
+        with submission_scope():
+            return _pool(task, args, rules, options, reference, topic_texts, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _pool(task, args, options, reference, topic_texts, workdir) -> int:
-    submissions = read_submissions(args.sources, task, workdir, reference)
-    failed = [s for s in submissions if s.failed]
-    for submission in submissions:
-        for message in submission.messages:
-            print(message, file=sys.stderr)
-    if failed and not args.skip_invalid:
-        print("pool refused: %d submission(s) failed the formal phase's checks (%s); nothing was written "
-              "(--skip-invalid leaves them out)" % (len(failed), ", ".join(s.source for s in failed)),
-              file=sys.stderr)
+def _pool(task, args, rules, options, reference, topic_texts, workdir) -> int:
+    found = read_campaign(task, args.sources, workdir, reference, rules)
+    for message in found.messages:
+        print(message, file=sys.stderr)
+    refused = refusal(found, args.skip_invalid, "pool")
+    if refused:
+        print("\n".join(refused), file=sys.stderr)
         return EXIT_INVALID_RUN
-    chosen = select_runs(task, [s for s in submissions if not s.failed], args.runs_per_team)
-    if not chosen:
+    for note in found.notes:
+        print(note, file=sys.stderr)
+    if not found.runs:
         raise ConfigError("no valid run to pool")
-    teams = OrderedDict((run.name, team) for run, _, team, _ in chosen)
-    runs = [run for run, _, _, _ in chosen]
+    teams = OrderedDict((taken.label, taken.owner) for taken in found.runs)
+    runs = [replace(taken.run, name=taken.label) for taken in found.runs]
     unresolved: Dict[str, int] = {}
+    official: Optional[Dict] = None           # r2c2-ac: the official PR runs, copied into DIR/pr_runs/
     if task.id == "r2c2-ac":
-        pr_runs = read_pr_runs(args.pr_runs + [c for s in submissions if not s.failed for c in s.companions])
-        pool, unresolved = pooling.assessment_units(runs, pr_runs, lambda r: teams[r.name])
-        copy_pr_runs(pr_runs, args.output)
+        official = read_pr_runs(args.pr_runs)
+        files = {taken.label: taken.path for taken in found.runs}
+        pool, unresolved = pooling.assessment_units(runs, lambda r: pr_runs_beside(files[r.name], official),
+                                                    lambda r: teams[r.name])
     else:
         pool = pooling.build_pool(task, runs, args.depth, options, lambda r: teams[r.name])
     os.makedirs(args.output, exist_ok=True)
+    if official is not None:
+        copy_pr_runs(official, args.output)
     columns, rows = sheet_rows(pool, args.order, args.seed)
-    copies = copy_runs(chosen, args.output)
-    stats = statistics(pool, args, unresolved, copies)
+    copies = copy_runs(found, args.output)
+    stats = statistics(pool, args, unresolved, copies, found.notes)
     with open(os.path.join(args.output, STATS_FILE), "w", encoding="utf-8") as handle:
         json.dump(stats, handle, indent=1, ensure_ascii=False)
         handle.write("\n")
@@ -117,44 +160,17 @@ def _pool(task, args, options, reference, topic_texts, workdir) -> int:
         write_pages(os.path.join(args.output, "assess"), task.id, columns, rows, topic_texts)
     write_sheet(os.path.join(args.output, POOL_FILE), columns, rows)     # last: its presence means complete
     print_summary(stats)
+    for companion in found.companions:
+        receipt = companion.receipt
+        print("receipt: companion %s of %s, %d line%s, sha256 %s (%s)"
+              % (companion.name, companion.owner or "no known owner (a loose file)", receipt.lines,
+                 "" if receipt.lines == 1 else "s", receipt.sha256, companion.origin.source))
     return EXIT_OK
 
 
-def select_runs(task, submissions, runs_per_team: Optional[int]):
-    """(run, file, team, submission source) of the runs to pool: a later submission's run replaces an earlier
-    one of the same name; with runs_per_team, each team's N lowest run numbers."""
-    by_name: "OrderedDict[str, tuple]" = OrderedDict()
-    for submission in submissions:
-        for run, path in submission.runs:
-            team = task.team_of(run) or submission.owner or pooling.default_team(task, run)
-            if run.name in by_name:
-                print("%s: note: run %s replaces the one of %s (a later submission)"
-                      % (submission.source, run.name, by_name[run.name][3]), file=sys.stderr)
-                del by_name[run.name]
-            by_name[run.name] = (run, path, team, submission.source)
-    chosen = list(by_name.values())
-    if runs_per_team is None:
-        return chosen
-    by_team: Dict[str, List[tuple]] = OrderedDict()
-    for entry in chosen:
-        by_team.setdefault(entry[2], []).append(entry)
-    kept = set()
-    for team, entries in by_team.items():
-        for entry in sorted(entries, key=lambda e: (run_number(e[0].name), e[0].name))[:runs_per_team]:
-            kept.add(entry[0].name)
-    return [e for e in chosen if e[0].name in kept]
-
-
-def run_number(name: str) -> int:
-    """The run number a team gave (its pooling priority): the trailing digits of the run name (ntc1, tir run_2,
-    Team-PG-3); runs without one come last."""
-    match = re.search(r"([0-9]+)$", name)
-    return int(match.group(1)) if match and len(match.group(1)) < 10 else 10 ** 9
-
-
 def read_pr_runs(paths: List[str]) -> Dict:
-    """The PR runs AC nuggets cite, by normalised name, read by the task's own reader; an invalid one or two of
-    one name is the organiser's problem (exit 2)."""
+    """The official PR runs AC nuggets cite (--pr-runs), by normalised name, read by the task's own reader; an
+    invalid one, or two files of one name, is the organiser's problem (exit 2)."""
     from ..tasks.r2c2.pr_format import parse_pr_run
 
     files = []
@@ -171,10 +187,22 @@ def read_pr_runs(paths: List[str]) -> Dict:
         pr_run = parse_pr_run(path, path, diags)
         if diags.has_errors:
             raise ConfigError("PR run is invalid: %s" % diags.first_error(), path)
-        if pr_run.name in runs and runs[pr_run.name].path != path:
-            continue         # the same run sent by several submissions: the first copy resolves
+        if pr_run.name in runs:
+            raise ConfigError("two official PR runs are named %s (%s and this file)" % (pr_run.name,
+                                                                                       runs[pr_run.name].path), path)
         runs[pr_run.name] = pr_run
     return runs
+
+
+def pr_runs_beside(path: str, official: Dict) -> Dict:
+    """The PR runs the nuggets of the AC run in file `path` are resolved against, as the platform resolved them:
+    the official ones first, then the PR runs its own submission holds beside it (never another submission's)."""
+    from ..tasks.r2c2.passages import PassagePool, submission_pr_runs
+
+    beside = submission_pr_runs(path, path, Diagnostics(path), PassagePool(official))
+    merged = dict(beside)
+    merged.update(official)
+    return merged
 
 
 def read_topic_texts(path: str) -> Dict[str, str]:
@@ -215,45 +243,74 @@ def sheet_rows(pool: pooling.Pool, order: str, seed: int):
     return columns, rows
 
 
-def copy_runs(chosen, output: str) -> Dict[str, str]:
-    """Copy each pooled file into DIR/runs/NN/ (its own name kept: R2C2 run names are file names) and list
-    run -> team -> file in DIR/runs.tsv; returns run -> copied path (relative to DIR)."""
+def copy_runs(found: CampaignInputs, output: str) -> Dict[str, str]:
+    """Copy each pooled file into DIR/runs/NN/ (its own name kept: R2C2 run names are file names), with the files
+    its submission read beside it (r2c2-ac's own PR runs, so `runscore judgements` resolves its nuggets as the pool
+    did); list run -> owner -> file in DIR/runs.tsv and the companions' receipts in DIR/companions.tsv; returns
+    run -> copied path (relative to DIR)."""
     folder = os.path.join(output, "runs")
     copied: Dict[str, str] = OrderedDict()
     by_source: Dict[str, str] = {}
-    lines = ["run\tteam\tfile\tsubmission"]
-    for run, path, team, source in chosen:
+    lines = [["run", "team", "file", "submission"]]
+    beside: Dict[str, List] = {}
+    for companion in found.companions:
+        beside.setdefault(os.path.dirname(os.path.abspath(companion.path)), []).append(companion)
+    companion_lines = [["owner", "file", "lines", "sha256", "copied_to", "submission"]]
+    copies: Dict[int, str] = {}
+    for taken in found.runs:
+        path = taken.path
         if path not in by_source:
             target_dir = os.path.join(folder, "%03d" % (len(by_source) + 1))
             os.makedirs(target_dir, exist_ok=True)
-            target = os.path.join(target_dir, os.path.basename(run.path))
+            target = os.path.join(target_dir, os.path.basename(taken.run.path))
             shutil.copyfile(path, target)
             by_source[path] = os.path.relpath(target, output)
-        copied[run.name] = by_source[path]
-        lines.append("%s\t%s\t%s\t%s" % (run.name, team, copied[run.name], source))
-    with open(os.path.join(output, RUNS_FILE), "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
+            for companion in beside.get(os.path.dirname(os.path.abspath(path)), []):    # beside every run file
+                copy = os.path.join(target_dir, companion.name)
+                if not os.path.exists(copy):
+                    shutil.copyfile(companion.path, copy)
+                copies.setdefault(id(companion), os.path.relpath(copy, output))
+        copied[taken.label] = by_source[path]
+        lines.append([taken.label, taken.owner, copied[taken.label], taken.origin.source])
+    for companion in found.companions:        # one receipt each; one read beside no pooled run is not copied
+        companion_lines.append([companion.owner, companion.name, str(companion.receipt.lines),
+                                companion.receipt.sha256, copies.get(id(companion), ""), companion.origin.source])
+    write_table(os.path.join(output, RUNS_FILE), lines)
+    if len(companion_lines) > 1:
+        write_table(os.path.join(output, COMPANIONS_FILE), companion_lines)
     return copied
 
 
+def write_table(path: str, rows: List[List[str]]) -> None:
+    """A TAB-separated file of the pool folder: cells escaped as the sheet's are (so only \\n ends a row, whatever
+    line separators a name holds) and safe to open in a spreadsheet; read back by read_table."""
+    from ..campaign.sheet import escape
+
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write("".join("\t".join(neutralise_cell(escape(cell)) for cell in row) + "\n" for row in rows))
+
+
 def copy_pr_runs(pr_runs: Dict, output: str) -> None:
-    """r2c2-ac: the PR runs the nuggets were resolved against, in DIR/pr_runs/ (the judgements' pr_runs)."""
+    """r2c2-ac: the official PR runs (--pr-runs) the nuggets were resolved against first, in DIR/pr_runs/ (the
+    judgements' pr_runs; a submission's own copies stay beside its runs in DIR/runs/NN/)."""
     folder = os.path.join(output, "pr_runs")
     os.makedirs(folder, exist_ok=True)
     for name, pr_run in pr_runs.items():
         shutil.copyfile(pr_run.path, os.path.join(folder, name))
 
 
-def statistics(pool: pooling.Pool, args, unresolved: Dict[str, int], copies: Dict[str, str]) -> dict:
+def statistics(pool: pooling.Pool, args, unresolved: Dict[str, int], copies: Dict[str, str],
+               left_out: List[str]) -> dict:
     return OrderedDict([
         ("task", pool.task_id), ("depth", pool.depth), ("order", args.order), ("seed", args.seed),
-        ("runs_per_team", args.runs_per_team),
+        ("runs_per_team", args.runs_per_team), ("phase", args.phase), ("deadline", args.deadline),
         ("runs", [OrderedDict([("run", r), ("team", t), ("file", copies[r])]) for r, t in pool.teams.items()]),
         ("items", pool.size()),
         ("items_per_topic", OrderedDict((t, len(items)) for t, items in pool.topics.items())),
         ("unique_per_run", pool.unique_to(lambda h: h.run)),
         ("unique_per_team", pool.unique_to(lambda h: h.team)),
         ("unresolved_nuggets_not_pooled", unresolved),
+        ("left_out_or_replaced", left_out),
     ])
 
 

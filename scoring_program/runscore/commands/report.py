@@ -12,6 +12,7 @@ from typing import List
 from .. import api
 from ..campaign import agreement_tau, overview
 from ..cli import _option_overrides, _Parser
+from .pool import add_identity_options
 from ..errors import EXIT_INVALID_RUN, EXIT_OK
 
 NAME = "report"
@@ -22,8 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="runscore report", description=HELP + ". See docs/report.md.",
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog="example:\n  runscore report --task ntcir1-adhoc --ref REF --pool-depth 100 runs/ -o "
-                            "overview/\n  runscore report --task r2c2-pr --ref REF --discpower 1_alice_Phase1.zip "
-                            "2_bob_Phase1.zip -o overview/")
+                            "overview/\n  runscore report --task r2c2-pr --ref REF --discpower --phase 1 "
+                            "1_alice_PhaseId1_2026-05-01:10-22_s.zip 2_bob_PhaseId1_2026-05-01:11-02_t.zip -o overview/")
     parser.add_argument("--task", required=True, help="task id (see `runscore tasks`)")
     parser.add_argument("--ref", required=True, help="reference folder (with task.yaml) or a single reference file")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="folder the report is written to")
@@ -46,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
     parser.add_argument("--max-errors", type=int, default=50, help="different errors listed per file (default 50)")
     parser.add_argument("runs", nargs="+", metavar="RUN_OR_SUBMISSION",
-                        help="run files, folders of runs, or submission zips as downloaded from Codabench")
+                        help="run files, folders of runs, or submission zips as downloaded from Codabench (read "
+                             "as `runscore pool` reads them: a run is its owner's, see docs/campaign.md)")
+    add_identity_options(parser)
     return parser
 
 
@@ -56,7 +59,9 @@ def run(argv: List[str]) -> int:
         written = api.report(args.task, args.ref, args.runs, args.output, pool_depth=args.pool_depth,
                              measures=args.measure, trials=args.trials, seed=args.seed, alpha=args.alpha,
                              tau_bootstrap=args.tau_bootstrap, confidence=args.confidence, discpower=args.discpower,
-                             options=_option_overrides(args.option), max_errors=args.max_errors)
+                             options=_option_overrides(args.option), max_errors=args.max_errors,
+                             phase=args.phase, deadline=args.deadline, submissions=args.submissions,
+                             allow_same_names=args.allow_same_names, skip_invalid=args.skip_invalid)
     except api.InvalidRunsError as exc:
         for line in exc.lines:
             print(line, file=sys.stderr)

@@ -6,7 +6,6 @@ macro-averaged F1 over word SETS. Everything else (gold format, normalisation, J
 and duplicate ids, empty answers) is Proposed in spec section 4 and is an option here or stated below.
 A SQuAD v1.1-compatible pair of scores (bag-of-words F1, max over golds) is reported for comparison.
 """
-import json
 import os
 import re
 from typing import Any, Dict, List, Optional, Tuple
@@ -14,6 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..errors import ConfigError, ConfigErrors, Diagnostics
 from ..measures.qa import (exact_match, make_normalizer, make_tokenizer, max_set_f1, mean, squad11_exact_match,
                            squad11_f1, squad11_max_over_golds)
+from ..numeric import json_loads
 from ..textfile import numbered_lines, read_text
 from ..validate import record_schema
 from .base import (AGGREGATE, Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, public_note,
@@ -318,7 +318,7 @@ def read_gold(path: str) -> Gold:
 
 def _gold_json_line(line: str, path: str, line_no: int):
     try:
-        record = json.loads(line)
+        record = json_loads(line)
     except (ValueError, RecursionError) as exc:    # bad JSON, a number too long for int(), nesting too deep
         raise ConfigError("not a JSON object: %s" % str(exc)[:80], path, line_no)
     if not isinstance(record, dict):

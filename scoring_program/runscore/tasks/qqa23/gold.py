@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List
 
 from ...errors import ConfigError, ConfigErrors
+from ...numeric import json_loads
 from ...textfile import numbered_lines, read_text
 
 
@@ -50,7 +51,7 @@ def _record(line: str, path: str, line_no: int) -> GoldRecord:
         return ConfigError(message, path, line_no)
 
     try:
-        data = json.loads(line)
+        data = json_loads(line)
     except json.JSONDecodeError as exc:
         raise fail("not a JSON object: %s (column %d); QRCD files hold one JSON object a line" % (exc.msg, exc.colno))
     except (ValueError, RecursionError) as exc:    # a number too long for int(), nesting too deep
