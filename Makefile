@@ -19,8 +19,8 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check \
-	tau-coverage
+.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files channel-docs test-latest fuzz fuzz-ci \
+	package-check tau-coverage
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -107,14 +107,21 @@ lint: setup
 	$(PY) -m compileall -q scoring_program
 	$(PY) -m pyflakes scoring_program tests benchmarks starting_kit/dry_run.py starting_kit/baselines
 
+# The table of what a hidden phase's leaderboard can tell, per task (codabench/channel.py), rewritten into
+# docs/codabench.md ("How much a leaderboard tells"); tests/test_channel.py fails when the page differs.
+channel-docs: setup
+	cd scoring_program && ../$(PY) -m runscore.codabench.channel --update-docs ../docs/codabench.md
+
 # Regenerate the committed bundle files (competition.yaml, pages/, logo.png, starting_kit/schemas/) from the registry.
 bundle-files: setup
 	$(PY) -m runscore bundle --write-root
 
 # The Codabench upload zips, one competition per task: dist/<task-id>.zip (TASKS=a,b for some tasks,
-# REFERENCE=dir for the organiser's real reference data, a folder per task id, in the formal phase).
+# REFERENCE=dir for the organiser's real reference data, a folder per task id, in the formal phase: it is written to
+# dist/<task-id>.worker-data/ for the organiser's compute worker, never into the zip, unless PUBLISH_REFERENCE=1;
+# QUEUE=vhost names the organiser's own Codabench queue in competition.yaml; docs/codabench.md).
 bundle: setup
-	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE)) $(if $(FORMAL_END),--formal-end "$(FORMAL_END)")
+	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE)) $(if $(PUBLISH_REFERENCE),--publish-reference) $(if $(QUEUE),--queue $(QUEUE)) $(if $(FORMAL_END),--formal-end "$(FORMAL_END)")
 
 # The shape table (issue 26: every shape of input against trec_eval -O2 and pytrec_eval; about 30 minutes on a
 # quiet machine), then the size and form benchmark and the many-files benchmark. SHAPES_FLAGS=--quick for a look.

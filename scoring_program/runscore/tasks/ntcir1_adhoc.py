@@ -21,7 +21,7 @@ from ..ranking.run_batch import RunBatch, usable_qrels
 from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
 from ..validate import record_schema
-from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
+from .base import (Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
 
 LEVELS = ("rel1", "rel2")
@@ -84,6 +84,13 @@ class Ntcir1Adhoc(Task):
                "and warn.", ("error", "keep_first")),
     )
     measure_variants = ("rel1", "rel2")     # rigid, then relaxed relevance: `map` means map_rel1
+    # The seed sets no cap on a group's runs; a hidden phase scores at most three of a submission, as the seed's
+    # own example of one group's submission has three result files (ntc1, ntc2, ntc3) and NTCIR's Temporalia
+    # capped runs at three per group (docs/codabench.md). An organiser sets another: task.yaml runs_per_submission.
+    hidden_phase_runs = 3
+    hidden_reference = ReferenceSize(None, 3, 53, "judged documents of the 53 formal topics (grades A, B, C)",
+                                     "specs/ntcir1-adhoc.md section 1: topics 0031-0083; the number of judged "
+                                     "documents is not in the sources")
     per_topic_measures = tuple("%s_%s" % (m, level) for level in LEVELS for m in PER_TOPIC_SHOWN)
     columns = (
         Column("map_rel1", "MAP (rigid)"),
@@ -101,7 +108,18 @@ class Ntcir1Adhoc(Task):
         # not a tag line: a datasearch-qa <SYSDESC> may hold TABs too (issue 16)
         return line is not None and not line.lstrip().startswith("<") and len(line.split("\t")) == 6
 
+    def answered_topics(self, run: ParsedRun) -> Optional[List[str]]:
+        topics = run.data.topics
+        return list(topics.topics) if isinstance(topics, ColumnarRun) else list(topics)
+
+    def official_topics(self, listed) -> set:
+        return {normalise_topic(str(t)) for t in listed}
+
     # ------------------------------------------------------------------------------ reference ---
+    def public_reference(self, reference: Reference) -> Reference:
+        """The official topics only: the topics are given to participants, the judgements are not."""
+        return Reference({level: {} for level in LEVELS}, dict(reference.thresholds), list(reference.topics))
+
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Reference:
         if os.path.isfile(ref_path):
             return self._graded_reference(ref_path, None)

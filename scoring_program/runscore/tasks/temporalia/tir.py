@@ -20,7 +20,8 @@ from ...ranking.ntcir_qrels import FORMATS, read_graded_qrels
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, read_text
 from ...validate import record_schema
-from ..base import PER_TOPIC, Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
+from ..base import (PER_TOPIC, Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, read_task_yaml,
+                    reference_file)
 
 FIELDS = ("id", "rank", "doc_id", "group_id", "run_id")
 HEADER = "id rank doc_id group_id run_id"
@@ -58,11 +59,13 @@ def is_header(line: str) -> bool:
 
 
 class TirReference:
-    """Qrels by normalised subtopic (doc_id -> level 0..2) and the gains."""
+    """Qrels by normalised subtopic (doc_id -> level 0..2) and the gains. public: only the subtopics a run may
+    answer, every one without judgements (TemporaliaTir.public_reference)."""
 
-    def __init__(self, qrels: Dict[str, Dict[str, int]], gains):
+    def __init__(self, qrels: Dict[str, Dict[str, int]], gains, public: bool = False):
         self.qrels = qrels
         self.gains = gains
+        self.public = public
 
     def with_relevant(self) -> List[str]:
         return [s for s, docs in self.qrels.items() if any(level > 0 for level in docs.values())]
@@ -111,9 +114,21 @@ class TemporaliaTir(Task):
         Column("p20_atemporal", "P@20 (atemporal)"),
     )
     per_topic_measures = tuple(MEASURES.values())
+    hidden_reference = ReferenceSize(4578, 3, 200, "judged documents of 200 subtopics (L0, L1, L2)",
+                                     "specs/temporalia.md section 2: 50 formal topics x 4 subtopics, 4,578 judged "
+                                     "documents")
 
     def team_of(self, run: ParsedRun) -> str:
         return run.data.group_id
+
+    def answered_topics(self, run: ParsedRun) -> Optional[List[str]]:
+        return list(run.data.entries)
+
+    def official_topics(self, listed) -> set:
+        """Subtopic ids normalised; a query id without its letter stands for its four subtopics."""
+        official = {normalise_subtopic(str(t)) or str(t) for t in listed}
+        return official | {"%s%s" % (str(t).lstrip("0").zfill(3), c) for t in listed if str(t).isdigit()
+                           for c in CLASSES}
 
     def teams_named(self, run: ParsedRun) -> Dict[str, int]:
         return {group: line for group, line in getattr(run.data, "group_lines", {}).items() if group}
@@ -128,6 +143,12 @@ class TemporaliaTir(Task):
         return len(fields) in (3, 5) and normalise_subtopic(fields[0]) is not None
 
     # ------------------------------------------------------------------------------ reference ---
+    def public_reference(self, reference: TirReference) -> TirReference:
+        """Every subtopic of every query the qrels judge, none judged: each topic's four temporal subtopics are
+        given to participants, while which of them the assessors judged is part of the hidden reference."""
+        queries = {subtopic[:-1] for subtopic in reference.qrels}
+        return TirReference({q + c: {} for q in sorted(queries) for c in CLASSES}, reference.gains, public=True)
+
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> TirReference:
         if os.path.isfile(ref_path):
             path = ref_path
@@ -206,12 +227,15 @@ class TemporaliaTir(Task):
     @staticmethod
     def _check_against_reference(run: TirRun, reference: TirReference, diags: Diagnostics) -> None:
         unknown = [s for s in run.entries if s not in reference.qrels]
+        where = "of the %d test topics" % (len(reference.qrels) // len(CLASSES)) if reference.public else \
+            "in the qrels"
         if unknown:
-            diags.warning(run.entries[unknown[0]][0][1], "run %s: %d subtopic(s) are not in the qrels and are "
-                          "ignored: %s" % (run.run_id, len(unknown), _id_list(unknown)))
+            diags.warning(run.entries[unknown[0]][0][1], "run %s: %d subtopic(s) are not %s and are ignored: %s"
+                          % (run.run_id, len(unknown), "subtopics " + where if reference.public else where,
+                             _id_list(unknown)))
         if len(unknown) == len(run.entries):
-            diags.error(0, "run %s has no line for any of the %d subtopics of the qrels"
-                        % (run.run_id, len(reference.qrels)))
+            diags.error(0, "run %s has no line for any of the %d subtopics %s"
+                        % (run.run_id, len(reference.qrels), where if reference.public else "of the qrels"))
 
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: TirReference, options: Dict[str, Any]) -> RunScores:
