@@ -40,7 +40,6 @@ from . import __version__ as _runscore_version
 from . import inmemory
 from .errors import ConfigError, RunError
 from .measures.trec import ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions
-from .measures.trec_blocks import recall_point_cutoff
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
            "compute_aggregated_measure", "UnsupportedMeasure", "register", "__version__"]
@@ -65,9 +64,10 @@ _OTHER_FORMATS = {"all_prefs", "prefs", "qrels_jg", "prefs_num_prefs_poss", "pre
                   "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
                   "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"}
 _CUTOFF_KINDS = (LONG_CUTOFFS, DOUBLE_CUTOFFS)
-# With nothing retrieved, m_iprec_at_recall.c and m_11pt_avg.c take precision 0/0 = NaN at every recall point whose
-# cutoff (long)(p R + 0.9) is 0 (in pytrec_eval only -J can leave a topic nothing retrieved).
-_NAN_WHEN_EMPTY = ("iprec_at_recall", "11pt_avg")
+# trec_eval 9's rules; with nothing retrieved (a topic of the run without documents, or every document dropped
+# by judged_docs_only_flag), m_iprec_at_recall.c and m_11pt_avg.c take precision 0/0 = NaN at every recall point
+# whose cutoff (long)(p R + 0.9) is 0, and pytrec_eval gives that NaN.
+_OPTIONS = TrecOptions(empty_is_nan=True)
 # pytrec_eval's grammar of parameters after `.` or `_` (numbers separated by commas).
 _NUMBERS = r"[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*"
 
@@ -195,47 +195,6 @@ def _c_int(value: Any, name: str) -> int:
                     % (name, value))
 
 
-def _trec_eval_order(docs: Sequence[str], scores: np.ndarray) -> List[int]:
-    """Indices of `docs` in trec_eval's ranking of a topic (score descending as a C float, then docno
-    descending), with NaN below every number: pytrec_eval's own order of NaN is whatever libstdc++'s std::sort
-    and glibc's qsort make of comparators NaN breaks, which no other program reproduces (docs/python-api.md)."""
-    by_docno = sorted(range(len(docs)), key=docs.__getitem__, reverse=True)
-    nan = np.isnan(scores).tolist()
-    negated = (-scores).tolist()
-    return sorted(by_docno, key=lambda i: (nan[i], 0.0 if nan[i] else negated[i]))
-
-
-def _rank_non_finite(run: Mapping[str, Mapping[str, Any]], topics: Sequence[str]) -> Mapping[str, Mapping[str, Any]]:
-    """The run with every topic that has an infinite or NaN score ranked as pytrec_eval ranks it, handed on as
-    scores that give that ranking (its rank, counted down), with a warning; other topics untouched. pytrec_eval
-    computes on such scores (models do produce them), so a drop-in must too. (The whole-run kernels take only
-    finite scores.)"""
-    changed: Dict[str, Dict[str, float]] = {}
-    counts = collections.Counter()
-    for topic in topics:
-        ranked = run[topic]
-        try:
-            values = np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked))
-        except (OverflowError, TypeError, ValueError):
-            continue                        # not numbers: evaluate() says which
-        bad = ~np.isfinite(values)
-        if not bad.any():
-            continue
-        counts["NaN"] += int(np.isnan(values).sum())
-        counts["infinite"] += int(np.isinf(values).sum())
-        docs = list(ranked)
-        order = _trec_eval_order(docs, values.astype(np.float32))
-        changed[topic] = {docs[i]: float(len(docs) - rank) for rank, i in enumerate(order)}
-    if not changed:
-        return run
-    warnings.warn("runscore.pytrec_eval: %s in %d topic(s) (first: %s); ranked as pytrec_eval ranks them (score "
-                  "descending as a C float, then docno descending), NaN below every number (pytrec_eval's order "
-                  "of NaN depends on its C++ and C libraries' sorts)" % (" and ".join("%d %s score(s)" % (n, kind) for kind, n in sorted(counts.items())
-                                                  if n), len(changed), next(iter(changed))),
-                  RuntimeWarning, stacklevel=3)
-    return {topic: changed.get(topic, ranked) for topic, ranked in run.items()}
-
-
 class RelevanceEvaluator:
     """pytrec_eval.RelevanceEvaluator: the qrels and measures once, then evaluate(run) for any number of runs."""
 
@@ -294,68 +253,30 @@ class RelevanceEvaluator:
         except RunError as exc:
             raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
         params = {m: p for m, p in self._params.items() if p is not None}
-        # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
-        nan_rule = self.judged_docs_only_flag and any(m in self._params for m in _NAN_WHEN_EMPTY)
-        computed = (self._computed if nan_rule else self._valued) + \
-            [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
-        for attempt in (1, 2):
-            try:
-                names, rows = inmemory.evaluate_rows(run, self._qrels, topics, computed, self.relevance_level,
-                                                     TrecOptions(), None, params, np.float32,
-                                                     self.judged_docs_only_flag)
-                break
-            except RunError as exc:
-                # the kernels take finite scores only: a run with inf or NaN is ranked here first (no cost for
-                # the others); any other problem, or one left after that, is the caller's
-                try:
-                    inmemory.check_ids(run)
-                except RunError as bad_id:
-                    raise BadRun(bad_id.diagnostic.message, bad_id.diagnostic.path)
-                ranked = _rank_non_finite(run, topics) if attempt == 1 else run
-                if ranked is run:
-                    raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
-                run = ranked
+        non_finite: Dict[str, Any] = {}
+        try:
+            _names, rows = inmemory.evaluate_rows(run, self._qrels, topics, self._valued, self.relevance_level,
+                                                  _OPTIONS, None, params, np.float32, self.judged_docs_only_flag,
+                                                  non_finite)
+        except RunError as exc:
+            raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
+        if non_finite.get("NaN") or non_finite.get("infinite"):
+            warnings.warn("runscore.pytrec_eval: %s in %d topic(s) (first: %s); ranked as pytrec_eval ranks them "
+                          "(score descending as a C float, then docno descending), NaN below every number "
+                          "(pytrec_eval's order of NaN depends on its C++ and C libraries' sorts)"
+                          % (" and ".join(text % non_finite[kind] for kind, text in (
+                              ("infinite", "%d infinite score(s) (as a C float)"), ("NaN", "%d NaN score(s)"))
+                                          if non_finite.get(kind)), non_finite["topics"], non_finite["topic"]),
+                          RuntimeWarning, stacklevel=2)
         out: Dict[str, Dict[str, float]] = {}
         log, floor = math.log, MIN_GEO_MEAN
-        if not nan_rule:
-            keys, zeros, logs, tail = self._keys, self._zeros, self._logs, self._tail
-            for topic, values in zip(topics, rows):
-                for i in logs:
-                    values[i] = log(max(values[i], floor))
-                for i in zeros:
-                    values.insert(i, 0.0)
-                out[topic] = dict(zip(keys, map(float, values + tail)))
-            return out
-        for topic, listed in zip(topics, rows):
-            values = dict(zip(names, listed))
-            empty = values["num_ret"] == 0
-            if not empty:
-                row = {key: (0.0 if kind == "string" else log(max(values[name], floor)) if kind == "gm"
-                             else float(values[name])) for key, name, kind in self._fields}
-                for name in self._extra:
-                    row[name] = 1.0 if name == "num_q" else 0.0
-                out[topic] = row
-                continue
-            row: Dict[str, float] = {}
-            for name in self._computed:
-                measure = REGISTRY[name]
-                params_used = self._params[name] if self._params[name] is not None else measure.params
-                if empty and name in _NAN_WHEN_EMPTY:
-                    nan_at = [recall_point_cutoff(p, int(values["num_rel"]), "v9") <= 0 for p in params_used]
-                    if name == "11pt_avg":
-                        nan_at = [any(nan_at)]
-                for index, (key, value_name) in enumerate(zip(self._names[name], measure.value_names(params_used))):
-                    value = values[value_name]
-                    if measure.is_string:
-                        value = 0.0
-                    elif measure.summary == "gm":
-                        value = math.log(max(value, MIN_GEO_MEAN))
-                    elif empty and name in _NAN_WHEN_EMPTY and nan_at[index]:
-                        value = math.nan
-                    row[key] = float(value)
-            for name in self._extra:
-                row[name] = 1.0 if name == "num_q" else 0.0
-            out[topic] = row
+        keys, zeros, logs, tail = self._keys, self._zeros, self._logs, self._tail
+        for topic, values in zip(topics, rows):
+            for i in logs:
+                values[i] = log(max(values[i], floor))
+            for i in zeros:
+                values.insert(i, 0.0)
+            out[topic] = dict(zip(keys, map(float, values + tail)))
         return out
 
 
