@@ -344,17 +344,26 @@ def test_level_and_judged_only_are_for_trec_eval_names():
 
 def test_where_ir_measures_fails_or_depends_on_the_other_measures_runscore_answers():
     """The differences from ir_measures left, each for its reason (docs/python-api.md): Judged@k of a run topic
-    without documents (ir_measures divides by zero; 0 here, what it gives a topic missing from the run), and
-    NumRet asked with a judged_only measure (ir_measures computes NumRet in the first pytrec_eval call it builds,
-    whose -J may be a judged_only measure's, in an order set by Python's string hashing; here always every
-    document retrieved, as NumRet asked alone)."""
+    without documents (ir_measures divides by zero; 0 here, what it gives a topic missing from the run) and its
+    IPrec at a recall point whose cutoff is 0 (trec_eval's NaN); NumRet asked with a judged_only measure
+    (ir_measures computes NumRet in the first pytrec_eval call it builds, whose -J may be a judged_only
+    measure's, in an order set by Python's string hashing; here always every document retrieved, as NumRet asked
+    alone); a topic whose only grade is negative (pytrec_eval loops or crashes: not given to ir_measures here);
+    NumRel(rel=2) (no ir_measures provider; trec_eval's num_rel at level 2 here)."""
     ir_measures = pytest.importorskip("ir_measures", reason="ir_measures (test extra) is not installed")
     pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier (test extra) is not installed")
-    qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 1}}
-    run = {"2": {"c": 1.0, "unjudged": 2.0}, "1": {}}
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 1, "d": 2}, "3": {"e": -1}}
+    run = {"2": {"c": 1.0, "unjudged": 2.0}, "1": {}, "3": {"e": 1.0}}
     with pytest.raises(ZeroDivisionError):
-        ir_measures.calc_aggregate([ir_measures.parse_measure("Judged@10")], qrels, run)
-    ours = api.trec_eval(qrels, run, ["Judged@10", "P(judged_only=True)@5", "NumRet"], complete=True)
-    assert ours["per_topic"]["1"]["Judged@10"] == 0.0 and ours["all"]["Judged@10"] == 0.25
-    alone = ir_measures.calc_aggregate([ir_measures.NumRet], qrels, run)[ir_measures.NumRet]
-    assert ours["all"]["NumRet"] == alone == 2.0
+        ir_measures.calc_aggregate([ir_measures.parse_measure("Judged@10")], qrels, {"2": run["2"], "1": {}})
+    ours = api.trec_eval(qrels, run, ["Judged@10", "P(judged_only=True)@5", "NumRet", "IPrec@0.0", "NumRel(rel=2)"],
+                         complete=True)
+    assert ours["per_topic"]["1"]["Judged@10"] == 0.0 and ours["all"]["Judged@10"] == 1 / 3 * (0.5 + 1.0)
+    assert math.isnan(ours["per_topic"]["1"]["IPrec@0.0"])          # an empty ranking, as trec_eval -M 0
+    assert ours["per_topic"]["3"] == {"Judged@10": 1.0, "P(judged_only=True)@5": 0.0, "NumRet": 1.0,
+                                      "IPrec@0.0": 0.0, "NumRel(rel=2)": 0.0}    # only a negative grade
+    alone = ir_measures.calc_aggregate([ir_measures.NumRet], qrels, {"2": run["2"], "1": {}})[ir_measures.NumRet]
+    assert ours["all"]["NumRet"] == alone + 1 == 3.0
+    assert ours["all"]["NumRel(rel=2)"] == 1 and ours["per_topic"]["2"]["NumRel(rel=2)"] == 1.0
+    with pytest.raises(ValueError, match="Unsupported"):
+        ir_measures.calc_aggregate([ir_measures.parse_measure("NumRel(rel=2)")], qrels, run)

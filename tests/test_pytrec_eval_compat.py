@@ -332,3 +332,22 @@ def test_numpy_scores_pytrec_eval_refuses_are_taken_at_their_value(value):
                          "{'1': {'a': float(%s), 'b': 1.5}})" % value)
     assert _ours("pytrec_eval.RelevanceEvaluator(Q, {'map', 'ndcg'}).evaluate({'1': {'a': %s, 'b': 1.5}})"
                  % value) == converted
+
+
+def test_a_run_topic_without_documents_gets_pytrec_evals_values_nan_included():
+    """pytrec_eval evaluates a run topic given with no documents as an empty ranking (unless it is the first topic
+    it evaluates: then it crashes): 0 everywhere, and trec_eval's 0/0 = NaN for iprec_at_recall at the recall
+    points whose cutoff (long)(p R + 0.9) is 0 and for 11pt_avg."""
+    every = set(pytrec_eval.supported_measures) | {"iprec_at_recall.0,0.05,0.5,1"}
+    for seed in range(CASES // 4):
+        qrels, run, level, judged_only = random_case(seed)
+        first = next((q for q in run if q in qrels and qrels[q]), None)
+        empty = [q for q in qrels if qrels[q] and q != first]
+        if first is None or not empty:
+            continue
+        run = dict(run, **{q: {} for q in empty})       # after the first evaluated topic: pytrec_eval survives
+        run = {first: run.pop(first), **run}
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, every, level, judged_only).evaluate(run)
+        assert any(math.isnan(v) for q in empty for v in theirs[q].values()), "seed %d" % seed
+        assert_same_output(theirs, ours.RelevanceEvaluator(qrels, every, level, judged_only).evaluate(run),
+                           "seed %d" % seed)

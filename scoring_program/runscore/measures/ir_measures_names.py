@@ -126,7 +126,7 @@ def _expression(name: str) -> Optional[Tuple[str, Dict[str, Any], Optional[Any],
     _TABLE."""
     try:
         tree = ast.parse(name.strip(), mode="eval").body
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):      # (nesting too deep for the parser)
         return None
     cutoff = None
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
