@@ -16,14 +16,16 @@ pytrec_eval on purpose (so that values match, see docs/python-api.md):
   a gm_* value per topic is the log of the value floored at 1e-5 (compute_aggregated_measure takes exp of the
   mean); runid and relstring are 0.0 and num_q 1.0 per topic.
 
-Where it differs: a topic of the run without any document is an empty ranking (pytrec_eval crashes), ids must be
-strings and grades integers (ConfigError / RunError, which are also TypeError); numpy scalar scores and grades
-pytrec_eval refuses are taken at their value; a NaN score ranks below every number (pytrec_eval's order of NaN
-is its C++ and C libraries' sorts), with a warning, as for +-inf, which are ranked as pytrec_eval ranks them; a
-relevance_level below 1 is a TypeError (pytrec_eval refuses 0 and lets negative ones through); a measure it does
-not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming it. Measure parameters may
-also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`). register() makes `import
-pytrec_eval` give this module (BEIR, mteb, ir_measures).
+Where it differs: a topic of the run without any document is an empty ranking, with trec_eval's NaN for
+iprec_at_recall and 11pt_avg as pytrec_eval gives it (pytrec_eval crashes when that topic is the first it
+evaluates), ids must be strings and grades integers (ConfigError / RunError, which are also TypeError); numpy
+scalar scores and grades pytrec_eval refuses are taken at their value; a NaN score ranks below every number
+(pytrec_eval's order of NaN is its C++ and C libraries' sorts), with a warning, as for +-inf, which are ranked as
+pytrec_eval ranks them; a relevance_level below 1 is a TypeError (pytrec_eval refuses 0 and lets negative ones
+through); a measure it does not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming
+it. Measure parameters may also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`).
+register() makes `import pytrec_eval` give this module (BEIR, mteb, ir_measures); so does the stand-in wheel that
+`runscore pytrec-eval-wheel` writes (pytrec_eval_wheel.py).
 """
 import collections
 import difflib
@@ -37,12 +39,13 @@ from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set
 import numpy as np
 
 from . import __version__ as _runscore_version
-from . import inmemory
+from . import inmemory, pytrec_eval_register
 from .errors import ConfigError, RunError
 from .measures.trec import ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
-           "compute_aggregated_measure", "UnsupportedMeasure", "register", "__version__"]
+           "compute_aggregated_measure", "UnsupportedMeasure", "register", "NotRegisteredWarning", "__version__"]
+NotRegisteredWarning = pytrec_eval_register.NotRegisteredWarning
 
 # runscore's version: ir_measures uses a pytrec_eval module only if it has a __version__ (older pytrec_eval
 # builds had none), and a script that records `pytrec_eval.__version__` records what computed its numbers.
@@ -284,12 +287,9 @@ def register() -> "object":
     """Make `import pytrec_eval` give this module, for code that imports it by name (BEIR, mteb, ir_measures).
 
     Call it before that code first imports pytrec_eval (ir_measures imports it at its first computation): a
-    module that already holds the real pytrec_eval keeps it, so a warning says so when one is loaded."""
-    module = sys.modules[__name__]
-    current = sys.modules.get("pytrec_eval")
-    if current is not None and current is not module:
-        warnings.warn("pytrec_eval (%s) was imported before runscore.pytrec_eval.register(): modules that "
-                      "imported it keep it; later imports get runscore's" % getattr(current, "__file__", "?"),
-                      RuntimeWarning, stacklevel=2)
-    sys.modules["pytrec_eval"] = module
-    return module
+    module that already holds another pytrec_eval keeps it, so a NotRegisteredWarning says which; so does an
+    import of pytrec_eval by BEIR, mteb or ir_measures before register() (pytrec_eval_register.py)."""
+    return pytrec_eval_register.register(sys.modules[__name__])
+
+
+pytrec_eval_register.watch()
