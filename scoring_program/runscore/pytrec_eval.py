@@ -292,4 +292,4 @@ def register() -> "object":
     return pytrec_eval_register.register(sys.modules[__name__])
 
 
-pytrec_eval_register.watch()
+pytrec_eval_register.watch(__name__)

@@ -98,18 +98,22 @@ def _is_stand_in(origin) -> bool:
         return False
 
 
-def _importer() -> str:
-    """The module whose code runs the import being looked up (the first frame outside importlib)."""
-    frame = sys._getframe(2)
+def _importer(skipped=()) -> str:
+    """The module whose code runs the import under way (the first frame outside importlib, this module and
+    `skipped`)."""
+    frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
-        if not name.startswith(("importlib", "_frozen_importlib")) and name != __name__:
+        if not name.startswith(("importlib", "_frozen_importlib")) and name != __name__ and name not in skipped:
             return name
         frame = frame.f_back
     return ""
 
 
-def watch() -> None:
-    """Install the import watch once (importing runscore.pytrec_eval does)."""
+def watch(module_name: str) -> None:
+    """Install the import watch once, when code other than runscore's own imports the drop-in `module_name` (a
+    user who means it to stand in for pytrec_eval); runscore's API uses the evaluator without that intent."""
+    if _importer((module_name,)).startswith("runscore."):
+        return
     if not any(isinstance(finder, _ImportWatch) for finder in sys.meta_path):
         sys.meta_path.insert(0, _ImportWatch())
