@@ -251,10 +251,11 @@ def test_the_pytrec_eval_drop_in_gives_the_same_answer(block):
 IR_NAMES = [
     ["nDCG@10", "P@5", "P(rel=2)@5", "AP", "AP@10", "R@100", "RR", "RR@10", "RR(rel=2)@5", "Judged@10", "Judged",
      "NumQ", "NumRel", "NumRet", "NumRet(rel=2)", "SetP", "SetP(relative=True)", "SetR", "SetF", "SetF(beta=0.5)",
-     "SetAP", "Success@5", "IPrec@0.5", "IPrec(rel=2)@0.0", "Rprec(rel=2)", "Rprec()", "Bpref", "infAP()", "nDCG",
-     "nDCG(gains={0: 0, 1: 1, 2: 3, 3: 7})@10"],
-    # (apart: ir_measures computes NumRet in the first pytrec_eval call it makes, -J included when that one has it)
+     "SetAP", "Success@5", "IPrec@0.5", "IPrec(rel=2)@0.0", "Rprec(rel=2)", "Rprec()", "Bpref", "infAP()", "nDCG"],
+    # (apart: ir_measures computes NumRet, and nDCG without gains, in the first pytrec_eval call it builds, in an
+    # order set by Python's string hashing: -J, or the gains, of another measure may then apply to them)
     ["nDCG(judged_only=True)@10", "P(judged_only=True)@5", "AP(rel=2, judged_only=True)@10", "NumQ", "R@5"],
+    ["nDCG(gains={0: 0, 1: 1, 2: 3, 3: 7})@10", "P@5", "AP", "RR@10"],
 ]
 
 
@@ -268,10 +269,11 @@ def ir_measures_case(qrels, run):
     return qrels, {q: docs for q, docs in run.items() if docs}
 
 
-def test_complete_with_ir_measures_names_is_ir_measures_own_aggregation():
+def test_complete_with_ir_measures_names_is_ir_measures_own_aggregation(tmp_path):
     """calc_aggregate and iter_calc of ir_measures (pytrec-eval-terrier behind it, its judged and MS MARCO
     providers) on every case of the corpus: empty qrels topics, topics missing from the run, qrels without
-    judgements, no topic in common; equal bit for bit, topic by topic and in the aggregate."""
+    judgements, no topic in common; equal bit for bit, topic by topic and in the aggregate. The same data as
+    files gives the same (where files can hold it: no topic without judgements)."""
     ir_measures = pytest.importorskip("ir_measures", reason="ir_measures (test extra) is not installed")
     pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier (test extra) is not installed")
     checked = 0
@@ -287,6 +289,10 @@ def test_complete_with_ir_measures_names_is_ir_measures_own_aggregation():
             assert same(ours["all"][name], theirs_all[measure]), "case %d %s: %r, ir_measures %r" % (
                 seed, name, ours["all"][name], theirs_all[measure])
         assert set(ours["per_topic"]) == set(theirs_topics), "case %d: topics" % seed
+        if all(qrels.values()) and qrels and run:       # (an empty file is refused by the file reader)
+            from_files = api.trec_eval(*write_files(qrels, run, str(tmp_path)), measures=names, complete=True)
+            assert same({"all": from_files["all"], "per_topic": from_files["per_topic"]},
+                        {"all": ours["all"], "per_topic": ours["per_topic"]}), "case %d: files" % seed
         for qid, values in theirs_topics.items():
             for measure, value in values.items():
                 name = next(n for n, m in parsed.items() if m == measure)
@@ -321,6 +327,8 @@ def test_ir_measures_names_with_parameters_are_their_trec_eval_equivalents():
     ("Rprec@5", "no Rprec with a cutoff"),
     ("P(rel=__import__('os'))@5", "literal values"),
     ("IPrec@2", "between 0 and 1"),
+    ("P(rel=0)@5", "rel is at least 1"),
+    ("P@0", "whole number of at least 1"),
 ])
 def test_ir_measures_names_are_taken_or_refused_with_a_reason(name, message):
     qrels, run = {"1": {"a": 1, "b": 2}}, {"1": {"a": 1.0, "b": 0.5}}
@@ -349,21 +357,29 @@ def test_where_ir_measures_fails_or_depends_on_the_other_measures_runscore_answe
     (ir_measures computes NumRet in the first pytrec_eval call it builds, whose -J may be a judged_only
     measure's, in an order set by Python's string hashing; here always every document retrieved, as NumRet asked
     alone); a topic whose only grade is negative (pytrec_eval loops or crashes: not given to ir_measures here);
-    NumRel(rel=2) (no ir_measures provider; trec_eval's num_rel at level 2 here)."""
+    NumRel(rel=2) (no ir_measures provider; trec_eval's num_rel at level 2 here); nDCG without gains asked with an
+    nDCG with gains (ir_measures may compute it on the gains, as NumRet with -J)."""
     ir_measures = pytest.importorskip("ir_measures", reason="ir_measures (test extra) is not installed")
     pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier (test extra) is not installed")
     qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 1, "d": 2}, "3": {"e": -1}}
     run = {"2": {"c": 1.0, "unjudged": 2.0}, "1": {}, "3": {"e": 1.0}}
+    # (topic 3 is never given to pytrec-eval-terrier: a topic whose grades are all negative corrupts its memory,
+    # and a later evaluation in the process may then give garbage)
+    ir_qrels, ir_run = {q: qrels[q] for q in ("1", "2")}, {"2": run["2"], "1": {}}
     with pytest.raises(ZeroDivisionError):
-        ir_measures.calc_aggregate([ir_measures.parse_measure("Judged@10")], qrels, {"2": run["2"], "1": {}})
+        ir_measures.calc_aggregate([ir_measures.parse_measure("Judged@10")], ir_qrels, ir_run)
     ours = api.trec_eval(qrels, run, ["Judged@10", "P(judged_only=True)@5", "NumRet", "IPrec@0.0", "NumRel(rel=2)"],
                          complete=True)
     assert ours["per_topic"]["1"]["Judged@10"] == 0.0 and ours["all"]["Judged@10"] == 1 / 3 * (0.5 + 1.0)
     assert math.isnan(ours["per_topic"]["1"]["IPrec@0.0"])          # an empty ranking, as trec_eval -M 0
     assert ours["per_topic"]["3"] == {"Judged@10": 1.0, "P(judged_only=True)@5": 0.0, "NumRet": 1.0,
                                       "IPrec@0.0": 0.0, "NumRel(rel=2)": 0.0}    # only a negative grade
-    alone = ir_measures.calc_aggregate([ir_measures.NumRet], qrels, {"2": run["2"], "1": {}})[ir_measures.NumRet]
+    alone = ir_measures.calc_aggregate([ir_measures.NumRet], ir_qrels, ir_run)[ir_measures.NumRet]
     assert ours["all"]["NumRet"] == alone + 1 == 3.0
+    # nDCG@10 asked with an nDCG with gains is nDCG@10, not the gains' (ir_measures' depends on the hash seed)
+    mixed = api.trec_eval(ir_qrels, ir_run, ["nDCG@10", "nDCG(gains={2: 5})@10"], complete=True)["all"]
+    assert mixed["nDCG@10"] == ir_measures.calc_aggregate([ir_measures.nDCG @ 10], ir_qrels, ir_run)[
+        ir_measures.nDCG @ 10] != mixed["nDCG(gains={2: 5})@10"]
     assert ours["all"]["NumRel(rel=2)"] == 1 and ours["per_topic"]["2"]["NumRel(rel=2)"] == 1.0
     with pytest.raises(ValueError, match="Unsupported"):
-        ir_measures.calc_aggregate([ir_measures.parse_measure("NumRel(rel=2)")], qrels, run)
+        ir_measures.calc_aggregate([ir_measures.parse_measure("NumRel(rel=2)")], ir_qrels, ir_run)

@@ -87,6 +87,9 @@ def parse(name: str) -> Optional[IrMeasure]:
             raise ConfigError("measure %r: %s=%r is not a %s" % (name, key, value, {
                 int: "whole number", bool: "True or False", str: "string", dict: "dict"}.get(_TYPES[key], "number")))
     rel, judged_only = params.get("rel", 1), params.get("judged_only", False)
+    if rel < 1:
+        raise ConfigError("measure %r: rel is at least 1 (pytrec_eval, behind ir_measures, refuses lower levels)"
+                          % name)
     summary = "sum" if base in _SUMMED else "mean"
     if base == "Judged":
         return IrMeasure(name, "judged", "", "", _cutoff(name, cutoff, integer=True))
