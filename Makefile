@@ -72,16 +72,17 @@ FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_f
 # trec_eval inputs, numeric fields on 30 lines of each sample and reference file (3 in `make test`), 60 variants of
 # each task's sample and every hostile case given to validate, check and score.py (8 and a quarter in `make test`),
 # 240 random pairs against pytrec_eval (120 in `make test`), 150 hostile campaigns through pool, judgements and report
-# and 400 damaged sheets, runs tables and pool statistics each (6 and 20 in `make test`); `make test` runs a fortieth
-# of the run variants (250), a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays
-# near two minutes on two CPUs.
+# and 400 damaged sheets, runs tables and pool statistics each (6 and 20 in `make test`), 600 random cases through every
+# door of trec_eval and against ir_measures (60 in `make test`); `make test` runs a fortieth of the run variants (250),
+# a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays near two minutes on two CPUs.
 fuzz-ci: setup
 	RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_REFERENCE_INPUTS=100 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 \
 		RUNSCORE_FUZZ_CAMPAIGNS=150 RUNSCORE_FUZZ_CAMPAIGN_FILES=400 \
 		RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
 		RUNSCORE_FUZZ_NUMERIC_LINES=30 RUNSCORE_VERDICT_VARIANTS=60 RUNSCORE_VERDICT_HOSTILE=all \
-		RUNSCORE_PYTREC_CASES=240 \
-		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py tests/test_pytrec_eval_compat.py
+		RUNSCORE_PYTREC_CASES=240 RUNSCORE_DOORS_CASES=600 \
+		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py tests/test_pytrec_eval_compat.py \
+		tests/test_all_doors.py
 
 # The coverage of runscore report's tau interval, by simulation at CI's size (tests/test_report_tau_coverage.py: four
 # scenarios of 400 campaigns, and the intervals that do not hold the tau of the population means; about 6 CPU
@@ -98,7 +99,9 @@ fuzz: setup
 		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_trec_eval_differential.py
 	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest -n auto tests/test_pytrec_eval_compat.py
 
-# The sdist and wheel built, checked by twine, and the wheel installed in a fresh venv and run (a few minutes).
+# The sdist and wheel built, checked by twine; the wheel installed alone (numpy only) on every Python 3.9-3.13 under
+# ~/.pyenv, with its extras, and beside ir_measures and BEIR by the recipe of docs/python-api.md, `pip check`
+# clean (BEIR brings torch: about 5 minutes and 2 GB; RUNSCORE_TORCH=wheel-or-requirement picks the torch).
 package-check: setup
 	RUNSCORE_PACKAGE_TEST=1 $(PY) -m pytest tests/test_packaging.py
 

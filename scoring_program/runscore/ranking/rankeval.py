@@ -32,7 +32,8 @@ class TopicRun:
 def ranked_docnos(topic_run: TopicRun, tie_order: str = "desc", max_docs: Optional[int] = None,
                   score_dtype=np.float64) -> List[str]:
     """The docnos in rank order, truncated to max_docs after sorting (trec_eval -M)."""
-    scores = np.asarray(topic_run.scores, dtype=score_dtype)
+    with np.errstate(over="ignore"):        # a double beyond a C float is inf in trec_eval 9 (numpy 2 warns)
+        scores = np.asarray(topic_run.scores, dtype=score_dtype)
     order = rank_order(scores, topic_run.docnos, tie_order)
     if max_docs is not None:
         order = order[:max_docs]

@@ -78,7 +78,9 @@ def score_note(text: bytes, value: float, v10: bool) -> Optional[str]:
     if not _STRICT_DECIMAL.match(text):
         return "score (field 5) %r is not a decimal number; trec_eval reads it as %s" % (
             shown(text), _c_g(value, v10))
-    if math.isinf(value) or (not v10 and math.isinf(float(np.float32(value)))):
+    with np.errstate(over="ignore"):        # (numpy 2 warns about the cast it is asked to make)
+        beyond_float = not v10 and math.isinf(float(np.float32(value)))
+    if math.isinf(value) or beyond_float:
         return "score (field 5) %r is out of range for a %s; trec_eval reads it as %s" % (
             shown(text), "double" if v10 else "float (trec_eval 9.0.8)", _c_g(value, v10))
     return None
