@@ -603,3 +603,16 @@ def check_yaml_against_database(competition):
 def test_every_value_of_competition_yaml_is_what_the_database_holds(campaign, name):
     problems = check_yaml_against_database(campaign[name])
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", COMPETITIONS)
+def test_a_failed_submission_costs_nothing_of_the_limits(campaign, people, name):
+    """Phase.can_user_make_submissions counts the submissions that did not fail: after a broken (Failed) and a
+    sample (Finished) submission to each phase the submitter has used one of each phase's allowance, so a phase
+    allowing one a day (datasearch-qa's formal run) refuses the next one and every other phase takes it."""
+    competition = campaign[name]
+    for phase in competition.phases:
+        answer = people["submitter"].call("GET", "/api/can_make_submission/%d/" % phase.id).json()
+        wanted = ({"can": True, "reason": None} if phase.max_submissions_per_day > 1 else
+                  {"can": False, "reason": "Reached maximum allowed submissions for today for this phase"})
+        assert answer == wanted, phase.name

@@ -1,55 +1,12 @@
-"""The three stand-ins hold what they replace to its word: a signed URL opens one file for one use until it
-expires; a container sees /app/data read-only whoever runs in it; and through Codabench's own worker, what the
-organiser puts in the worker's data folder reaches the scoring program, read-only, and its value the leaderboard."""
-import json
+"""The stand-ins hold what they replace to its word: a signed URL opens one file for one use until it expires, and
+a container sees /app/data read-only whoever runs in it (test_codabench_probe.py runs the same through Codabench's
+own worker)."""
 import os
-import shutil
 import urllib.parse
 
 import requests
 
 import codabench_harness as harness
-
-PROBE = """import json, os, sys
-_, given, out, data = sys.argv
-value = float(open(os.path.join(data, "probe", "value.txt")).read())
-try:
-    with open(os.path.join(data, "probe", "written.txt"), "w") as handle:
-        handle.write("a scoring program wrote here")
-    writable = 1
-except OSError:
-    writable = 0
-with open(os.path.join(out, "scores.json"), "w") as handle:
-    json.dump({"value": value, "data_writable": writable, "input_is_sibling": int(
-        os.path.dirname(given.rstrip("/")) == os.path.dirname(data.rstrip("/")))}, handle)
-"""
-
-PROBE_YAML = """version: 2
-title: Worker data probe
-image: logo.png
-terms: terms.md
-pages: []
-docker_image: %s
-registration_auto_approve: true
-tasks:
-- index: 0
-  name: probe
-  scoring_program: program/
-phases:
-- index: 0
-  name: Only
-  start: 2020-01-01 00:00:00
-  tasks: [0]
-leaderboards:
-- title: Probe
-  key: probe
-  submission_rule: Force_Latest_Multiple
-  columns:
-  - {title: Value, key: value, index: 0, precision: 4}
-  - {title: Data writable, key: data_writable, index: 1, precision: 0}
-  - {title: Input beside data, key: input_is_sibling, index: 2, precision: 0}
-""" % harness.SCORING_IMAGE
-
 
 def test_a_signed_url_opens_one_file_for_one_use_until_it_expires(platform):
     from utils.data import make_url_sassy
@@ -100,35 +57,3 @@ def test_app_data_is_read_only_in_a_container_even_for_root(platform):
     # The same container with a writable bind writes there: the refusal above is the mount's.
     code, _, err, base = run_container(platform, "rw")
     assert code == 0 and os.path.exists(os.path.join(base, "data", "x")), err
-
-
-def test_the_worker_data_folder_reaches_the_scoring_program_read_only(platform, people, tmp_path):
-    """A scoring program of our own, through the real upload, queue hand-over and run_wrapper: it reads the
-    organiser's file in the worker's data folder (its value reaches the leaderboard), cannot write there, and finds
-    /app/data beside its input folder (where score.py looks for it)."""
-    bundle = tmp_path / "bundle"
-    (bundle / "program").mkdir(parents=True)
-    (bundle / "program" / "metadata").write_text("command: python3 /app/program/probe.py /app/input /app/output "
-                                                 "/app/data\n")
-    (bundle / "program" / "probe.py").write_text(PROBE)
-    (bundle / "competition.yaml").write_text(PROBE_YAML)
-    (bundle / "terms.md").write_text("Probe terms.\n")
-    with open(os.path.join(harness.ROOT, "logo.png"), "rb") as handle:
-        (bundle / "logo.png").write_bytes(handle.read())
-    zipped = shutil.make_archive(str(tmp_path / "probe"), "zip", str(bundle))
-    os.makedirs(os.path.join(platform.worker_data, "probe"), exist_ok=True)
-    with open(os.path.join(platform.worker_data, "probe", "value.txt"), "w") as handle:
-        handle.write("0.123456")
-    organiser, submitter = people["organiser"], people["submitter"]
-    competition = organiser.upload_bundle(zipped)
-    shown = organiser.call("GET", "/api/competitions/%d/" % competition).json()
-    submitter.join(competition, shown["secret_key"])
-    phase = shown["phases"][0]["id"]
-    submission = submitter.submit(competition, phase, harness.submission_zip("temporalia-tqic"))
-    platform.drain()
-    board = platform.anonymous().call("GET", "/api/phases/%d/get_leaderboard/" % phase).json()
-    cells = {score["column_key"]: score["score"] for score in board["submissions"][0]["scores"]}
-    assert board["submissions"][0]["id"] == submission, json.dumps(board)[:500]
-    # str(round(x, 0)) is "0.0": the board prints a float even at precision 0.
-    assert cells == {"value": "0.1235", "data_writable": "0.0", "input_is_sibling": "1.0"}, cells
-    assert not os.path.exists(os.path.join(platform.worker_data, "probe", "written.txt"))
