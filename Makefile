@@ -19,8 +19,7 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check \
-	test-platform
+.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -101,6 +100,7 @@ PYTHON_CB ?= $(shell for p in $$HOME/.pyenv/versions/3.13*/bin/python3 $$(comman
 	$$HOME/.pyenv/versions/3.12*/bin/python3 $$(command -v python3.12 python3.11 python3); do \
 	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && echo "$$p" && break; done)
 
+.PHONY: test-platform
 test-platform: setup
 	@if [ ! -f "$(CODABENCH)/manage.py" ]; then \
 		echo "test-platform: skipped: needs Codabench's sources at $(CODABENCH) (codalab/codabench)"; exit 0; fi; \
