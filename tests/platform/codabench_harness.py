@@ -2,8 +2,8 @@
 
 Everything Codabench is made of runs as it is, imported from ../shared/peers/codabench at run time (never copied
 into this repository): the Django site (its apps, REST API, permissions, leaderboards, competition unpacker and
-phase status tasks) on PostgreSQL and Redis from Debian's packages, served over HTTP and websockets by uvicorn, and
-the compute worker's own `run_wrapper`. Three pieces of infrastructure cannot exist on a machine without Docker,
+phase status tasks) on PostgreSQL and Redis from Debian's packages, served over HTTP and websockets by its own
+gunicorn launcher with uvicorn workers, and the compute worker's own `run_wrapper`. Three pieces of infrastructure cannot exist on a machine without Docker,
 RabbitMQ or cloud storage; each is replaced by the smallest stand-in, named here and nowhere else:
 
 * OBJECT STORAGE (MinIO/S3): the public and the private bucket are two local folders (Django's FileSystemStorage,
@@ -65,14 +65,15 @@ def codabench_commit():
 
 
 def postgres_bin():
-    """The folder of PostgreSQL's server programs (Debian keeps them off PATH), or None."""
-    found = shutil.which("pg_ctl")
-    if found:
-        return os.path.dirname(os.path.realpath(found)) if os.path.basename(os.path.realpath(found)) == "pg_ctl" \
-            else os.path.dirname(found)
-    versions = sorted((d for d in os.listdir("/usr/lib/postgresql") if d.isdigit()), key=int) \
-        if os.path.isdir("/usr/lib/postgresql") else []
-    return os.path.join("/usr/lib/postgresql", versions[-1], "bin") if versions else None
+    """The folder of PostgreSQL's `postgres` and `initdb` (Debian keeps them in /usr/lib/postgresql/N/bin, off
+    PATH), or None."""
+    found = shutil.which("postgres")
+    folders = [os.path.dirname(os.path.realpath(found))] if found else []
+    if os.path.isdir("/usr/lib/postgresql"):
+        versions = sorted((d for d in os.listdir("/usr/lib/postgresql") if d.isdigit()), key=int, reverse=True)
+        folders += [os.path.join("/usr/lib/postgresql", version, "bin") for version in versions]
+    return next((folder for folder in folders if all(os.path.isfile(os.path.join(folder, program))
+                                                     for program in ("postgres", "initdb"))), None)
 
 
 def missing_reason():
@@ -84,8 +85,8 @@ def missing_reason():
         return "needs PostgreSQL's server (Debian package postgresql: apt-get install postgresql)"
     if not shutil.which("redis-server"):
         return "needs Redis (Debian package redis-server: apt-get install redis-server)"
-    if not shutil.which("unshare"):
-        return "needs unshare (util-linux) for the Docker stand-in's read-only /app/data"
+    if not (shutil.which("unshare") and shutil.which("setpriv")):
+        return "needs unshare and setpriv (util-linux) for the Docker stand-in's read-only /app/data"
     if not os.path.isfile(os.path.join(SCORING_PYTHON, "python3")):
         return "needs the repository's .venv (make setup): the scoring container's python3"
     if importlib.util.find_spec("django") is None:       # the suite runs in .venv-codabench (make test-platform)
@@ -105,13 +106,9 @@ def write_requirements(folder):
             return {p["name"]: p["version"] for p in tomllib.load(handle)["package"]
                     if "registry" in p.get("source", {})}
 
-    def direct(path, groups=()):
+    def direct(path):
         with open(path, "rb") as handle:
-            project = tomllib.load(handle)
-        names = list(project["project"]["dependencies"])
-        for group in groups:
-            names += project.get("dependency-groups", {}).get(group, [])
-        return names
+            return tomllib.load(handle)["project"]["dependencies"]
 
     pins = locked(os.path.join(CODABENCH, "compute_worker", "uv.lock"))
     pins.update(locked(os.path.join(CODABENCH, "uv.lock")))      # the site's lock wins where both pin a package
@@ -383,7 +380,7 @@ def work(job_path):
     compute_worker.run_wrapper(*job["args"], **job["kwargs"])
 
 
-LAPS = []     # "what: step in N s", for the suite's closing summary (conftest.py): CI's minutes are counted
+REPORT = []   # "what: step in N s", where the logs are: the suite's closing summary (conftest.py)
 
 
 class Stopwatch:
@@ -393,7 +390,7 @@ class Stopwatch:
 
     def lap(self, step):
         now = time.time()
-        LAPS.append("%s: %s in %.1f s (%.1f s in all)" % (self.what, step, now - self.last, now - self.start))
+        REPORT.append("%s: %s in %.1f s (%.1f s in all)" % (self.what, step, now - self.last, now - self.start))
         self.last = now
 
 
@@ -436,8 +433,6 @@ class Platform:
         self.logs = os.path.join(root, "logs")
         self.processes = []
         self.storage = None
-        self.pg_data = None
-        self.jobs_run = 0
         for folder in ("logs", "spool", "spool/done", "storage/public", "storage/private", "tmp",
                        "worker/data", "worker/cache", "worker/containers"):
             os.makedirs(os.path.join(root, folder), exist_ok=True)
@@ -482,17 +477,25 @@ class Platform:
         django.setup()
 
     # ---------------------------------------------------------------------------------- start ---
-    def _spawn(self, argv, name, **kwargs):
+    def _spawn(self, argv, name, stop=signal.SIGTERM, **kwargs):
+        """A service process, killed with this one even if this one is killed (setpriv --pdeathsig, set after any
+        change of user, which clears it), ended by `stop` otherwise."""
         log = open(os.path.join(self.logs, name + ".log"), "ab")
+        switch = argv.index("--") + 1 if argv[0] == "setpriv" else 0
+        argv = argv[:switch] + ["setpriv", "--pdeathsig", "KILL", "--"] + argv[switch:]
         process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True, **kwargs)
         log.close()
+        process.stop_signal = stop
         self.processes.append(process)
         return process
 
-    def _as_postgres(self, argv):
-        """PostgreSQL refuses to run as root: its programs run as the `postgres` account then."""
-        return (["runuser", "-u", "postgres", "--"] + argv) if os.geteuid() == 0 else argv
+    @staticmethod
+    def _as_postgres(argv):
+        """PostgreSQL refuses to run as root: as root, its programs run as the `postgres` account."""
+        if os.geteuid() != 0:
+            return argv
+        return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"] + argv
 
     def start_postgres(self):
         folder = os.path.join(self.root, "postgres")
@@ -500,16 +503,17 @@ class Platform:
         if os.geteuid() == 0:
             shutil.chown(folder, "postgres", "postgres")
         os.chmod(self.root, 0o755)
-        self.pg_data = os.path.join(folder, "data")
+        data = os.path.join(folder, "data")
         binaries = postgres_bin()
-        subprocess.run(self._as_postgres([os.path.join(binaries, "initdb"), "-D", self.pg_data, "-U", "postgres",
+        subprocess.run(self._as_postgres([os.path.join(binaries, "initdb"), "-D", data, "-U", "postgres",
                                           "--auth=trust", "-E", "UTF8", "--no-sync"]),
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        options = ("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
-                   "-c full_page_writes=off" % (self.pg_port, folder))
-        subprocess.run(self._as_postgres([os.path.join(binaries, "pg_ctl"), "-D", self.pg_data, "-o", options,
-                                          "-l", os.path.join(folder, "server.log"), "-w", "start"]),
-                       check=True, stdout=subprocess.DEVNULL)
+        process = self._spawn(self._as_postgres([
+            os.path.join(binaries, "postgres"), "-D", data, "-p", str(self.pg_port), "-k", folder,
+            "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+            "-c", "full_page_writes=off"]), "postgres", stop=signal.SIGINT)     # SIGINT: fast shutdown
+        _wait_for(lambda: _port_open(self.pg_port), "PostgreSQL", process=process,
+                  log=os.path.join(self.logs, "postgres.log"))
 
     def start_redis(self):
         folder = os.path.join(self.root, "redis")
@@ -545,17 +549,16 @@ class Platform:
         clock.lap("site serving at %s" % self.site_url)
 
     def stop(self):
-        for process in reversed(self.processes):
+        for process in reversed(self.processes):          # the site first, the database last
             if process.poll() is None:
                 try:
-                    os.killpg(process.pid, signal.SIGTERM)
+                    os.killpg(process.pid, process.stop_signal)
                     process.wait(timeout=10)
-                except (ProcessLookupError, subprocess.TimeoutExpired):
+                except subprocess.TimeoutExpired:
                     os.killpg(process.pid, signal.SIGKILL)
-        if self.pg_data and os.path.exists(os.path.join(self.pg_data, "postmaster.pid")):
-            subprocess.run(self._as_postgres([os.path.join(postgres_bin(), "pg_ctl"), "-D", self.pg_data,
-                                              "-m", "immediate", "stop"]),
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    process.wait()
+                except ProcessLookupError:
+                    pass
         if self.storage is not None:
             self.storage.stop()
 
@@ -583,16 +586,16 @@ class Platform:
                 path = os.path.join(spool, "done", name)
                 os.rename(os.path.join(spool, name), path)
                 log = open(os.path.join(self.logs, "worker-%s.log" % name[:-5]), "wb")
-                running[name] = subprocess.Popen([sys.executable, __file__, "work", path], env=env, stdout=log,
-                                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                                 cwd=os.path.join(self.root, "worker"), start_new_session=True)
+                running[name] = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--", sys.executable, __file__,
+                                                  "work", path], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                                 stdin=subprocess.DEVNULL, cwd=os.path.join(self.root, "worker"),
+                                                 start_new_session=True)
                 log.close()
                 ran += 1
             for name, process in list(running.items()):
                 if process.poll() is not None:
                     del running[name]
             if not running and not waiting:
-                self.jobs_run += ran
                 return ran
             if time.time() > deadline:
                 for process in running.values():

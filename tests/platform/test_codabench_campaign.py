@@ -14,6 +14,7 @@ import html
 import io
 import json
 import os
+import re
 import shutil
 import zipfile
 
@@ -397,15 +398,21 @@ def reachable(competition, state, role, bodies):
     return [(resource, body) for resource, body in bodies if resource not in hidden]
 
 
+@pytest.mark.parametrize("phase", [0, 1], ids=["dry run", "formal run"])
 @pytest.mark.parametrize("name", COMPETITIONS)
-def test_runs_are_fetched_by_the_submitter_and_the_organiser_only(campaign, name):
-    """The submitter's zips (marked by a dotfile) reach the organiser, and nobody else: not another participant,
-    not an anonymous client, in either state, through any door."""
+def test_runs_are_fetched_by_the_submitter_and_the_organiser_only(campaign, name, phase):
+    """The submitter's zips of the phase (marked by a dotfile) reach the organiser, and nobody else: not another
+    participant, not an anonymous client, in either state, through any door."""
     competition = campaign[name]
-    assert holds(competition.bodies["unpublished", "organiser"], MARKER)
+    mine = "phase %d " % phase
+
+    def of_phase(bodies):          # what names this phase, and what names none (a list, the competition)
+        return [(resource, body) for resource, body in bodies
+                if mine in resource or not re.search(r"\bphase \d+ ", resource)]
+    assert holds(of_phase(competition.bodies["unpublished", "organiser"]), MARKER)
     leaks = ["%s, %s: %s" % (state, role, resource)
              for (state, role), bodies in sorted(competition.bodies.items())
-             if role in ("other participant", "anonymous") for resource in holds(bodies, MARKER)]
+             if role in ("other participant", "anonymous") for resource in holds(of_phase(bodies), MARKER)]
     assert not leaks, "the submitter's runs reached others:\n" + "\n".join(leaks)
 
 
@@ -451,10 +458,11 @@ def test_statuses_and_the_leaderboard_as_the_page_shows_it(campaign, platform, n
         wanted = EXPECTED_STATUS[label.rsplit(" ", 1)[1]]
         assert submission.status == wanted, (label, submission.status, submission.status_details)
         if wanted == "Failed":
+            # run_wrapper's last word on a non-zero exit of the scoring program (compute_worker.py).
+            assert submission.status_details == "Child task failed or non-zero return code", \
+                (label, submission.status_details)
             with submission.details.get(name="scoring_stderr").data_file.open("rb") as handle:
                 assert b": error: " in handle.read(), label
-            # run_wrapper's last word on a non-zero exit (compute_worker.py: "Child task failed ...").
-            assert submission.status_details == "Child task failed or non-zero return code", submission.status_details
     anonymous = platform.anonymous()
     for phase in competition.phases:
         board = anonymous.call("GET", "/api/phases/%d/get_leaderboard/" % phase.id).json()
