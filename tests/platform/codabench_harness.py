@@ -744,9 +744,14 @@ def serve(port):
     install_storage_standin()
     install_queue_standin()
     import gunicorn_run
+
+    def die_with_the_master(server, worker):        # as the master dies with the session (Platform._spawn)
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)     # PR_SET_PDEATHSIG
+
     gunicorn_run.StandaloneApplication(gunicorn_run.app, {
         "bind": ["127.0.0.1:%s" % port], "workers": gunicorn_run.WORKERS, "worker_class": "uvicorn.workers.UvicornWorker",
-        "logger_class": gunicorn_run.StubbedGunicornLogger}).run()
+        "logger_class": gunicorn_run.StubbedGunicornLogger, "post_fork": die_with_the_master}).run()
 
 
 def manage(args):
