@@ -89,9 +89,9 @@ fuzz: setup
 
 # The platform suite (tests/platform/, docs/codabench.md): the real Codabench of ../shared/peers/codabench (its
 # Django site on PostgreSQL and Redis from Debian's packages, its compute worker) with every task's bundles. Its own
-# venv, .venv-codabench, holds Codabench's pinned dependencies (its pyproject.toml and uv.lock) on Python 3.13 (as
-# its pins; 3.12 if absent: its IPython pin needs 3.12),
-# made once and remade when those pins change. Skips, saying why, without ../shared or such a Python.
+# venv, .venv-codabench, holds Codabench's pinned dependencies (its pyproject.toml and uv.lock) on Python 3.13 as
+# pinned (3.12 if absent: its IPython pin needs 3.12), made once and remade when those pins change. Skips, saying
+# why, without ../shared or such a Python; PLATFORM_ARGS are pytest's (RUNSCORE_PLATFORM_TASKS=a,b: some tasks).
 SHARED ?= $(or $(RUNSCORE_SHARED),../shared)
 CODABENCH := $(SHARED)/peers/codabench
 VENV_CB := .venv-codabench
