@@ -26,6 +26,8 @@ KINDS = ("sample", "reference")           # bundle built without / with --refere
 ROLES = ("organiser", "submitter", "other participant", "anonymous")
 STATES = ("unpublished", "published")
 MARKER = "alice-run-4f1c9e"               # in the submitter's zips only (a dotfile, ignored by score.py)
+TASKS = harness.task_ids()
+COMPETITIONS = ["%s-%s" % (task, kind) for kind in KINDS for task in TASKS]
 
 # A gold item of each task's secret reference that no public file holds and no submission sends (None: the task's
 # gold holds no free text, only classes); every secret reference also holds a file with a canary line.
@@ -67,6 +69,8 @@ def write_secret_reference(task, folder):
         kept = [line for line in handle if not line.startswith("detail:")]
     with open(task_yaml, "w", encoding="utf-8") as handle:
         handle.writelines(kept)
+    if task not in CANARY_ITEMS:
+        raise AssertionError("no canary for task %s: say in CANARY_ITEMS how its secret reference carries one" % task)
     canary = CANARY_ITEMS[task]
     if task == "ntcir1-adhoc":
         for name in ("rel1_sample_0031-0036", "rel2_sample_0031-0036"):
@@ -133,6 +137,7 @@ class Competition:
             self.yaml = yaml.safe_load(archive.read("competition.yaml"))
         self.model = Model.objects.get(pk=competition_id)
         self.phases = list(self.model.phases.order_by("index"))
+        self.dataset_keys = self.datasets()
         self.submissions = {}
         self.seen = {}                    # (state, role) -> {resource: value}
         self.bodies = {}                  # (state, role) -> [(resource, body)]
@@ -221,20 +226,19 @@ def observe(competition, client):
 @pytest.fixture(scope="module")
 def campaign(platform, people, tmp_path_factory):
     clock = harness.Stopwatch("campaign")
-    tasks = harness.task_ids()
     work = tmp_path_factory.mktemp("campaign")
     secret = work / "secret"
-    for task in tasks:
+    for task in TASKS:
         write_secret_reference(task, str(secret / task))
-    harness.runscore("bundle", "--per-task", str(work / "sample"), "--tasks", ",".join(tasks))
-    harness.runscore("bundle", "--per-task", str(work / "reference"), "--tasks", ",".join(tasks),
+    harness.runscore("bundle", "--per-task", str(work / "sample"), "--tasks", ",".join(TASKS))
+    harness.runscore("bundle", "--per-task", str(work / "reference"), "--tasks", ",".join(TASKS),
                      "--reference", str(secret))
 
     clock.lap("bundles built")
     organiser, submitter = people["organiser"], people["submitter"]
     competitions = []
     for kind in KINDS:
-        for task in tasks:
+        for task in TASKS:
             bundle = str(work / kind / (task + ".zip"))
             harness.install_worker_data(bundle, platform.worker_data)
             competitions.append(Competition(task, kind, bundle, organiser.upload_bundle(bundle)))
@@ -252,8 +256,6 @@ def campaign(platform, people, tmp_path_factory):
                     competition.id, phase.id, zipped)
         clock.lap("%s submissions sent" % label)
         clock.lap("%d worker jobs run" % platform.drain())
-    for competition in competitions:
-        competition.dataset_keys = competition.datasets()
     for state in STATES:
         if state == "published":
             for competition in competitions:
@@ -268,11 +270,6 @@ def campaign(platform, people, tmp_path_factory):
     return {competition.name: competition for competition in competitions}
 
 
-def competitions_of(campaign_tasks=None):
-    return ["%s-%s" % (task, kind) for kind in KINDS for task in (campaign_tasks or harness.task_ids())]
-
-
-COMPETITIONS = competitions_of()
 
 
 # -------------------------------------------------------------- the platform's rules, as its code reads ---
@@ -372,7 +369,7 @@ def test_who_can_fetch_what(campaign, name):
     assert not mismatches, "\n".join(mismatches) + "\n\n" + table(rows)
 
 
-@pytest.mark.parametrize("task", harness.task_ids())
+@pytest.mark.parametrize("task", TASKS)
 def test_no_canary_reaches_anyone_but_the_organiser(campaign, task):
     """Nothing a participant or an anonymous client can reach, in either state, holds a string of the secret
     reference the bundle was built with (a gold item, a line of a reference file)."""
