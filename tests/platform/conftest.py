@@ -34,6 +34,7 @@ def platform(request):
     reason = harness.missing_reason()
     if reason:
         pytest.skip(reason)
+    harness.REPORT.append("codabench %s, from %s" % (harness.codabench_commit(), harness.CODABENCH))
     root = tempfile.mkdtemp(prefix="runscore-platform-")
     site = harness.Platform(root)
     # A SIGTERM (CI's time running out, a developer's kill) ends the session through its teardown; the services
