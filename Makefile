@@ -99,6 +99,36 @@ fuzz: setup
 		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_trec_eval_differential.py
 	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest -n auto tests/test_pytrec_eval_compat.py
 
+# The platform suite (tests/platform/, docs/codabench.md): the real Codabench of ../shared/peers/codabench (its
+# Django site on PostgreSQL and Redis from Debian's packages, its compute worker) with every task's bundles. Its own
+# venv, .venv-codabench, holds Codabench's pinned dependencies (its pyproject.toml and uv.lock) on Python 3.13 as
+# pinned (3.12 if absent: its IPython pin needs 3.12), made once and remade when those pins change. Skips, saying
+# why, without ../shared or such a Python; PLATFORM_ARGS are pytest's (RUNSCORE_PLATFORM_TASKS=a,b: some tasks).
+SHARED ?= $(or $(RUNSCORE_SHARED),../shared)
+CODABENCH := $(SHARED)/peers/codabench
+VENV_CB := .venv-codabench
+PY_CB := $(VENV_CB)/bin/python
+PYTHON_CB ?= $(shell for p in $$HOME/.pyenv/versions/3.13*/bin/python3 $$(command -v python3.13) \
+	$$HOME/.pyenv/versions/3.12*/bin/python3 $$(command -v python3.12 python3.11 python3); do \
+	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && echo "$$p" && break; done)
+
+.PHONY: test-platform
+test-platform: setup
+	@if [ ! -f "$(CODABENCH)/manage.py" ]; then \
+		echo "test-platform: skipped: needs Codabench's sources at $(CODABENCH) (codalab/codabench)"; exit 0; fi; \
+	if [ -z "$(PYTHON_CB)" ]; then echo "test-platform: skipped: needs Python >= 3.12 for Codabench's pins"; exit 0; fi; \
+	pins=$$(cat "$(CODABENCH)/uv.lock" "$(CODABENCH)/compute_worker/uv.lock" "$(CODABENCH)/pyproject.toml" \
+		"$(CODABENCH)/compute_worker/pyproject.toml" | sha256sum | cut -c1-16); \
+	if [ "$$(cat $(VENV_CB)/.done 2>/dev/null)" != "$$pins" ]; then \
+		echo "setting up $(VENV_CB) with Codabench's pins (pip log: $(VENV_CB)/setup.log)"; \
+		rm -rf $(VENV_CB) && "$(PYTHON_CB)" -m venv $(VENV_CB) && \
+		( RUNSCORE_SHARED=$(abspath $(SHARED)) $(PY_CB) tests/platform/codabench_harness.py requirements $(VENV_CB) && \
+		  $(PY_CB) -m pip install -q --upgrade pip && \
+		  $(PY_CB) -m pip install -q -r $(VENV_CB)/requirements.txt -c $(VENV_CB)/constraints.txt \
+		) > $(VENV_CB)/setup.log 2>&1 || { cat $(VENV_CB)/setup.log; exit 1; }; \
+		echo "$$pins" > $(VENV_CB)/.done; fi; \
+	RUNSCORE_SHARED=$(abspath $(SHARED)) $(PY_CB) -m pytest -c tests/platform/pytest.ini tests/platform $(PLATFORM_ARGS)
+
 # The sdist and wheel built, checked by twine; the wheel installed alone (numpy only) on every Python 3.9-3.13 under
 # ~/.pyenv, with its extras, and beside ir_measures and BEIR by the recipe of docs/python-api.md, `pip check`
 # clean (BEIR brings torch: about 5 minutes and 2 GB; RUNSCORE_TORCH=wheel-or-requirement picks the torch).
@@ -139,4 +169,4 @@ bench-docs: setup
 	$(PY) benchmarks/shapes.py --from-json benchmarks/shapes.json --update-docs
 
 clean:
-	rm -rf $(VENV) $(VENV_LATEST) build *.egg-info scoring_program/*.egg-info .pytest_cache
+	rm -rf $(VENV) $(VENV_LATEST) $(VENV_CB) build *.egg-info scoring_program/*.egg-info .pytest_cache

@@ -87,8 +87,8 @@ def test_the_uploaded_zip_holds_nothing_of_the_reference(built):
         competition = yaml.safe_load(archive.read("competition.yaml"))
     assert pointer["detail"] == "aggregate" and set(pointer["worker_data"]["fingerprints"]) == \
         {"rel1_sample_0031-0036", "rel2_sample_0031-0036", "task.yaml"}
-    # the formal phase hides every submission's logs and files from other users (docs/codabench.md)
-    assert [p.get("hide_output") for p in competition["phases"]] == [None, True]
+    # every phase hides every submission's logs and files from other users (docs/codabench.md)
+    assert [p.get("hide_output") for p in competition["phases"]] == [True, True]
 
 
 def test_the_worker_folder_holds_the_data_the_key_and_the_steps(built):

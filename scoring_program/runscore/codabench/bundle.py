@@ -294,7 +294,7 @@ def competition_v2(plan: BundlePlan) -> Dict:
            "description": "Scored against the synthetic sample reference data of the starting kit.",
            "start": plan.dates.dry_run_start, "end": plan.dates.dry_run_end,
            "max_submissions_per_day": DRY_RUN_SUBMISSIONS[0], "max_submissions": DRY_RUN_SUBMISSIONS[1],
-           "execution_time_limit": 600, "starting_kit": "starting_kit/", "tasks": [0]}
+           "execution_time_limit": 600, "starting_kit": "starting_kit/", "hide_output": True, "tasks": [0]}
     formal = {"index": 1, "name": "Formal run",
               "description": "Runs are checked and receipted, and scored once the judgements exist."
               if plan.collecting else "Scored against the campaigns' hidden reference data.",
@@ -302,8 +302,9 @@ def competition_v2(plan: BundlePlan) -> Dict:
     if plan.dates.formal_end:
         formal["end"] = plan.dates.formal_end
     per_day, total = plan.formal_submissions
-    # hide_output: nobody but the organisers and the submitter fetches a formal submission's files; the submitter
-    # still reads her detailed page (receipt, format messages), which the platform never hides (docs/codabench.md).
+    # hide_output on every phase: nobody but the organisers and the submitter fetches a submission's files while a
+    # phase is open (a dry run's runs are a team's systems too); the submitter still reads her detailed page
+    # (receipt, format messages), which the platform never hides (docs/codabench.md).
     formal.update({"max_submissions_per_day": per_day, "max_submissions": total, "execution_time_limit": 600,
                    "starting_kit": "starting_kit/", "hide_output": True, "tasks": [formal_task]})
     competition = {

@@ -128,10 +128,9 @@ def who_sees_what(formal_detail: Optional[str], formal_data: str) -> List[str]:
              "* **A submission's detailed results page** can be opened by any user who can see the competition "
              "(anyone, once it is published), yours included: it shows only what the phase shows (above), never "
              "more.",
-             "* **A submission's zip, scoring logs and output files**: in the formal phase the logs and output files "
+             "* **A submission's zip, scoring logs and output files**: in every phase the logs and output files "
              "are for the organisers only and the zip for you and the organisers, so your detailed results page is "
-             "where you read your receipt and the messages of the checks; in the dry run any user can fetch all "
-             "three for a submission on the leaderboard.",
+             "where you read your receipt and the messages of the checks.",
              "* **Reference data**: the dry run's sample data is public (in the starting kit); the formal phase's "
              "%s." % (data if formal_detail is not None else "does not exist yet (its judgements are made from "
                                                               "the formal runs)")]

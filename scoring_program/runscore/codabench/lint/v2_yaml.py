@@ -44,7 +44,7 @@ class V2Rules(LinterBase):
     def check_hidden_outputs(self, data: Dict, task_refs: Dict[int, Optional[BundleView]]) -> None:
         """A phase whose reference data is hidden (task.yaml `detail:` other than full) should hide its outputs:
         without hide_output, any user (anonymous ones too) fetches the zip, logs and output files of every
-        submission with a leaderboard row (docs/codabench.md, 'Formal phases hide their outputs')."""
+        submission with a leaderboard row (docs/codabench.md, 'Every phase hides its outputs')."""
         phases = data.get("phases")
         if not isinstance(phases, list):
             return
