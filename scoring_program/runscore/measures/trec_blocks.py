@@ -68,7 +68,8 @@ def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: st
     ranks = np.arange(1, topic.num_ret + 1)
     cum = np.cumsum(relevant)
     precision = cum / ranks
-    # Max precision from each rank to the end; only ranks up to the last relevant one matter.
+    # Max precision from each rank to the end; only ranks up to the last relevant one matter. (count / rank is
+    # +0.0 or positive, never -0.0 or NaN, so numpy's maximum has one answer under every SIMD loop.)
     last = int(np.flatnonzero(relevant)[-1]) + 1
     tail_max = np.maximum.accumulate(precision[:last][::-1])[::-1]
     rel_ranks = np.flatnonzero(relevant)          # 0-based rank of the 1st, 2nd, ... relevant document
