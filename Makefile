@@ -19,7 +19,7 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check
+.PHONY: setup demo test test-cpu test-dispatch lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -57,6 +57,24 @@ test-cpu: setup
 	RUNSCORE_TEST_CPU_LOG=$(CURDIR)/.test-cpu.log $(PY) -m pytest -n auto -q
 	awk -F'\t' '{split($$2, id, "::"); cpu[id[1]] += $$1; total += $$1} END {for (f in cpu) printf "%7.1f  %s\n", cpu[f], f; \
 		printf "%7.1f  total\n", total}' .test-cpu.log | sort -rn | head -30
+
+# The bit-for-bit suites (fast path = exact path, kernels = depth walks, whole-run kernels, the NTCIREVAL measures =
+# C's loops, runscore.pytrec_eval = pytrec_eval, trec_eval byte for byte) again with numpy's AVX-512 targets switched
+# off, then its AVX-512 and AVX2 targets (`make test` runs them under the native dispatch, and
+# tests/test_dispatch.py compares the bits of every kernel family across the three): tests/cpu_dispatch.py lists
+# the targets this CPU has, so the target works on any machine and says so where there is nothing to switch off.
+DISPATCH_TESTS := tests/test_fast_path.py tests/test_fast_path_shapes.py tests/test_fast_path_crlf_shuffled.py \
+	tests/test_fast_path_tasks.py tests/test_fuzz_fast_path.py tests/test_id_keys.py tests/test_columnar.py \
+	tests/test_run_batch.py tests/test_vectorised_ntcir.py tests/test_ntcireval.py tests/test_trec_measures.py \
+	tests/test_trec_oracle.py tests/test_trec_eval_differential.py tests/test_trec_eval_fixtures.py \
+	tests/test_pytrec_eval_compat.py tests/test_pytrec_eval_adopters.py
+test-dispatch: setup
+	@for families in avx512 avx512,avx2; do \
+		features="$$($(PY) tests/cpu_dispatch.py $$families)" || exit 2; \
+		if [ -z "$$features" ]; then echo "test-dispatch: $$families: nothing to switch off here"; continue; fi; \
+		echo "test-dispatch: NPY_DISABLE_CPU_FEATURES=\"$$features\""; \
+		NPY_DISABLE_CPU_FEATURES="$$features" $(PY) -m pytest -n auto -q $(DISPATCH_TESTS) || exit 1; \
+	done
 
 test-latest: $(VENV_LATEST)/.done
 	$(PY_LATEST) -c 'import sys, numpy, scipy, yaml, jsonschema; from importlib.metadata import version; \
