@@ -56,6 +56,15 @@ def c_long(x: float) -> int:
     return int(x)
 
 
+def c_int(x: float) -> int:
+    """(int)x as trec_eval's C does on x86-64: truncation toward zero, and INT_MIN (the processor's "integer
+    indefinite") for NaN or a value out of int's range. trec_eval's gain comparators return (int)(gain1 - gain2),
+    so gains more than 2 ** 31 apart compare as "less" there, whatever their order."""
+    if x != x or not -2147483648.0 <= x < 2147483648.0:
+        return -2147483648
+    return int(x)
+
+
 def c_lround(x: float) -> int:
     """glibc lround (trec_eval 10.0's recall points): halves away from zero, exactly; LONG_MIN for NaN or out of
     range, as on x86-64."""
@@ -73,6 +82,21 @@ def c_div(a: float, b: float) -> float:
             return -math.nan   # x86 produces the negative default NaN; glibc prints it as -nan
         return math.copysign(math.inf, a) * math.copysign(1.0, b)
     return a / b
+
+
+def as_scores(values, dtype=np.float32) -> np.ndarray:
+    """The values as an array of `dtype` (trec_eval 9 and pytrec_eval keep scores and gains as C floats), converted
+    as C converts a double: a value beyond float's range becomes +-inf, as the x86 conversion makes it. Without
+    numpy's "overflow encountered in cast" RuntimeWarning (numpy 1.24 and later), which would reach the user's
+    stderr for a score such as 1e39 that trec_eval reads without a word (runscore says it in its own words)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(values).astype(dtype, copy=False)
+
+
+def c_float(x: float) -> float:
+    """(float) x for one number, as as_scores converts: the C float's value as a Python float."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(x))
 
 
 def c_log2(x: float) -> float:

@@ -15,7 +15,7 @@ import numpy as np
 from ..ranking.columnar_run import ColumnarRun
 from ..ranking.columnar_words import pack_strings, row_keys, rows_equal, widen
 from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
-from .c_numbers import log2_discounts
+from .c_numbers import as_scores, log2_discounts
 from .trec import REGISTRY, TrecOptions
 from .trec_blocks import recall_point_cutoff
 from . import vectorised_all_trec
@@ -33,7 +33,7 @@ def rank_lines(run: ColumnarRun, topics: Sequence[str], tie_order: str = "desc",
     """File-order line indices in rank order, topic after topic in `topics` order (a topic absent from the run
     has no lines), truncated to max_docs per topic; and the offsets of each topic in that array."""
     codes = {t: i for i, t in enumerate(run.topics)}
-    scores = run.score.astype(score_dtype, copy=False)
+    scores = as_scores(run.score, score_dtype)
     index_type = np.int32 if len(run) < 2 ** 31 else np.int64      # half the memory for the usual sizes
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     for k, topic in enumerate(topics):
