@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .c_numbers import c_atol, c_div, c_long, c_lround, ordered_sum
+from .c_numbers import c_atol, c_div, c_int, c_long, c_lround, ordered_sum
 from ..ranking.label import JudgedTopic
 
 
@@ -187,7 +187,7 @@ def gain_levels(topic: JudgedTopic, pairs: Sequence = ()) -> List[List]:
             entry[1] = count
         else:
             levels.append([grade, count, float(grade)])
-    return glibc_msort(levels, lambda a, b: int(a[2] - b[2]))
+    return glibc_msort(levels, lambda a, b: c_int(a[2] - b[2]))     # comp_rel_gain's (int) difference
 
 
 def gain_of(levels: List[List]) -> Dict[int, float]:
