@@ -48,8 +48,8 @@ def shared_path(*parts: str) -> str:
 
 
 # ------------------------------------------------------------------------------ the command line, in process ---
-# `runscore ...` and `score.py` are run in this process (about a thousand calls: a new Python for each cost 0.15-0.3 s
-# of start-up, most of the suite's time), set up as a new process would see them: the arguments, the folder, the
+# `runscore ...` and `score.py` are run in this process (about 260 calls a run: a new Python for each cost 0.15-0.3 s
+# of CPU to start, the biggest share of the suite's time), set up as a new process would see them: the arguments, the folder, the
 # environment (restored after the call, with what the command changed in it), stdin, stdout and stderr as UTF-8
 # streams read back as subprocess's text mode reads them, Python's default warning filters with warnings printed
 # on that stderr, exit codes from the return value or SystemExit, and an exception that escapes the entry as a
