@@ -6,12 +6,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import zipfile
 
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, run_score_py
 from runscore.cli import main
 
 SCORE_PY = os.path.join(ROOT, "scoring_program", "score.py")
@@ -28,9 +27,8 @@ def score_py(tmp_path, ref_folder, run_text=None, name="tir_sample"):
         shutil.copyfile(SAMPLE_RUN, str(run))
     else:
         run.write_text(run_text)
-    proc = subprocess.run([sys.executable, SCORE_PY, str(work / "input"), str(work / "output")],
-                          capture_output=True, text=True)
-    return proc, work / "output", run
+    code, out, err = run_score_py(work / "input", work / "output")
+    return subprocess.CompletedProcess([SCORE_PY], code, out, err), work / "output", run
 
 
 def collect_folder(tmp_path, extra=""):

@@ -5,13 +5,11 @@ import hashlib
 import io
 import os
 import shutil
-import subprocess
-import sys
 import zipfile
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_cli
 from runscore.codabench import entry
 from runscore.codabench.bundle import with_detail
 from runscore.codabench.disclosure import level_of
@@ -121,22 +119,21 @@ def test_check_with_ref_follows_the_references_policy(tmp_path):
     res = tmp_path / "res"
     shutil.copytree(os.path.join(SAMPLES, "r2c2-ac"), str(res))
     _change_the_first_confidence(res)
-    proc = subprocess.run([sys.executable, "-m", "runscore", "check", "--ref", str(ref), str(res)],
-                          capture_output=True, text=True, cwd=os.path.join(ROOT, "scoring_program"))
-    assert proc.returncode == 1 and HIDDEN_VERDICT in proc.stdout + proc.stderr
-    assert "differs from run" not in proc.stdout + proc.stderr
-    assert "rejected: 1 error(s)" in proc.stdout and "invalid               1 " in proc.stdout
+    code, out, err = run_cli("check", "--ref", str(ref), str(res), cwd=os.path.join(ROOT, "scoring_program"))
+    assert code == 1 and HIDDEN_VERDICT in out + err
+    assert "differs from run" not in out + err
+    assert "rejected: 1 error(s)" in out and "invalid               1 " in out
 
 
 def test_the_command_line_score_shows_everything(tmp_path):
     ref = tmp_path / "ref"
     shutil.copytree(os.path.join(ROOT, "reference_data", "ntcir1-adhoc"), str(ref))
     (ref / "task.yaml").write_bytes(with_detail((ref / "task.yaml").read_bytes(), "aggregate"))
-    proc = subprocess.run([sys.executable, "-m", "runscore", "score", "--task", "ntcir1-adhoc", "--ref", str(ref),
-                           os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "--json", "--per-topic"],
-                          capture_output=True, text=True, cwd=os.path.join(ROOT, "scoring_program"))
-    assert proc.returncode == 0, proc.stderr
-    assert '"num_rel_rel1"' in proc.stdout and '"per_topic"' in proc.stdout
+    code, out, err = run_cli("score", "--task", "ntcir1-adhoc", "--ref", str(ref),
+                             os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "--json", "--per-topic",
+                             cwd=os.path.join(ROOT, "scoring_program"))
+    assert code == 0, err
+    assert '"num_rel_rel1"' in out and '"per_topic"' in out
 
 
 def _formal_task_yaml(zip_path, task_id):
@@ -151,14 +148,13 @@ def test_the_bundles_formal_phase_is_hidden_unless_the_organiser_says(tmp_path, 
     secret = tmp_path / "secret"
     shutil.copytree(os.path.join(ROOT, "reference_data", "temporalia-tqic"), str(secret))   # says detail: full
     out = tmp_path / "t.zip"
-    proc = subprocess.run([sys.executable, "-m", "runscore", "bundle", "--tasks", "temporalia-tqic", "-o", str(out),
-                           "--reference", str(secret), "--no-lint"] + option,
-                          capture_output=True, text=True, cwd=os.path.join(ROOT, "scoring_program"))
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = run_cli(*["bundle", "--tasks", "temporalia-tqic", "-o", str(out), "--reference", str(secret),
+                             "--no-lint"] + option, cwd=os.path.join(ROOT, "scoring_program"))
+    assert code == 0, err
     formal, sample, overview = _formal_task_yaml(out, "temporalia-tqic")
     assert [l.split("#")[0].strip() for l in formal.splitlines() if l.startswith("detail:")] == ["detail: " + expected]
     assert "\ndetail: full " in sample                                   # the dry run stays public
-    assert ("says detail: full" in proc.stderr) == (not option)
+    assert ("says detail: full" in err) == (not option)
     shown = {"aggregate": "leaderboard columns", "per_topic": "aggregate measures"}[expected]
     assert "Formal run**: scored against the campaign's hidden reference data. Its detailed results and logs " \
            "show each run's %s" % shown in overview

@@ -22,6 +22,7 @@ import numpy as np
 
 from .errors import ConfigError, RunError
 from .ranking.label import NOT_IN_POOL, UNJUDGED
+from .measures.c_numbers import as_scores
 from .measures.trec import TrecOptions
 from .measures.vectorised import columnar_rows, tie_groups
 from .ranking.qrels import MAX_GRADE
@@ -244,8 +245,7 @@ def evaluate_rows(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, to
         raise _run_error("topic %s document %s: the score must be a number within a double, got %.60r"
                          % (topic, doc, bad))
     ends = np.cumsum(counts)
-    with np.errstate(over="ignore"):        # (a double beyond a C float is inf in trec_eval 9 too)
-        ranking = scores.astype(score_dtype, copy=False)
+    ranking = as_scores(scores, score_dtype)        # (a double beyond a C float is inf in trec_eval 9 too)
     if not np.isfinite(ranking).all():
         ranking = _rank_non_finite(ranking, counts, ends, docnos, topics, non_finite)
     order = _break_ties(_by_score(ranking, counts, ends), ranking, ends, docnos)
