@@ -178,18 +178,28 @@ def test_two_sheets_report_kappa_per_topic_and_overall(tmp_path, capsys):
     assert found["overall"] == pytest.approx(expected["overall"]) and set(found["per_topic"]) == {"001p", "002f"}
 
 
-def test_majority_resolution_and_its_tie(tmp_path, capsys):
+def test_majority_resolution_and_its_tie_rule(tmp_path, capsys):
+    """Majority decides; a tie goes to the median of the labels given (the lower middle one for an even count), so
+    two assessors who disagree give one label and three always do. Before, every tie refused the import."""
     pool = make_pool(tmp_path)
-    sheets = [fill(pool, tmp_path / ("%s.tsv" % n), lambda v, lab=lab: lab)
-              for n, lab in (("a", "L1"), ("b", "L1"), ("c", "L2"))]
-    ref = str(tmp_path / "ref")
-    assert main(["judgements", "--task", "temporalia-tir", "--pool", pool] + sheets +
-                ["--resolve", "majority", "-o", ref]) == 0
-    assert set(l.split()[-1] for l in open(os.path.join(ref, "qrels.txt")).read().split("\n") if l) == {"L1"}
+    sheets = {lab + n: fill(pool, tmp_path / ("%s%s.tsv" % (lab, n)), lambda v, lab=lab: lab)
+              for lab in ("L0", "L1", "L2") for n in ("a", "b")}
+
+    def labels(names, rule, ref):
+        assert main(["judgements", "--task", "temporalia-tir", "--pool", pool] + [sheets[n] for n in names] +
+                    ["--resolve", rule, "-o", str(tmp_path / ref)]) == 0
+        return set(l.split()[-1] for l in open(str(tmp_path / ref / "qrels.txt")).read().split("\n") if l)
+
+    assert labels(["L1a", "L1b", "L2a"], "majority", "r1") == {"L1"}
     assert "krippendorff_alpha" in capsys.readouterr().out
-    assert main(["judgements", "--task", "temporalia-tir", "--pool", pool, sheets[0], sheets[2],
-                 "--resolve", "majority", "-o", str(tmp_path / "ref2")]) == 2
-    assert "no majority" in capsys.readouterr().err and not os.path.exists(str(tmp_path / "ref2"))
+    assert labels(["L1a", "L2a"], "majority", "r2") == {"L1"}                 # a tie of two: the lower
+    assert labels(["L0a", "L1a", "L2a"], "majority", "r3") == {"L1"}          # three different: the middle
+    assert labels(["L0a", "L0b", "L2a", "L2b"], "majority", "r4") == {"L0"}   # 2 against 2: the lower middle
+    assert labels(["L0a", "L2a", "L2b"], "median", "r5") == {"L2"}
+    assert main(["judgements", "--task", "temporalia-tir", "--pool", pool, sheets["L1a"], sheets["L2a"],
+                 "-o", str(tmp_path / "r6")]) == 2                           # no rule named: still an error
+    assert "choose --resolve majority, median, max or min" in capsys.readouterr().err
+    assert not os.path.exists(str(tmp_path / "r6"))
 
 
 def test_ntcir1_grade_letters_any_case_become_rel1_and_rel2(tmp_path):

@@ -19,10 +19,22 @@ from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_te
                         qid_tsv_rows)
 from ...textfile import numbered_lines, read_text
 from .assessed import CHANGED_PARTS, UNCHECKED_LABELS, read_assessed_pr_runs
+from ..assessing import RUN, AssessmentForm, LabelScale
 from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
 
 # canonical measure name -> output key (spec 4.3: msndcg20 primary; the others for diagnosis)
 MEASURES = {"MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig", "P@20": "p20", "Hit@1": "hit1"}
+
+
+# The assessors' scale: NTCIREVAL levels (specs/r2c2.md 4.3); the PR qrels loader reads Lk only. The judged text is
+# the passage the run returned (PG passages exist only in the runs: specs/collections.md 3.2).
+ASSESSMENT = AssessmentForm(
+    scales={"": LabelScale(
+        ("L0", "L1", "L2"), ("0", "1", "2"), ("non-relevant", "partially relevant", "highly relevant"),
+        ("judged, the passage does not help answer the question",
+         "partially relevant: gain 1 in MSnDCG@20",
+         "highly relevant: gain 2 in MSnDCG@20"))},
+    text_source=RUN, normalise_topic=normalise_qid)
 
 
 class PRReference:
@@ -96,6 +108,7 @@ class R2C2PR(Task):
     )
     columns = (Column("msndcg20", "MSnDCG@20"),)
     per_topic_measures = tuple(MEASURES.values())
+    assessment = ASSESSMENT
 
     def team_of(self, run: ParsedRun) -> str:
         parsed = parse_run_name(run.name)
