@@ -170,7 +170,7 @@ function stateText(r){if(!r.label){return '';}var s=scaleOf(r);var i=s.labels.in
 function card(r,i){
   var c=el('article','card');c.id='item-'+i;c.setAttribute('data-item',r.item);
   var head=el('div','head');head.appendChild(el('span','num',(i+1)+'.'));
-  head.appendChild(el('span','key',r.doc||r.item));
+  head.appendChild(el('span','key',r.doc||(r.unit?'':r.item)));    // an answer's key is a hash: not shown
   if(r.unit){head.appendChild(el('span','unit',r.unit));}
   head.appendChild(el('span','state'));c.appendChild(head);
   var v=r.view||{};
@@ -329,7 +329,8 @@ def page(task: Task, topic_id: str, topic: Optional[Dict[str, object]], items: S
     embedded = json_for_script(data)        # no `</script>`, `<!--` or `<script` inside: they change the script state
     title = "%s &middot; topic %s%s" % (html.escape(task.title), html.escape(topic_id),
                                         " &middot; %s" % html.escape(batch) if batch else "")
-    keys = " ".join("<kbd>%s</kbd>" % html.escape(k) for unit in units for k in form.scale(unit).keys)
+    keys = " ".join("<kbd>%s</kbd>" % html.escape(k) for k in dict.fromkeys(k for unit in units
+                                                                           for k in form.scale(unit).keys))
     return """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
