@@ -227,7 +227,7 @@ class TemporaliaTir(Task):
         if reference is not None:
             for run in book.runs.values():
                 self._check_against_reference(run, reference, diags)
-        return [ParsedRun(run_id, display, run) for run_id, run in book.runs.items()]
+        return [ParsedRun(run_id, display, run, lines=book.own_lines(run_id)) for run_id, run in book.runs.items()]
 
     @staticmethod
     def _check_against_reference(run: TirRun, reference: TirReference, diags: Diagnostics) -> None:
