@@ -216,3 +216,26 @@ def test_ntcir1_grade_letters_any_case_become_rel1_and_rel2(tmp_path):
     rel2 = sorted(open(os.path.join(ref, "rel2")).read().split("\n"))[1:]
     assert rel1 == ["0031\tA\tgakkai-2\t1", "0031\tB\tgakkai-3\t0", "0031\tC\tgakkai-4\t0", "0031\tS\tgakkai-1\t1"]
     assert rel2 == ["0031\tA\tgakkai-2\t1", "0031\tB\tgakkai-3\t1", "0031\tC\tgakkai-4\t0", "0031\tS\tgakkai-1\t1"]
+
+
+def test_a_pool_file_that_no_longer_reads_is_named_by_a_path_that_exists(tmp_path, capsys):
+    """An official PR run of the pool folder changed after pooling: the refusal names it by its path in the pool
+    folder (before: by its bare file name, which exists nowhere from where the organiser stands)."""
+    from conftest import ROOT
+
+    kit = os.path.join(ROOT, "starting_kit", "sample_submission", "r2c2-ac")
+    out = str(tmp_path / "pool")
+    assert main(["pool", "--task", "r2c2-ac", os.path.join(kit, "SAMPLE-AC-1"), "--pr-runs",
+                 os.path.join(kit, "SAMPLE-PG-1.txt"), "-o", out]) == 0
+    sheet = str(tmp_path / "sheet.tsv")
+    columns, rows = read_sheet(os.path.join(out, "pool.tsv"))
+    write_sheet(sheet, columns, [dict(r.values, label="1") for r in rows])
+    damaged = os.path.join(out, "pr_runs", "SAMPLE-PG-1")
+    with open(damaged, "ab") as handle:
+        handle.write(b"\xff\xfe not UTF-8\n")
+    capsys.readouterr()
+    assert main(["judgements", "--task", "r2c2-ac", "--pool", os.path.join(out, "pool.tsv"), sheet,
+                 "-o", str(tmp_path / "ref")]) == 2
+    err = [line for line in capsys.readouterr().err.split("\n") if ": error:" in line][0]
+    named = err.split(": error:", 1)[0].replace("runscore: ", "").rsplit(":", 1)[0]
+    assert os.path.samefile(named, damaged), err
