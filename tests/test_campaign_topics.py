@@ -141,3 +141,11 @@ def test_tsv_topics_with_and_without_a_header(tmp_path):
 def test_query_terms():
     assert query_terms("What is the effect of El Nino on 1998 crops?") == ["effect", "nino", "1998", "crops"]
     assert query_terms("分散検索 と 応答時間") == ["分散検索", "応答時間"]
+
+
+def test_a_topic_file_of_many_unclosed_tags_is_read_in_linear_time(tmp_path):
+    import time
+
+    start = time.process_time()
+    topics = topics_of(tmp_path, "ntcir1-adhoc", NTCIR + "<topic>x" * 200000)
+    assert time.process_time() - start < 5 and topics.for_pool_topic("0084").title == "分散検索"

@@ -164,7 +164,7 @@ def _finish(topic: Topic) -> Topic:
 
 
 # ------------------------------------------------------------------------------------ tagged files ---
-_BLOCK = re.compile(r"<(TOPIC|top|topic|question|query)((?:\s[^<>]*)?)>(.*?)</\1\s*>", re.I | re.S)
+_OPEN = re.compile(r"<(TOPIC|top|topic|question|query)((?:\s[^<>]*)?)>", re.I)
 _TREC_FIELD = re.compile(r"<(num|title|desc|narr)>", re.I)
 _TREC_PREFIX = re.compile(r"^\s*(?:Number|Topic|Description|Narrative)\s*:\s*", re.I)
 _TREC_LABELS = {"title": "title", "desc": "description", "narr": "narrative"}
@@ -172,8 +172,7 @@ _TREC_LABELS = {"title": "title", "desc": "description", "narr": "narrative"}
 
 def _tagged_topics(text: str) -> List[Topic]:
     found: List[Topic] = []
-    for match in _BLOCK.finditer(text):
-        attributes, inner = match.group(2), match.group(3)
+    for attributes, inner in _blocks(text):
         if re.search(r"<num>", inner, re.I) and not re.search(r"</title\s*>", inner, re.I):   # TREC: no end tags
             topic = _trec_topic(inner)
         else:
@@ -182,6 +181,26 @@ def _tagged_topics(text: str) -> List[Topic]:
         if topic is not None:
             found.append(_finish(topic))
     return found
+
+
+def _blocks(text: str) -> List[Tuple[str, str]]:
+    """(attribute text, inner markup) of each topic element. Linear in the file: an end tag looked for and not
+    found is not looked for again (a file of many unclosed <topic> tags would otherwise cost its size squared)."""
+    out: List[Tuple[str, str]] = []
+    unclosed = set()
+    position = 0
+    while True:
+        start = _OPEN.search(text, position)
+        if start is None:
+            return out
+        name = start.group(1).lower()
+        end = None if name in unclosed else re.compile(r"</%s\s*>" % name, re.I).search(text, start.end())
+        if end is None:
+            unclosed.add(name)
+            position = start.end()
+            continue
+        out.append((start.group(2), text[start.end():end.start()]))
+        position = end.end()
 
 
 def _trec_topic(inner: str) -> Optional[Topic]:
