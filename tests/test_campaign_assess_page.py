@@ -195,7 +195,7 @@ def test_a_depth_100_ntcir_topic_with_a_trec_collection_judged_by_keyboard(tmp_p
     assert label_and_read(browser, keys[:60]) == "60 / 140 labelled"
     browser.get("file://" + page)                              # a reload: nothing lost, back at item 61
     assert browser.find_element("id", "count").text == "60 / 140 labelled"
-    assert "current" in browser.find_element("id", "item-60").get_attribute("class")
+    assert [c.get_attribute("id") for c in browser.find_elements("css selector", ".card.current")] == ["item-60"]
     assert label_and_read(browser, keys[60:]) == "140 / 140 labelled"
     browser.find_element("id", "save").click()
     from_page = saved_sheet(browser, "labels-0031.tsv")

@@ -63,7 +63,7 @@ table.scale{border-collapse:collapse;font-size:.92em;width:100%}
 table.scale td{padding:.2em .5em .2em 0;vertical-align:top}
 table.scale td.l{white-space:nowrap;font-weight:600}
 .card{background:#fff;border:2px solid #ddd;border-radius:7px;padding:.7em 1em;margin:0 0 .9em;
-scroll-margin-top:calc(var(--head) + .6em)}
+scroll-margin-top:calc(var(--head) + .6em);content-visibility:auto;contain-intrinsic-size:auto 320px}
 .card.current{border-color:#1f6feb;box-shadow:0 0 0 3px #cfe0ff}
 .card.done{background:#f3faf3}
 .card .head{display:flex;gap:.6em;align-items:baseline;flex-wrap:wrap;font-size:.85em;color:#555}
@@ -231,14 +231,14 @@ function setLabel(l){
 function nextUnlabelled(){
   for(var k=1;k<=rows.length;k++){var i=(cur+k)%rows.length;if(!rows[i].label){go(i);return;}}
 }
+var first=rows.findIndex?rows.findIndex(function(r){return !r.label;}):0;
+cur=first>=0?first:0;                   // resume at the first unlabelled item
+setTerms(input.value.split(','));      // before the cards: each text is marked once, as it is made
 var frag=document.createDocumentFragment();
 rows.forEach(function(r,i){var c=card(r,i);cards.push(c);frag.appendChild(c);});
 main.appendChild(frag);
 rows.forEach(function(r,i){paint(i);});
-setTerms(input.value.split(','));
 progress();
-var first=rows.findIndex?rows.findIndex(function(r){return !r.label;}):0;
-cur=first>=0?first:0;if(rows.length){paint(cur);}
 dockPaint();
 function fitHead(){document.documentElement.style.setProperty('--head',document.querySelector('header').offsetHeight+'px');}
 window.addEventListener('resize',fitHead);fitHead();

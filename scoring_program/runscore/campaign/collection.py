@@ -12,8 +12,8 @@ line); each plain, gzip or bzip2, in folders (hidden files, `readme*` and `dtd` 
 and tar archives. The format is told by the file's start (or given). Record markup is matched as bytes, which is
 safe for UTF-8 and EUC-JP alike (both keep ASCII bytes for ASCII only).
 
-Decoding: with `--encoding` that encoding; otherwise the task's declared one (NTCIR-1: EUC-JP), except that a
-file whose start is valid UTF-8 with non-ASCII text is read as UTF-8 (a collection converted with iconv, as the
+Decoding: with `--encoding` that encoding; JSON as UTF-8 (RFC 8259); otherwise the task's declared one (NTCIR-1:
+EUC-JP), except that a file whose start is valid UTF-8 with non-ASCII text is read as UTF-8 (a collection converted with iconv, as the
 NTCIR Transfer organisers do); every file's encoding is reported, and characters that do not decode are shown as
 U+FFFD, counted and reported.
 """
@@ -284,7 +284,8 @@ def _read_stream(display: str, stream: BinaryIO, left: Set[str], options: Collec
         found.note("%s: warning: not read: its start is none of the collection formats (TREC <DOC>, NACSIS <REC>, "
                    "LivingKnowledge <doc id=...>, JSON, TSV); give --collection-format if it is one" % display)
         return
-    encoding = _encoding(head, options)
+    # JSON is UTF-8 whatever the collection it came from (RFC 8259 8.1); the other formats follow _encoding's rule
+    encoding = options.encoding or ("utf-8" if fmt == "jsonl" else _encoding(head, options))
     read = FileRead(display, fmt, encoding)
     found.files.append(read)
     decoder = _Decoder(encoding)
