@@ -107,8 +107,9 @@ def test_the_page_needs_no_network_and_escapes_text(tmp_path, browser):
     press(browser, ["2"])
     browser.find_element("id", "save").click()
     columns, rows = read_sheet(saved_sheet(browser, "labels-0001.tsv"))
-    assert rows[0].values["text"] == "a </script><b>bold</b> passage\twith a tab"
-    assert rows[0].values["label"] == "L2"
+    _, pooled = read_sheet(os.path.join(out, "pool.tsv"))
+    assert columns == ["topic", "item", "text_sha1", "label"]            # the key of the row and its label
+    assert rows[0].values["text_sha1"] == pooled[0].values["text_sha1"] and rows[0].values["label"] == "L2"
 
 
 def test_items_that_open_a_comment_or_a_script_are_cards_and_formulas_stay_text(tmp_path, browser):
@@ -289,3 +290,23 @@ def test_hostile_document_and_topic_text_stays_text(tmp_path, browser):
     assert {"c++ (bridge) [x]", "$1", "\\d*"} <= marked
     with pytest.raises(NoAlertPresentException):
         browser.switch_to.alert.text
+
+
+def test_a_participants_huge_passage_is_shown_shortened_and_judged_whole(tmp_path, browser):
+    """A PR run's passage of 300,000 characters: the card shows the first 20,000 and says so; the page stays
+    small; the label saved is for the whole passage (its text_sha1 is the pool's)."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "B-PO-1").write_text("0002;1;d9;" + "harbour " * 37500 + "\n")
+    out = str(tmp_path / "pool")
+    assert main(["pool", "--task", "r2c2-pr", "--depth", "20", str(runs / "B-PO-1"), "-o", out, "--html"]) == 0
+    page = os.path.join(out, "assess", "topic-0002.html")
+    assert os.path.getsize(page) < 100000
+    browser.get("file://" + page)
+    card = browser.find_element("id", "item-0")
+    assert "Shortened: the first 20000 characters are shown." in card.text
+    press(browser, ["1"])
+    browser.find_element("id", "save").click()
+    _, rows = read_sheet(saved_sheet(browser, "labels-0002.tsv"))
+    _, pooled = read_sheet(os.path.join(out, "pool.tsv"))
+    assert rows[0].values["text_sha1"] == pooled[0].values["text_sha1"] and rows[0].values["label"] == "L1"

@@ -12,7 +12,9 @@ script, a Content-Security-Policy that allows nothing else, the data embedded as
 * the task's label scale with the campaign's wording, each label a button and a key; `j`/`k` or the arrows move,
   `n` goes to the next unlabelled item, Backspace clears a label; the progress; labels kept in the browser's
   localStorage under the page's hash, so a reload or a closed tab loses nothing;
-* **Save labelled sheet**: a TSV of (topic, item, [unit, text_sha1,] label) that `runscore judgements` reads.
+* **Save labelled sheet**: a TSV of (topic, item, [unit, text_sha1,] label) that `runscore judgements` reads. A
+  run's text (R2C2) is shown, like a document, up to 20,000 characters: a participant's 100 MB passage cannot make
+  an assessor's page unusable; the item is still judged by its full text's hash.
 
 Blind: the assessor's page holds nothing about the runs (no run or team name, rank, rank sum or count of runs),
 not even in its embedded data, so the order of the pool (NTCIRPOOL's, or random) is the only trace of the systems
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 from ..tasks.base import Task
+from .documents import MAX_SHOWN_CHARS
 from .safe_output import json_for_script
 
 PAGE_STYLE = """
@@ -181,7 +184,8 @@ function card(r,i){
   if(r.text){paragraphs(c.appendChild(el('div','text')),r.text);}
   (v.sections||[]).forEach(function(s){if(s[0]){c.appendChild(el('div','section-label',s[0]));}
     paragraphs(c.appendChild(el('div','text')),s[1]);});
-  if(v.shortened){c.appendChild(el('div','note','Shortened: the first '+v.shortened+' characters of the document are shown.'));}
+  if(v.shortened||r.shortened){c.appendChild(el('div','note','Shortened: the first '+(v.shortened||r.shortened)+
+    ' characters are shown.'));}
   if(r.missing){c.appendChild(el('div','note missing','This document was not found in the collection given to the pool; tell the organiser.'));}
   if(r.passage){var p=el('div','passage');p.appendChild(el('div','section-label','cited passage'));
     paragraphs(p.appendChild(el('div','passage-text')),r.passage);c.appendChild(p);}
@@ -297,8 +301,11 @@ class PageItem:
     def as_json(self) -> Dict[str, object]:
         out: Dict[str, object] = dict(self.key)
         for name in ("doc", "text", "passage"):
-            if getattr(self, name):
-                out[name] = getattr(self, name)
+            value = getattr(self, name)
+            if value:
+                out[name] = value[:MAX_SHOWN_CHARS]      # a run's text is the participant's: bounded like a document
+                if len(value) > MAX_SHOWN_CHARS:
+                    out.setdefault("shortened", MAX_SHOWN_CHARS)
         if self.view:
             out["view"] = self.view
         if self.missing:

@@ -6,7 +6,8 @@ rows, the collection (campaign/collection.py), the topic file (campaign/topics.p
 
 * `assess/[ASSESSOR/]topic-T[-bK][-ASSESSOR].html`: the page of a topic or batch (campaign/assess_page.py);
 * `assess/[ASSESSOR/]sheet-....tsv`: the same rows as a sheet for a spreadsheet (topic, item, [unit, text_sha1,
-  text, passage,] label), which `runscore judgements` reads like a page's saved sheet;
+  text, passage,] label), which `runscore judgements` reads like a page's saved sheet (topic, item, [unit,
+  text_sha1,] label: the key of each row and its label);
 * `assess/assignments.tsv` (with assessors): who has which batch; `assess/missing_documents.tsv`: pooled items whose
   document the collection did not hold;
 * with show_pool_stats, `organiser/topic-T.html`: a topic's items with the runs that retrieved them, their best
@@ -124,7 +125,7 @@ def write_assessment(output: str, prepared: Written) -> Written:
     written = prepared
     views = prepared.views
     key = [c for c in KEY_COLUMNS if c in columns] + [LABEL]
-    sheet_columns = key[:-1] + [c for c in TEXT_COLUMNS if c in columns] + [LABEL]   # the page saves these too
+    sheet_columns = key[:-1] + [c for c in TEXT_COLUMNS if c in columns] + [LABEL]
     folder = os.path.join(output, ASSESS_DIR)
     missing = {(m["topic"], m["item"]) for m in written.missing}
     topics_seen = []
@@ -139,7 +140,7 @@ def write_assessment(output: str, prepared: Written) -> Written:
                 written.topics_missing.append(batch.topic)
         path = os.path.join(target, "topic-%s.html" % batch.name)
         with open(path, "w", encoding="utf-8") as handle:
-            handle.write(page(task, batch.topic, shown, items, sheet_columns, "labels-%s.tsv" % batch.name,
+            handle.write(page(task, batch.topic, shown, items, key, "labels-%s.tsv" % batch.name,
                               _batch_title(batch)))
         written.pages.append(path)
         sheet = os.path.join(target, "sheet-%s.tsv" % batch.name)
@@ -154,8 +155,7 @@ def write_assessment(output: str, prepared: Written) -> Written:
         _write_table(os.path.join(folder, "missing_documents.tsv"), ["topic", "item", "document"],
                      [[m["topic"], m["item"], m["document"]] for m in written.missing])
     if options.show_pool_stats:
-        written.organiser_pages = _organiser_view(output, task, rows, key, sheet_columns, views, missing,
-                                                  written.topics)
+        written.organiser_pages = _organiser_view(output, task, rows, key, views, missing, written.topics)
     return written
 
 
@@ -183,7 +183,7 @@ def _batch_title(batch: Batch) -> str:
 
 
 def _organiser_view(output: str, task: Task, rows: Sequence[Dict[str, str]], key: Sequence[str],
-                    sheet_columns: Sequence[str], views, missing, topics: Optional[Topics]) -> List[str]:
+                    views, missing, topics: Optional[Topics]) -> List[str]:
     """One page per topic with each item's runs, best rank and rank sum (the pool's informational columns)."""
     folder = os.path.join(output, ORGANISER_DIR)
     os.makedirs(folder, exist_ok=True)
@@ -193,7 +193,7 @@ def _organiser_view(output: str, task: Task, rows: Sequence[Dict[str, str]], key
         items = [_item(row, key, views, (row["topic"], row["item"]) in missing) for row in batch.rows]
         path = os.path.join(folder, "topic-%s.html" % batch.name)
         with open(path, "w", encoding="utf-8") as handle:
-            handle.write(page(task, batch.topic, _topic(topics, batch.topic), items, sheet_columns,
+            handle.write(page(task, batch.topic, _topic(topics, batch.topic), items, key,
                               "organiser-labels-%s.tsv" % batch.name, "organiser's view", stats))
         written.append(path)
     return written
