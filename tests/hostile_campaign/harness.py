@@ -18,6 +18,7 @@ from typing import List, Optional, Tuple
 from hostile.harness import Hang, time_limit
 
 ERROR_LINE = re.compile(r"^\S.*?(:\d+)?: (error|warning|note): \S")
+ARCHIVES = (".zip", ".tar", ".tgz", ".tar.gz", ".tar.bz2", ".tbz2")     # a member is named ARCHIVE/MEMBER
 MESSAGE_FILE = re.compile(r"^(\S.*?)(?::\d+)?: (?:error|warning|note): ")
 USAGE_LINE = re.compile(r"^(error|usage): \S")         # a usage error names no file
 SUMMARIES = ("pool refused:", "no report written")
@@ -103,12 +104,13 @@ def problems(argv: List[str], code: int, stdout: str, stderr: str, existed_befor
 
 def names_a_real_file(line: str) -> bool:
     """A message's FILE is a file or folder that exists, or MEMBER inside an archive that exists (`X.zip/run`,
-    the convention of `runscore validate` too): never a temporary copy or a name without its folder."""
+    the convention of `runscore validate` too; a collection's `docs.tgz/part/one.jsonl`): never a temporary copy or
+    a name without its folder."""
     path = MESSAGE_FILE.match(line).group(1)
     if os.path.exists(path):
         return True
     parts = path.split("/")
-    return any(os.path.isfile("/".join(parts[:k])) and parts[k - 1].lower().endswith(".zip")
+    return any(os.path.isfile("/".join(parts[:k])) and parts[k - 1].lower().endswith(ARCHIVES)
                for k in range(len(parts) - 1, 0, -1))
 
 

@@ -141,7 +141,11 @@ def run(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(prog="runscore pool", description=HELP,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="example:\n  runscore pool --task temporalia-tir --depth 20 --phase 3 "
-                                            "--deadline 2026-05-01T23:59 submissions/*.zip -o pool/ --html")
+                                            "--deadline 2026-05-01T23:59 submissions/*.zip -o pool/ \\\n"
+                                            "      --collection collection/ --topics NTCIR-11_TIR_Topics.xml "
+                                            "--batch-size 100 --assessors ann,ben,cy --overlap 1\n"
+                                            "(--collection takes every path up to the next option: give the "
+                                            "submissions before it)")
     parser.add_argument("--task", required=True, choices=pooling.POOLED_TASKS)
     parser.add_argument("--depth", type=int, help="pool depth k: ranks 1..k of each run (r2c2-ac: not used, "
                         "every answer and nugget is an assessment unit)")
