@@ -238,3 +238,24 @@ def test_csv_refusals_name_the_line_a_record_starts_on(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "bad.csv:4: error: topic 001p item D2: label 'L9' is not on the scale" in err    # after a 2-line record
     assert "bad.csv:5: error: expected 4 fields separated by ','" in err
+
+
+def test_keys_that_name_runs_are_said_to_unblind_the_pages(tmp_path, capsys):
+    """R2C2's passage_key_mode run_rank keys a passage by its run and rank: the pool says the pages cannot be blind
+    (the task's form tells why), naming the reference's task.yaml."""
+    import shutil
+
+    from conftest import ROOT
+
+    ref = tmp_path / "ref"
+    shutil.copytree(os.path.join(ROOT, "reference_data", "r2c2-pr"), str(ref))
+    text = (ref / "task.yaml").read_text().replace("passage_key_mode: content", "passage_key_mode: run_rank\n"
+                                                   "  unchecked_labels: trust")
+    (ref / "task.yaml").write_text(text)
+    run = os.path.join(ROOT, "starting_kit", "sample_submission", "r2c2-pr", "SAMPLE-PO-1.txt")
+    for mode, ref_args in (("content", []), ("run_rank", ["--ref", str(ref)])):
+        out = str(tmp_path / mode)
+        assert main(["pool", "--task", "r2c2-pr", "--depth", "20", run, "-o", out, "--html"] + ref_args) == 0
+        err = capsys.readouterr().err
+        said = "%s: warning: passage_key_mode run_rank" % (ref / "task.yaml") in err
+        assert said == (mode == "run_rank"), err

@@ -217,6 +217,10 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
         pool = pooling.build_pool(task, runs, args.depth, options, lambda r: teams[r.name])
     columns, rows = sheet_rows(pool, args.order, args.seed)
     prepared = prepare(task, columns, rows, assessing[0], assessing[1]) if assessing[0] is not None else None
+    not_blind = task.assessment.not_blind(options) if prepared is not None else None
+    if not_blind:
+        where = os.path.join(args.ref, "task.yaml") if os.path.isdir(args.ref) else args.ref   # options come from it
+        print("%s: warning: %s" % (where, not_blind), file=sys.stderr)
     os.makedirs(args.output, exist_ok=True)
     if official is not None:
         copy_pr_runs(official, args.output)

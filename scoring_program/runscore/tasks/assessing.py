@@ -65,6 +65,10 @@ def _no_parents(topic: str) -> Sequence[str]:
     return ()
 
 
+def _always_blind(options: Mapping) -> Optional[str]:
+    return None
+
+
 @dataclass(frozen=True)
 class AssessmentForm:
     """What the campaign wing asks of a pooled task (module docstring).
@@ -72,7 +76,8 @@ class AssessmentForm:
     scales: by the sheet's `unit` column ("" for a task with one kind of item); text_source: COLLECTION or RUN;
     encoding: the collection's declared encoding (`runscore pool --encoding` overrides it); normalise_topic: a
     topic id as the task spells it (None when it is not one of its ids); topic_parents: the topic-file entries an
-    assessment topic belongs to, most specific first after itself.
+    assessment topic belongs to, most specific first after itself; not_blind: why, under the task's options, an
+    item's key names its run (the pool warns that the pages cannot be blind), or None.
     """
 
     scales: Mapping[str, LabelScale]
@@ -81,6 +86,8 @@ class AssessmentForm:
     normalise_topic: Callable[[str], Optional[str]] = _unchanged
     topic_parents: Callable[[str], Sequence[str]] = _no_parents
     default_unit: str = ""
+    # Why the items' keys themselves name runs or ranks under these options (the pages cannot then be blind), or None.
+    not_blind: Callable[[Mapping], Optional[str]] = _always_blind
 
     def __post_init__(self):
         if self.text_source not in TEXT_SOURCES:

@@ -28,13 +28,21 @@ MEASURES = {"MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig", "P@20": "p20", "H
 
 # The assessors' scale: NTCIREVAL levels (specs/r2c2.md 4.3); the PR qrels loader reads Lk only. The judged text is
 # the passage the run returned (PG passages exist only in the runs: specs/collections.md 3.2).
+def _not_blind(options) -> Optional[str]:
+    if options.get("passage_key_mode") == "run_rank":
+        return ("passage_key_mode run_rank keys each passage by its run and PassageRank, so every item names the run "
+                "that returned it: the assessors' pages cannot be blind (passage_key_mode content keys it by docID "
+                "and text)")
+    return None
+
+
 ASSESSMENT = AssessmentForm(
     scales={"": LabelScale(
         ("L0", "L1", "L2"), ("0", "1", "2"), ("non-relevant", "partially relevant", "highly relevant"),
         ("judged, the passage does not help answer the question",
          "partially relevant: gain 1 in MSnDCG@20",
          "highly relevant: gain 2 in MSnDCG@20"))},
-    text_source=RUN, normalise_topic=normalise_qid)
+    text_source=RUN, normalise_topic=normalise_qid, not_blind=_not_blind)
 
 
 class PRReference:
