@@ -39,7 +39,7 @@ def test_the_walkthrough_runs(tmp_path):
     page = open(str(tmp_path / "pool" / "assess" / "topic-001p.html"), encoding="utf-8").read()
     assert "When was the harbour bridge first closed for repairs?" in page and "lk-20130101_000" in page
     assert os.path.isfile(str(tmp_path / "pool" / "assess" / "sheet-001p.tsv"))
-    assert "collection: 295 document(s) found" in outputs[1] and "topics: 15 read" in outputs[1]
+    assert "collection: 295 document(s) found" in outputs[1] and "topics: 15 entries read" in outputs[1]
     assert os.path.isfile(str(tmp_path / "reference" / "qrels.txt"))
     assert "agreement (cohen_kappa)" in outputs[-3]
     assert "p20" in outputs[-2]

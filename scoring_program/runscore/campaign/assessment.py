@@ -53,8 +53,9 @@ class AssessOptions:
 
 
 @dataclass
-class Written:
-    """What is written (prepare: what was read for it), for the command's summary."""
+class Assessment:
+    """What the assessors get: read by `prepare` (batches, topics, documents), then written by `write_assessment`
+    (the paths), and told by `summary`."""
 
     task: Task
     columns: List[str]
@@ -87,7 +88,7 @@ class Written:
                          "so)" % (len({m["document"] for m in self.missing}), len(self.missing),
                                   os.path.join(output, ASSESS_DIR, "missing_documents.tsv")))
         if self.topics is not None:
-            lines.append("topics: %d read from %s (%s)%s" % (
+            lines.append("topics: %d entries read from %s (%s)%s" % (
                 len(self.topics.by_id), self.topics.path, self.topics.encoding,
                 "; no entry for %d pooled topic(s): %s" % (len(self.topics_missing), ", ".join(self.topics_missing[:10]))
                 if self.topics_missing else ""))
@@ -98,11 +99,11 @@ class Written:
 
 
 def prepare(task: Task, columns: Sequence[str], rows: Sequence[Dict[str, str]], options: AssessOptions,
-            topics: Optional[Topics] = None) -> Written:
+            topics: Optional[Topics] = None) -> Assessment:
     """Everything read before anything is written (a bad option, topic file or collection stops the pool with
     nothing written): the batches, the topics (unless read already) and the pooled documents of the collection."""
     form = task.assessment
-    prepared = Written(task=task, columns=list(columns), rows=list(rows), options=options)
+    prepared = Assessment(task=task, columns=list(columns), rows=list(rows), options=options)
     prepared.batches = make_batches(rows, options.batch_size, options.assessors, options.overlap)
     prepared.topics = topics
     if options.topics and topics is None:
@@ -119,44 +120,43 @@ def prepare(task: Task, columns: Sequence[str], rows: Sequence[Dict[str, str]], 
     return prepared
 
 
-def write_assessment(output: str, prepared: Written) -> Written:
-    """Write the assessors' folder (and the organiser's view) of a prepared pool."""
-    task, columns, rows, options = prepared.task, prepared.columns, prepared.rows, prepared.options
-    written = prepared
-    views = prepared.views
+def write_assessment(output: str, assessment: Assessment) -> Assessment:
+    """Write the assessors' folder (and the organiser's view) of a prepared pool; the paths are noted in it."""
+    task, columns, rows, options = assessment.task, assessment.columns, assessment.rows, assessment.options
+    views = assessment.views
     key = [c for c in KEY_COLUMNS if c in columns] + [LABEL]
     sheet_columns = key[:-1] + [c for c in TEXT_COLUMNS if c in columns] + [LABEL]
     folder = os.path.join(output, ASSESS_DIR)
-    missing = {(m["topic"], m["item"]) for m in written.missing}
+    missing = {(m["topic"], m["item"]) for m in assessment.missing}
     topics_seen = []
-    for batch in written.batches:
+    for batch in assessment.batches:
         target = os.path.join(folder, safe_name(batch.assessor)) if batch.assessor else folder
         os.makedirs(target, exist_ok=True)
         items = [_item(row, key, views, (row["topic"], row["item"]) in missing) for row in batch.rows]
-        shown = _topic(written.topics, batch.topic)
+        shown = _topic(assessment.topics, batch.topic)
         if batch.topic not in topics_seen:
             topics_seen.append(batch.topic)
-            if written.topics is not None and shown is None:
-                written.topics_missing.append(batch.topic)
+            if assessment.topics is not None and shown is None:
+                assessment.topics_missing.append(batch.topic)
         path = os.path.join(target, "topic-%s.html" % batch.name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(page(task, batch.topic, shown, items, key, "labels-%s.tsv" % batch.name,
                               _batch_title(batch)))
-        written.pages.append(path)
+        assessment.pages.append(path)
         sheet = os.path.join(target, "sheet-%s.tsv" % batch.name)
         write_sheet(sheet, sheet_columns, [{c: row.get(c, "") for c in sheet_columns[:-1]} for row in batch.rows])
-        written.sheets.append(sheet)
+        assessment.sheets.append(sheet)
     if options.assessors:
         _write_table(os.path.join(folder, "assignments.tsv"), ["assessor", "topic", "batch", "items", "page", "sheet"],
                      [[b.assessor, b.topic, "%d of %d" % (b.index, b.count), str(len(b.rows)),
                        os.path.relpath(p, folder), os.path.relpath(s, folder)]
-                      for b, p, s in zip(written.batches, written.pages, written.sheets)])
-    if written.missing:
+                      for b, p, s in zip(assessment.batches, assessment.pages, assessment.sheets)])
+    if assessment.missing:
         _write_table(os.path.join(folder, "missing_documents.tsv"), ["topic", "item", "document"],
-                     [[m["topic"], m["item"], m["document"]] for m in written.missing])
+                     [[m["topic"], m["item"], m["document"]] for m in assessment.missing])
     if options.show_pool_stats:
-        written.organiser_pages = _organiser_view(output, task, rows, key, views, missing, written.topics)
-    return written
+        assessment.organiser_pages = _organiser_view(output, task, rows, key, views, missing, assessment.topics)
+    return assessment
 
 
 def _item(row: Dict[str, str], key: Sequence[str], views: Dict[str, Dict[str, object]], missing: bool) -> PageItem:
