@@ -84,6 +84,11 @@ class Collection:
         else:
             self.more_notes += 1
 
+    def told(self) -> List[str]:
+        """The notes to print, with the count of those left out."""
+        more = ["collection: %d more warning(s) like these, not shown" % self.more_notes] if self.more_notes else []
+        return self.notes + more
+
 
 def read_collection(paths: Sequence[str], wanted: Set[str], options: CollectionOptions) -> Collection:
     """The documents of `wanted` ids found in the files (or folders, or tar archives) `paths`, in one pass that

@@ -230,7 +230,7 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
         json.dump(stats, handle, indent=1, ensure_ascii=False)
         handle.write("\n")
     if prepared is not None:
-        for note in prepared.collection.notes if prepared.collection else ():
+        for note in prepared.collection.told() if prepared.collection else ():
             print(note, file=sys.stderr)
         write_assessment(args.output, prepared)
     write_sheet(os.path.join(args.output, POOL_FILE), columns, rows)     # last: its presence means complete
