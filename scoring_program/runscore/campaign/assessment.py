@@ -88,8 +88,9 @@ class Assessment:
                          "so)" % (len({m["document"] for m in self.missing}), len(self.missing),
                                   os.path.join(output, ASSESS_DIR, "missing_documents.tsv")))
         if self.topics is not None:
-            lines.append("topics: %d entries read from %s (%s)%s" % (
-                len(self.topics.by_id), self.topics.path, self.topics.encoding,
+            count = len(self.topics.by_id)
+            lines.append("topics: %d entr%s read from %s (%s)%s" % (
+                count, "y" if count == 1 else "ies", self.topics.path, self.topics.encoding,
                 "; no entry for %d pooled topic(s): %s" % (len(self.topics_missing), ", ".join(self.topics_missing[:10]))
                 if self.topics_missing else ""))
         if self.organiser_pages:
