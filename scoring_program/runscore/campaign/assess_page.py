@@ -99,6 +99,7 @@ font-size:.9em}
 header{padding:.4em .6em}main{padding:.6em}h1{font-size:.95em}progress{width:7em}
 .keys{display:none}.card{padding:.6em .7em}.labels button{flex:1 1 40%}
 #dock{padding:.3em .4em}#dock button{padding:.35em .5em}#dock .dock-num{display:none}
+table.scale td{display:block;padding:0 0 .1em}table.scale td.l{padding-top:.45em}
 }
 """
 
