@@ -191,6 +191,7 @@ bench: setup
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/many_files.py
 	$(PY) benchmarks/report_bench.py
+	$(PY) benchmarks/collection_bench.py
 
 # The shape table of the last `make bench` (benchmarks/shapes.json) written into README.md and docs/performance.md.
 bench-docs: setup

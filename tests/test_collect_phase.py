@@ -42,9 +42,10 @@ def test_a_valid_run_gets_a_receipt_with_its_sha256_and_no_score(tmp_path):
     proc, output, run = score_py(tmp_path, collect_folder(tmp_path))
     assert proc.returncode == 0, proc.stderr
     digest = hashlib.sha256(run.read_bytes()).hexdigest()
-    lines = len(run.read_bytes().splitlines())
-    assert "receipt: run sample_run1, team sample, %d lines, sha256 %s (file tir_sample)" % (lines, digest) \
-        in proc.stdout
+    lines = run.read_bytes().splitlines()
+    own = sum(1 for line in lines if line.endswith(b"\tsample_run1"))        # the file holds two runs
+    assert "receipt: run sample_run1, team sample, %d lines (of %d in the file), sha256 %s (file tir_sample)" \
+        % (own, len(lines), digest) in proc.stdout
     scores = json.loads((output / "scores.json").read_text())
     assert scores == {"temporalia_tir_runs_received": 2.0}      # no leaderboard column: the row stays empty
     page = (output / "detailed_results.html").read_text()

@@ -22,7 +22,6 @@ Public API (also used by the reusability report, leave-one-team-out):
 """
 import hashlib
 import random
-import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -38,10 +37,12 @@ NUGGET = "nugget"
 
 @dataclass(frozen=True)
 class RankedItem:
-    """One entry of a run's ranking: the task's item key (document id, R2C2 passage key) and its text, if any."""
+    """One entry of a run's ranking: the task's item key (document id, R2C2 passage key), its text if the run
+    carries it, and the id of its document in the collection (the item itself, or R2C2's docID)."""
 
     item: str
     text: Optional[str] = None
+    document: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class PooledItem:
     topic: str
     item: str
     text: Optional[str] = None
+    document: Optional[str] = None          # its document's id in the collection (None: it has none, an answer)
     hits: List[Hit] = field(default_factory=list)
     extra: Dict[str, str] = field(default_factory=dict)     # task-specific columns (r2c2-ac: unit, passage)
 
@@ -93,10 +95,11 @@ class Pool:
     def items(self, topic: str) -> List[PooledItem]:
         return list(self.topics.get(topic, {}).values())
 
-    def add(self, topic: str, item: str, hit: Hit, text: Optional[str] = None) -> PooledItem:
+    def add(self, topic: str, item: str, hit: Hit, text: Optional[str] = None,
+            document: Optional[str] = None) -> PooledItem:
         found = self.topics.setdefault(topic, OrderedDict()).get(item)
         if found is None:
-            found = self.topics[topic][item] = PooledItem(topic, item, text)
+            found = self.topics[topic][item] = PooledItem(topic, item, text, document)
         found.hits.append(hit)
         return found
 
@@ -139,28 +142,26 @@ def ranked_lists(task: Task, run: ParsedRun, options: Dict) -> "OrderedDict[str,
         if isinstance(topics, ColumnarRun):          # a big run read by the fast path: the same records
             topics = fastpath.topic_runs(topics)
         dtype = np.float32 if options["similarity_precision"] == "single" else np.float64
-        return OrderedDict((topic, [RankedItem(d) for d in ranked_docnos(topic_run, options["tie_order"],
-                                                                         options["max_docs"], dtype)])
+        return OrderedDict((topic, [RankedItem(d, None, d) for d in ranked_docnos(topic_run, options["tie_order"],
+                                                                                  options["max_docs"], dtype)])
                            for topic, topic_run in topics.items())
     if task.id == "temporalia-tir":
-        return OrderedDict((subtopic, [RankedItem(d) for d in run.data.ranking(subtopic)])
+        return OrderedDict((subtopic, [RankedItem(d, None, d) for d in run.data.ranking(subtopic)])
                            for subtopic in run.data.entries)
     if task.id == "r2c2-pr":
         from ..tasks.r2c2.pr_format import MAX_PASSAGES, key_text
 
         pr_run = run.data
         mode = options["passage_key_mode"]
-        return OrderedDict((qid, [RankedItem(key_text(pr_run.key(qid, rank, mode)), passage.text)
+        return OrderedDict((qid, [RankedItem(key_text(pr_run.key(qid, rank, mode)), passage.text, passage.doc_id)
                                   for rank, passage in pr_run.passages(qid)][:MAX_PASSAGES])
                            for qid in pr_run.topics)
     raise ConfigError("task %s has no ranked runs to pool; pooled tasks: %s" % (task.id, ", ".join(POOLED_TASKS)))
 
 
 def default_team(task: Task, run: ParsedRun) -> str:
-    """The team of a run as the task tells it, else the run name without its trailing run number (NTCIR-1's
-    Run-ID is the group's id plus a sequential number: ntc1, ntc2)."""
-    team = task.team_of(run)
-    return team or re.sub(r"[-_]?[0-9]+$", "", run.name) or run.name
+    """The team a run is credited to when the platform does not say (Task.inferred_team)."""
+    return task.inferred_team(run)
 
 
 def build_pool(task: Task, runs: Sequence[ParsedRun], depth: int, options: Dict,
@@ -177,7 +178,7 @@ def build_pool(task: Task, runs: Sequence[ParsedRun], depth: int, options: Dict,
         pool.teams[run.name] = team
         for topic, ranking in ranked_lists(task, run, options).items():
             for rank, entry in enumerate(ranking[:depth], start=1):
-                pool.add(topic, entry.item, Hit(run.name, team, rank), entry.text)
+                pool.add(topic, entry.item, Hit(run.name, team, rank), entry.text, entry.document)
     return pool
 
 
@@ -218,7 +219,7 @@ def assessment_units(runs: Sequence[ParsedRun], pr_runs_of: Callable[[ParsedRun]
                 cited = key_text(pr_run.key(qid, nugget.rank, "content"))
                 text = " ".join(nugget.text.split())
                 unit = pool.add(qid, "%s:%s::%s" % (NUGGET, cited, text_hash(text)),
-                                Hit(run.name, team, 0, (nugget.number, pr_name, nugget.rank)), text)
+                                Hit(run.name, team, 0, (nugget.number, pr_name, nugget.rank)), text, passage.doc_id)
                 unit.extra.setdefault("unit", NUGGET)
                 unit.extra.setdefault("passage", passage.text)
     return pool, unresolved

@@ -12,6 +12,7 @@ Codabench finishes a submission whose scores file exists and skips keys it has n
 (docs/campaign.md).
 """
 import os
+from typing import Sequence
 
 from ..tasks.base import read_task_yaml
 
@@ -31,19 +32,21 @@ def collect_task_yaml(task_id: str) -> str:
             "task: %s\nmode: collect\n" % (task_id, task_id))
 
 
-def collect_submission(references, checked_by_task, candidates, output_dir: str, page: str) -> int:
-    """A valid submission of a collecting phase: a receipt per run in the log and on the page, a scores file
-    with no leaderboard column (so the submission finishes), nothing scored."""
+def collect_submission(references, checked_by_task, candidates, output_dir: str, page: str,
+                       companions: Sequence = ()) -> int:
+    """A valid submission of a collecting phase: a receipt per run and per companion file (the PR runs an AC run
+    cites, stored with it) in the log and on the page, a scores file with no leaderboard column (so the
+    submission finishes), nothing scored."""
     from ..errors import EXIT_OK
     from ..report import atomic_write, detailed_html, write_scores
-    from .receipt import receipt_line, receipt_table, receipts_of
+    from .receipt import receipt_line, receipt_of, receipt_table, receipts_of, team_of_run
 
     paths = {c.display: c.path for c in candidates}
     sections = []
     received = {}
     for task_id, checked in checked_by_task.items():
         task = references[task_id].task
-        receipts = receipts_of((paths[c.display], run.name, task.team_of(run), c.display)
+        receipts = receipts_of((paths[c.display], run.name, team_of_run(task, run), c.display, run.lines)
                                for c in checked for run in c.runs)
         for receipt in receipts:
             print(receipt_line(receipt))
@@ -54,6 +57,15 @@ def collect_submission(references, checked_by_task, candidates, output_dir: str,
                                  "the judgements exist and every run is scored again.",
                          "diagnostics": [m for c in checked for m in c.diags.lines()],
                          "tables": [receipt_table(receipts)]})
+    if companions:
+        stored = [receipt_of(c.path, os.path.basename(c.display), file=c.display) for c in companions]
+        for receipt in stored:
+            print("receipt: companion %s, %d line%s, sha256 %s" % (receipt.file, receipt.lines,
+                                                                   "" if receipt.lines == 1 else "s", receipt.sha256))
+        sections.append({"title": "Files read beside the runs", "text": "Stored with the runs that cite them "
+                         "(not runs of this competition themselves).",
+                         "tables": [dict(receipt_table(stored), caption="Receipt of each file read beside the runs "
+                                         "(compare with sha256sum and wc -l on your copy)")]})
     write_scores(output_dir, received)
     atomic_write(page, detailed_html("Runs received (not scored)", sections, "collected"))
     print("collected %d run(s); nothing scored (this phase collects runs for assessment)"

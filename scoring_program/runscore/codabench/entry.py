@@ -21,7 +21,7 @@ from ..submission import examine
 from ..tasks import all_tasks, get_task
 from ..tasks.base import FULL, Task, read_task_yaml, submission_scope
 from . import disclosure, worker_data
-from .receipt import receipt_line, receipt_table, receipts_of
+from .receipt import receipt_line, receipt_table, receipts_of, team_of_run
 
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
@@ -146,7 +146,7 @@ def rewrite_page_after_failure(output_dir: str, title: str, status: str, diagnos
 def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     tasks = [references[t].task for t in references]
     scores_of: Dict[int, object] = {}        # id(ParsedRun) -> its scores, made as soon as its file is checked
-    teams_of: Dict[int, str] = {}            # id(ParsedRun) -> its team, for the receipt (read before it is freed)
+    teams_of: Dict[int, object] = {}         # id(ParsedRun) -> (team, inferred), for the receipt (read before freed)
 
     queues: Dict[str, RunQueue] = {}         # task id -> the runs checked and not yet scored
 
@@ -160,7 +160,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         if references[task.id].collect:       # a collecting phase checks and receipts, never scores
             return
         for one_run in checked.runs:
-            teams_of[id(one_run)] = task.team_of(one_run)
+            teams_of[id(one_run)] = team_of_run(task, one_run)
         reference = references[task.id]
         queues.setdefault(task.id, RunQueue(reference, lambda run, scores: keep(run, scores, reference))).add(checked)
 
@@ -185,7 +185,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
 
     if any(r.collect for r in references.values()):
         from .collect import collect_submission
-        return collect_submission(references, checked_by_task, found.candidates, output_dir, page)
+        return collect_submission(references, checked_by_task, found.candidates, output_dir, page, found.companions)
 
     leaderboard: Dict[str, float] = {}
     rows_run: List[str] = []
@@ -202,7 +202,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
             key = task.leaderboard_key(column)
             leaderboard[key] = task.leaderboard_value(best_scores, column)
             summary_rows.append((task_id, best.name, key, task.format_value(column.measure, leaderboard[key])))
-        receipts = receipts_of((paths[r.path], r.name, teams_of.get(id(r), ""), r.path) for r, _ in scored
+        receipts = receipts_of((paths[r.path], r.name, teams_of.get(id(r), ""), r.path, r.lines) for r, _ in scored
                                if r.path in paths)
         if reference.detail != FULL:
             receipts_logged.extend(receipt_line(r) for r in receipts)

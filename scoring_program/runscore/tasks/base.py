@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import ConfigError, Diagnostics
+from .assessing import AssessmentForm
 from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describe_layout, layout_misses
 
 
@@ -101,6 +102,9 @@ class ParsedRun:
     # The teams the run names, with their lines (Task.teams_named), noted when the file is checked so that the
     # platform's rules still hold after score.py frees `data` once the run is scored.
     teams: Optional[Dict[str, int]] = None
+    # The file's lines that hold this run's records when the file holds several runs (a Temporalia file may hold
+    # three run_ids), for the run's receipt; None when the whole file is this run.
+    lines: Optional[int] = None
 
 
 # Disclosure levels of a phase, lowest first (codabench/disclosure.py decides what each level shows). A
@@ -197,6 +201,9 @@ class Task:
     # format_value's (is a count, decimals) of each measure name, found once a name (a table of 1,000 runs formats
     # 60,000 values), kept with the columns and counts it was found from: a task given others starts afresh.
     _formats: Optional[Tuple[Sequence, Sequence, Dict[str, Tuple[bool, int]]]] = None
+    # What the campaign wing asks of a pooled task (tasks/assessing.py): label scales, where the judged text comes
+    # from, the collection's encoding, topic ids. None: the task is not pooled for assessment.
+    assessment: "Optional[AssessmentForm]" = None
     # Suffixes a measure name takes in this task (ntcir1-adhoc: `map_rel1`, `map_rel2`); a typed name without one
     # (`map`, `AP`) means the first.
     measure_variants: Sequence[str] = ()
@@ -211,6 +218,14 @@ class Task:
     def team_of(self, run: ParsedRun) -> str:
         """The team that wrote a run, for the per-team cap ("" when the run does not tell: the submitter)."""
         return ""
+
+    def inferred_team(self, run: ParsedRun) -> str:
+        """The team a run is credited to when the platform does not say whose it is (a loose file, a receipt):
+        the team the run names, else its name without the trailing run number (NTCIR-1's Run-ID is the group's
+        id plus a sequential number: ntc1, ntc2 -> ntc), else its name. The pool, the report and the receipts
+        all credit a run so."""
+        team = self.team_of(run)
+        return team or re.sub(r"[-_]?[0-9]+$", "", run.name) or run.name
 
     def teams_named(self, run: ParsedRun) -> Dict[str, int]:
         """Every team a run names, with the line that first names it (0: the file name), for the platform's rule

@@ -21,6 +21,7 @@ from ..ranking.run_batch import RunBatch, usable_qrels
 from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
 from ..validate import record_schema
+from .assessing import AssessmentForm, LabelScale
 from .base import (Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
 
@@ -41,6 +42,21 @@ BATCH_LINES = 200000
 def normalise_topic(topic: str) -> str:
     """Numeric topic ids are zero-padded to 4 digits (`31` -> `0031`), as NTCIR numbers its topics."""
     return topic.zfill(4) if is_int(topic) and len(topic) < 4 else topic
+
+
+# The assessors' scale (specs/ntcir1-adhoc.md 1, campaign.md 2.1): the graded qrels file and the reference writer
+# use these letters, and the loader reads them as 3/2/1/0 too (GRADE_LETTERS), so a sheet may write numbers.
+ASSESSMENT = AssessmentForm(
+    scales={"": LabelScale(
+        ("C", "B", "A", "S"), ("c", "b", "a", "s"),
+        ("non-relevant", "partially relevant", "relevant", "highly relevant"),
+        ("judged, not relevant to the topic: not relevant at either level",
+         "partially relevant: relevant at the relaxed level (rel2) only",
+         "relevant: relevant at the rigid (rel1) and the relaxed (rel2) level",
+         "highly relevant (a grade of NTCIR-2 on; NTCIR-1 judged A, B, C): relevant at both levels, as A"),
+        numbered=True)},
+    encoding="euc_jp",                 # "Japanese data is in EUC code" (specs/collections.md 1.1)
+    normalise_topic=normalise_topic)
 
 
 class Reference:
@@ -83,6 +99,7 @@ class Ntcir1Adhoc(Task):
         Option("duplicates", "error", "A repeated (Topic-ID, Document-ID): an error, or keep the first line "
                "and warn.", ("error", "keep_first")),
     )
+    assessment = ASSESSMENT
     measure_variants = ("rel1", "rel2")     # rigid, then relaxed relevance: `map` means map_rel1
     # The seed sets no cap on a group's runs; a hidden phase scores at most three of a submission, as the seed's
     # own example of one group's submission has three result files (ntc1, ntc2, ntc3) and NTCIR's Temporalia

@@ -22,6 +22,7 @@ from .assessed import (CHANGED_PARTS, UNCHECKED_LABELS, AssessedAC, answer_finge
                        read_assessed_ac_runs)
 from .labels import Labels, read_labels, unused_labels
 from ...textfile import numbered_lines, read_text
+from ..assessing import RUN, AssessmentForm, LabelScale
 from ..base import (Column, public_note, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line,
                     read_task_yaml, reference_file)
 
@@ -136,6 +137,21 @@ class Replay:
                        % (len(missing), self.run_name), "they count as absent")
 
 
+# What assessors judge (the official Stage A and Stage B, specs/r2c2.md 2): each distinct answer of a question,
+# correct or not, and each distinct nugget against the passage it cites. The reference writer turns a nugget's 1
+# into entailed and its 2 into entailed and relevant where the answer is labelled correct.
+ASSESSMENT = AssessmentForm(
+    scales={"answer": LabelScale(("0", "1"), ("0", "1"), ("incorrect", "correct"),
+                                 ("the answer does not answer the question correctly",
+                                  "the answer is correct")),
+            "nugget": LabelScale(("0", "1", "2"), ("0", "1", "2"),
+                                 ("not entailed", "entailed", "entailed and helpful"),
+                                 ("the cited passage does not support the nugget (a bogus nugget)",
+                                  "the cited passage supports the nugget",
+                                  "supported, and it helps derive a correct answer to the question"))},
+    default_unit="nugget", text_source=RUN, normalise_topic=normalise_qid)
+
+
 class R2C2AC(Task):
     id = "r2c2-ac"
     title = "NTCIR-19 R2C2 answers with confidence (AC)"
@@ -198,6 +214,7 @@ class R2C2AC(Task):
     # value: below every HMR, Accuracy, MNP, R_O, R_U (in [0, 1]) and OB (in [-1, 1]), so it is never read as a
     # score and such a run is never shown above a judged one (docs/r2c2-ac.md).
     leaderboard_placeholder = -2.0
+    assessment = ASSESSMENT
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")
     count_measures = ("answered", "correct", "auto_correct")     # 1 or 0 per question

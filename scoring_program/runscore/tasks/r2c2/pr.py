@@ -19,10 +19,30 @@ from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_te
                         qid_tsv_rows)
 from ...textfile import numbered_lines, read_text
 from .assessed import CHANGED_PARTS, UNCHECKED_LABELS, read_assessed_pr_runs
+from ..assessing import RUN, AssessmentForm, LabelScale
 from ..base import Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, read_task_yaml, reference_file
 
 # canonical measure name -> output key (spec 4.3: msndcg20 primary; the others for diagnosis)
 MEASURES = {"MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig", "P@20": "p20", "Hit@1": "hit1"}
+
+
+# The assessors' scale: NTCIREVAL levels (specs/r2c2.md 4.3); the PR qrels loader reads Lk only. The judged text is
+# the passage the run returned (PG passages exist only in the runs: specs/collections.md 3.2).
+def _not_blind(options) -> Optional[str]:
+    if options.get("passage_key_mode") == "run_rank":
+        return ("passage_key_mode run_rank keys each passage by its run and PassageRank, so every item names the run "
+                "that returned it: the assessors' pages cannot be blind (passage_key_mode content keys it by docID "
+                "and text)")
+    return None
+
+
+ASSESSMENT = AssessmentForm(
+    scales={"": LabelScale(
+        ("L0", "L1", "L2"), ("0", "1", "2"), ("non-relevant", "partially relevant", "highly relevant"),
+        ("judged, the passage does not help answer the question",
+         "partially relevant: gain 1 in MSnDCG@20",
+         "highly relevant: gain 2 in MSnDCG@20"))},
+    text_source=RUN, normalise_topic=normalise_qid, not_blind=_not_blind)
 
 
 class PRReference:
@@ -101,6 +121,7 @@ class R2C2PR(Task):
     hidden_reference = ReferenceSize(None, 2, 64, "judged passages of the 64 scored questions",
                                      "specs/r2c2.md: 65 questions, 64 scored; every PR run pooled to depth 20; the "
                                      "number of judged passages and the grade scale are not in the sources")
+    assessment = ASSESSMENT
 
     def team_of(self, run: ParsedRun) -> str:
         parsed = parse_run_name(run.name)

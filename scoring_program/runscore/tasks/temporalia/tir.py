@@ -20,6 +20,7 @@ from ...ranking.ntcir_qrels import FORMATS, read_graded_qrels
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, read_text
 from ...validate import record_schema
+from ..assessing import AssessmentForm, LabelScale
 from ..base import (PER_TOPIC, Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, read_task_yaml,
                     reference_file)
 
@@ -56,6 +57,30 @@ def temporal_class(subtopic: str) -> str:
 
 def is_header(line: str) -> bool:
     return " ".join(line.split()).lower() == HEADER
+
+
+def topic_id(text: str) -> Optional[str]:
+    """A subtopic id (`1p` -> `001p`) or a topic id (`51` -> `051`) as the topic file and the runs spell them."""
+    found = normalise_subtopic(text)
+    if found is None and text.strip().isdigit():
+        found = (text.strip().lstrip("0") or "0").zfill(3)
+    return found
+
+
+def topic_of(subtopic: str) -> Tuple[str, ...]:
+    """The topic a subtopic belongs to (`001p` -> `001`): its title, description and query time are shown with it."""
+    return (subtopic[:-1],) if normalise_subtopic(subtopic) else ()
+
+
+# The assessors' scale: three levels (specs/temporalia.md 2.1, Inferred); the loader reads TREC grades 0/1/2 too.
+ASSESSMENT = AssessmentForm(
+    scales={"": LabelScale(
+        ("L0", "L1", "L2"), ("0", "1", "2"), ("non-relevant", "partially relevant", "highly relevant"),
+        ("judged, not relevant to the subtopic",
+         "partially relevant to the subtopic: relevant for P@20, gain 1 in nDCG@20",
+         "highly relevant to the subtopic: relevant for P@20, gain 2 in nDCG@20"),
+        numbered=True)},
+    normalise_topic=topic_id, topic_parents=topic_of)
 
 
 class TirReference:
@@ -117,6 +142,7 @@ class TemporaliaTir(Task):
     hidden_reference = ReferenceSize(4578, 3, 200, "judged documents of 200 subtopics (L0, L1, L2)",
                                      "specs/temporalia.md section 2: 50 formal topics x 4 subtopics, 4,578 judged "
                                      "documents")
+    assessment = ASSESSMENT
 
     def team_of(self, run: ParsedRun) -> str:
         return run.data.group_id
@@ -222,7 +248,7 @@ class TemporaliaTir(Task):
         if reference is not None:
             for run in book.runs.values():
                 self._check_against_reference(run, reference, diags)
-        return [ParsedRun(run_id, display, run) for run_id, run in book.runs.items()]
+        return [ParsedRun(run_id, display, run, lines=book.own_lines(run_id)) for run_id, run in book.runs.items()]
 
     @staticmethod
     def _check_against_reference(run: TirRun, reference: TirReference, diags: Diagnostics) -> None:

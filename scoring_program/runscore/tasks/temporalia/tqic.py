@@ -157,7 +157,7 @@ class TemporaliaTqic(Task):
         if reference is not None:
             for run in book.runs.values():
                 self._check_against_reference(run, reference, diags, options)
-        return [ParsedRun(run_id, display, run) for run_id, run in book.runs.items()]
+        return [ParsedRun(run_id, display, run, lines=book.own_lines(run_id)) for run_id, run in book.runs.items()]
 
     @staticmethod
     def _check_against_reference(run: TqicRun, gold: Gold, diags: Diagnostics, options: Dict[str, Any]) -> None:
