@@ -19,8 +19,8 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test test-cpu lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci package-check \
-	tau-coverage
+.PHONY: setup demo test test-cpu test-dispatch lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci \
+	package-check tau-coverage
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -41,8 +41,14 @@ demo: setup
 	@$(PY) -m runscore bundle --per-task dist
 	@$(PY) starting_kit/dry_run.py $$(for z in dist/*.zip; do echo --bundle $$z; done)
 
+# Bytecode is kept under the venv: where PYTHONDONTWRITEBYTECODE is set (as on this project's machines), every run
+# compiled runscore again in each Python the tests start and pytest rewrote every test file (10-15 s of CPU a run).
+# The source tree stays free of __pycache__ all the same; `make clean` removes the venv and its bytecode.
+TEST_ENV = PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache
+TEST_ENV_LATEST = PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV_LATEST)/pycache
+
 test: setup
-	$(PY) -m pytest -n auto
+	$(TEST_ENV) $(PY) -m pytest -n auto
 
 $(VENV_LATEST)/.done: pyproject.toml
 	$(LATEST_PYTHON) -m venv $(VENV_LATEST)
@@ -52,18 +58,40 @@ $(VENV_LATEST)/.done: pyproject.toml
 	$(PY_LATEST) -m pip install -q --upgrade numpy scipy PyYAML jsonschema
 	touch $@
 
-# Where `make test`'s CPU goes, by test file (CPU seconds, which other work on the machine does not inflate).
+# Where `make test`'s CPU goes, by test file (CPU seconds, which other work on the machine inflates far less than
+# wall time), then the whole run's wall and CPU (every process: workers, the commands and peers they start) and the
+# load average before and after (a figure measured on a loaded machine says so).
 test-cpu: setup
-	rm -f .test-cpu.log
-	RUNSCORE_TEST_CPU_LOG=$(CURDIR)/.test-cpu.log $(PY) -m pytest -n auto -q
+	@rm -f .test-cpu.log; echo "test-cpu: load before:$$(uptime | sed 's/.*load average//')"
+	@TIMEFORMAT='test-cpu: %0R s wall, %0U s user + %0S s system CPU (every process of the run)'; \
+	time $(TEST_ENV) RUNSCORE_TEST_CPU_LOG=$(CURDIR)/.test-cpu.log $(PY) -m pytest -n auto -q; status=$$?; \
 	awk -F'\t' '{split($$2, id, "::"); cpu[id[1]] += $$1; total += $$1} END {for (f in cpu) printf "%7.1f  %s\n", cpu[f], f; \
-		printf "%7.1f  total\n", total}' .test-cpu.log | sort -rn | head -30
+		printf "%7.1f  total of the tests\n", total}' .test-cpu.log | sort -rn | head -30; \
+	echo "test-cpu: load after:$$(uptime | sed 's/.*load average//')"; exit $$status
+
+# The bit-for-bit suites (fast path = exact path, kernels = depth walks, whole-run kernels, the NTCIREVAL measures =
+# C's loops, runscore.pytrec_eval = pytrec_eval, trec_eval byte for byte) again with numpy's AVX-512 targets switched
+# off, then its AVX-512 and AVX2 targets (`make test` runs them under the native dispatch, and
+# tests/test_dispatch.py compares the bits of every kernel family across the three): tests/cpu_dispatch.py lists
+# the targets this CPU has, so the target works on any machine and says so where there is nothing to switch off.
+DISPATCH_TESTS := tests/test_fast_path.py tests/test_fast_path_shapes.py tests/test_fast_path_crlf_shuffled.py \
+	tests/test_fast_path_tasks.py tests/test_fuzz_fast_path.py tests/test_id_keys.py tests/test_columnar.py \
+	tests/test_run_batch.py tests/test_vectorised_ntcir.py tests/test_ntcireval.py tests/test_trec_measures.py \
+	tests/test_trec_oracle.py tests/test_trec_eval_differential.py tests/test_trec_eval_fixtures.py \
+	tests/test_pytrec_eval_compat.py tests/test_pytrec_eval_adopters.py
+test-dispatch: setup
+	@for families in avx512 avx512,avx2; do \
+		features="$$($(PY) tests/cpu_dispatch.py $$families)" || exit 2; \
+		if [ -z "$$features" ]; then echo "test-dispatch: $$families: nothing to switch off here"; continue; fi; \
+		echo "test-dispatch: NPY_DISABLE_CPU_FEATURES=\"$$features\""; \
+		$(TEST_ENV) NPY_DISABLE_CPU_FEATURES="$$features" $(PY) -m pytest -n auto -q $(DISPATCH_TESTS) || exit 1; \
+	done
 
 test-latest: $(VENV_LATEST)/.done
 	$(PY_LATEST) -c 'import sys, numpy, scipy, yaml, jsonschema; from importlib.metadata import version; \
 		print("test-latest: Python %s, numpy %s, scipy %s, PyYAML %s, jsonschema %s" % (sys.version.split()[0], \
 		numpy.__version__, scipy.__version__, yaml.__version__, version("jsonschema")))'
-	$(PY_LATEST) -m pytest -n auto
+	$(TEST_ENV_LATEST) $(PY_LATEST) -m pytest -n auto
 
 FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_fuzz_commands.py tests/test_fuzz_fast_path.py \
 	tests/test_fuzz_numeric_fields.py tests/test_fuzz_campaign.py
@@ -76,7 +104,7 @@ FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_f
 # of the run variants (250), a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays
 # near two minutes on two CPUs.
 fuzz-ci: setup
-	RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_REFERENCE_INPUTS=100 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 \
+	$(TEST_ENV) RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_REFERENCE_INPUTS=100 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 \
 		RUNSCORE_FUZZ_CAMPAIGNS=150 RUNSCORE_FUZZ_CAMPAIGN_FILES=400 \
 		RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
 		RUNSCORE_FUZZ_NUMERIC_LINES=30 RUNSCORE_VERDICT_VARIANTS=60 RUNSCORE_VERDICT_HOSTILE=all \

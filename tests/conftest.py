@@ -1,8 +1,13 @@
 """Shared test fixtures: paths to the repository and to ../shared (tests needing it skip when it is absent)."""
+import io
 import os
 import resource
+import runpy
+import signal
 import subprocess
 import sys
+import traceback
+import warnings
 
 import pytest
 
@@ -42,25 +47,111 @@ def shared_path(*parts: str) -> str:
     return path
 
 
+# ------------------------------------------------------------------------------ the command line, in process ---
+# `runscore ...` and `score.py` are run in this process (about a thousand calls: a new Python for each cost 0.15-0.3 s
+# of start-up, most of the suite's time), set up as a new process would see them: the arguments, the folder, the
+# environment (restored after the call, with what the command changed in it), stdin, stdout and stderr as UTF-8
+# streams read back as subprocess's text mode reads them, Python's default warning filters with warnings printed
+# on that stderr, exit codes from the return value or SystemExit, and an exception that escapes the entry as a
+# traceback and exit 1 (what Python does). What only a process shows (start-up, imports, signals, score.py's own
+# `__main__` checks, the exit status the platform's worker sees) is tested with run_cli_process and
+# run_score_py_process, by the tests that say why.
+RUNSCORE_MAIN = os.path.join(ROOT, "scoring_program", "runscore", "__main__.py")
+SCORE_PY = os.path.join(ROOT, "scoring_program", "score.py")
+# The warnings a fresh interpreter's filters let through (Python 3.9's defaults, in their order).
+_DEFAULT_FILTERS = (("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, ""),
+                    ("ignore", PendingDeprecationWarning, ""), ("ignore", ImportWarning, ""),
+                    ("ignore", ResourceWarning, ""))
+# Python warnings the in-process commands printed (text, test id): a warning on a user's stderr is a defect of
+# runscore (it words its own warnings as `FILE:LINE: warning: ...`), so the test that produced one fails.
+_CLI_WARNINGS = []
+
+
+def _stream(errors: str, data: bytes = b"") -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors=errors)
+
+
+def _read_back(stream: io.TextIOWrapper) -> str:
+    """What subprocess.run(text=True) gives for the bytes written: UTF-8, universal newlines."""
+    stream.flush()
+    return io.TextIOWrapper(io.BytesIO(stream.buffer.getvalue()), encoding="utf-8", newline=None).read()
+
+
+def _in_process(entry, argv, cwd, stdin):
+    """Run entry() as the main program of a process with sys.argv = argv; (exit code, stdout, stderr)."""
+    saved = (sys.argv, sys.stdin, sys.stdout, sys.stderr, list(sys.path), os.getcwd(), dict(os.environ),
+             signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT))
+    out = _stream(getattr(sys.__stdout__, "errors", None) or "strict")
+    err = _stream("backslashreplace")
+    sys.argv, sys.stdout, sys.stderr = [str(a) for a in argv], out, err
+    sys.stdin = _stream("strict", (stdin or "").encode("utf-8"))
+    test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = warnings.formatwarning(message, category, filename, lineno, line)
+        _CLI_WARNINGS.append((text, test))
+        sys.stderr.write(text)
+
+    try:
+        os.chdir(str(cwd or ROOT))
+        with warnings.catch_warnings():
+            warnings.resetwarnings()
+            for action, category, module in reversed(_DEFAULT_FILTERS):
+                warnings.filterwarnings(action, category=category, module=module)
+            warnings.showwarning = show
+            try:
+                code = entry()
+            except SystemExit as exc:
+                code = exc.code
+                if code is not None and not isinstance(code, int):
+                    print(code, file=sys.stderr)
+                    code = 1
+            except BaseException:           # what Python prints for an exception that ends the program
+                traceback.print_exc(file=sys.stderr)
+                code = 1
+        return (0 if code is None else code), _read_back(out), _read_back(err)
+    finally:
+        sys.argv, sys.stdin, sys.stdout, sys.stderr, sys.path[:] = saved[:5]
+        os.chdir(saved[5])
+        os.environ.clear()
+        os.environ.update(saved[6])
+        signal.signal(signal.SIGTERM, saved[7])
+        signal.signal(signal.SIGINT, saved[8])
+
+
 def run_cli(*args, cwd=None, stdin=None):
-    """Run `python -m runscore ARGS`; returns (exit code, stdout, stderr)."""
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scoring_program"))
+    """`runscore ARGS` (runscore.cli.main in this process, as above); returns (exit code, stdout, stderr)."""
+    from runscore.cli import main
+
+    argv = [str(a) for a in args]
+    return _in_process(lambda: main(argv), [RUNSCORE_MAIN] + argv, cwd, stdin)
+
+
+def run_score_py(input_dir, output_dir):
+    """`python3 score.py INPUT OUTPUT` as Codabench runs it: the file's own `__main__` code, in this process."""
+    argv = [SCORE_PY, str(input_dir), str(output_dir)]
+    return _in_process(lambda: runpy.run_path(SCORE_PY, run_name="__main__"), argv, None, None)
+
+
+def run_cli_process(*args, cwd=None, stdin=None, env=None):
+    """`python -m runscore ARGS` in a new process: for what only a process shows (start-up, imports, signals,
+    the exit status as a shell sees it). (exit code, stdout, stderr)"""
+    env = dict(os.environ if env is None else env, PYTHONPATH=os.path.join(ROOT, "scoring_program"))
     proc = subprocess.run([sys.executable, "-m", "runscore"] + [str(a) for a in args], cwd=cwd or ROOT, env=env,
                           input=stdin, capture_output=True, text=True)
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def children_cpu_seconds() -> float:
-    """User + system CPU time of this process's finished children: a guard against quadratic work that a loaded
-    machine cannot fail, unlike wall time (speed itself is measured by `make bench`, never by a test)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def run_score_py(input_dir, output_dir):
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "scoring_program", "score.py"), str(input_dir),
-                           str(output_dir)], capture_output=True, text=True)
+def run_score_py_process(input_dir, output_dir):
+    """`python3 score.py INPUT OUTPUT` in a new process, as the platform's worker runs it."""
+    proc = subprocess.run([sys.executable, SCORE_PY, str(input_dir), str(output_dir)], capture_output=True, text=True)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def cpu_seconds() -> float:
+    """User + system CPU time of this process and of its finished children: a guard against quadratic work that a
+    loaded machine cannot fail, unlike wall time (speed itself is measured by `make bench`, never by a test)."""
+    return _cpu_seconds()
 
 
 def codabench_input(tmp_path, task_id, files):
@@ -97,12 +188,18 @@ def clear_internal_errors() -> None:
 @pytest.fixture(autouse=True)
 def no_internal_error():
     clear_internal_errors()
+    del _CLI_WARNINGS[:]
     yield
     logged = internal_errors_logged()
     clear_internal_errors()
     if logged:
         pytest.fail("internal error(s) of the scoring code (exit 2 'internal error, please report'):\n%s"
                     % logged[-4000:], pytrace=False)
+    if _CLI_WARNINGS:
+        shown = "".join(text for text, _ in _CLI_WARNINGS)
+        del _CLI_WARNINGS[:]
+        pytest.fail("a Python warning reached the user's stderr (runscore words its own warnings as FILE:LINE: "
+                    "warning: ...):\n%s" % shown[-4000:], pytrace=False)
 
 
 # RUNSCORE_TEST_CPU_LOG=FILE: each test's CPU seconds (its process and the children it waited for) appended to

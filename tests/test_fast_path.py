@@ -185,6 +185,30 @@ def test_segment_sums_over_a_grid_are_the_depth_walks_bit_for_bit(seed, monkeypa
     assert [f(values, segment, count).tobytes() for f in functions] == on_grid
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("laid_out", [True, False], ids=["grid", "depth walk"])
+def test_suffix_max_is_the_c_walk_from_the_end_bit_for_bit(seed, laid_out, monkeypatch):
+    """_suffix_max (interpolated precision) is trec_eval's `best = 0.0; if (x > best) best = x` from the end of
+    each segment, bit for bit on every CPU: -0.0, negatives and NaN never beat the start, so a zero is +0.0
+    (numpy's AVX-512 maximum gives -0.0 for maximum(-0.0, 0.0), the other loops +0.0) and NaN never shows."""
+    from runscore.measures import vectorised
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 9, size=rng.integers(1, 30))
+    segment = np.repeat(np.arange(sizes.shape[0]), sizes)
+    values = rng.choice([0.5, 1 / 3, -0.0, 0.0, -2.0, np.nan, 1e-300, 7.25], size=segment.shape[0])
+    if not laid_out:
+        monkeypatch.setattr(vectorised, "_segment_grid", lambda *args, **kwargs: None)
+    expected = np.zeros(values.shape[0])
+    for k in range(sizes.shape[0]):
+        best = 0.0
+        for i in reversed(np.flatnonzero(segment == k).tolist()):
+            if values[i] > best:
+                best = float(values[i])
+            expected[i] = best
+    assert vectorised._suffix_max(values, segment, sizes.shape[0]).tobytes() == expected.tobytes()
+
+
 def test_the_packed_key_sorts_float32_scores_as_c_compares_them():
     """inmemory._descending_key: topic, then float32 score descending; 0.0 and -0.0 tie, extremes keep their order."""
     from runscore.inmemory import _descending_key

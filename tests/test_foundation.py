@@ -244,3 +244,25 @@ def test_every_task_sniffs_its_sample_run_and_not_a_blank_start(task_id):
     assert task.sniff("\n\n" + head)                  # blank lines before the first line are skipped
     assert task.sniff("\n \n\t\n\n\n\n\n" + head)
     assert not task.sniff("\n \n\t\n\n\n")
+
+
+def test_task_yaml_read_again_is_its_current_content(tmp_path):
+    """read_task_yaml keeps the last parse of each task.yaml (a scoring reads it three or four times): an edit of
+    the same size within the same clock tick is read, an error is raised every time, and what a caller does to
+    the dict it got never reaches the next caller."""
+    from runscore.tasks.base import read_task_yaml
+
+    path = tmp_path / "task.yaml"
+    path.write_text("task: ntcir1-adhoc\noptions:\n  max_docs: 1000\n")
+    first = read_task_yaml(str(tmp_path))
+    first["options"]["max_docs"] = 5
+    assert read_task_yaml(str(tmp_path)) == {"task": "ntcir1-adhoc", "options": {"max_docs": 1000}}
+    path.write_text("task: ntcir1-adhoc\noptions:\n  max_docs: 2000\n")          # same size, same mtime tick
+    assert read_task_yaml(str(tmp_path))["options"] == {"max_docs": 2000}
+    path.write_text("task: ntcir1-adhoc\noptions:\n  max_docs: 1000\n  max_docs: 1\n")
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="given twice"):
+            read_task_yaml(str(tmp_path))
+    path.write_bytes(b"task: ntcir1-adhoc\n# \xff\n")
+    with pytest.raises(ConfigError, match="cannot read task.yaml: 'utf-8' codec can't decode byte 0xff in position 21"):
+        read_task_yaml(str(tmp_path))

@@ -59,6 +59,9 @@ def test_hostile_file_gets_its_recorded_outcome(tmp_path, kind, task_id, rel, co
     if code == 1:
         errors = [l for l in output.splitlines() if ": error:" in l and not l.startswith("submission rejected")]
         assert errors and all(ERROR_LINE.match(l) for l in errors), errors[:3]
-    for folder, _, files in os.walk(str(tmp_path.parent)):
-        assert "evil_runscore.txt" not in files, folder
+    if "slip" in rel or b"evil_runscore" in open(os.path.join(HERE, rel), "rb").read():
+        # (only these archives name the file: the walk of every test's folder of the session, which grows as the
+        # suite runs, cost more than all the rest of this file when made for every row)
+        for folder, _, files in os.walk(str(tmp_path.parent)):
+            assert "evil_runscore.txt" not in files, folder
     assert not os.path.exists("/tmp/evil_runscore.txt")

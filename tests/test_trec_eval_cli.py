@@ -55,6 +55,37 @@ def test_what_trec_eval_reads_silently_is_a_warning_or_with_strict_an_error(tmp_
     assert r + message % "error" in err.splitlines()
 
 
+@pytest.mark.parametrize("fast_path", ["1", "0"])
+@pytest.mark.parametrize("version", [[], ["--v10"]])
+def test_a_score_or_gain_beyond_a_float_prints_no_python_warning(tmp_path, monkeypatch, fast_path, version):
+    """Scores and gains become C floats (trec_eval 9), and 1e39 becomes inf as in C: numpy 1.24 and later print
+    "RuntimeWarning: overflow encountered in cast" for it, which reached the user's stderr under runscore's own
+    warning. (run_cli fails a test whose command prints a Python warning; numpy 1.22 casts silently, so this
+    fails on the old code only under `make test-latest`.)"""
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", fast_path)
+    q, r = _files(tmp_path, run=RUN.replace("0.5", "1e39").replace("0.1", "-1e39"))
+    code, out, err = run_cli("trec_eval", "-q", "-m", "map", "-m", "ndcg.1=1e39,2=3e38", *version, q, r)
+    assert code == 0 and out
+    assert "Warning" not in err and "overflow" not in err
+    if not version:
+        assert "score (field 5) '1e39' is out of range for a float (trec_eval 9.0.8)" in err
+
+
+def test_the_python_api_with_a_score_beyond_a_float_warns_nothing():
+    import warnings
+
+    from runscore import api
+    import runscore.pytrec_eval as ours
+
+    qrels = {"1": {"A": 1, "B": 0, "C": 2}}
+    run = {"1": {"A": 1e39, "B": 0.9, "C": -1e39}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        values = ours.RelevanceEvaluator(qrels, {"map", "ndcg"}).evaluate(run)["1"]
+        found = api.trec_eval(qrels, run, ["map", "ndcg.1=1e39"])
+    assert values["map"] == found["per_topic"]["1"]["map"] == (1 / 1 + 2 / 3) / 2
+
+
 @pytest.mark.parametrize("content,trec_eval_line,detail", [
     ("1 Q0 A 1 0.5\n", "trec_eval.get_results: Malformed line 1",
      ":1: error: a run line has at least 6 fields (qid iter docno rank sim run_id), this one has 5"),

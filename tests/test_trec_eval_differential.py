@@ -158,6 +158,10 @@ PARAMETER_SPECS = [
     "Rprec_mult.1e308", "iprec_at_recall.1e308", "Rprec_mult.1e300", "iprec_at_recall.-1e300", "Rprec_mult.0.5,1e20",
     "iprec_at_recall.0.5,1e20", "iprec_at_recall.nan", "Rprec_mult.nan,0.2", "iprec_at_recall.inf,0.1",
     "Rprec_mult.-inf", "Rprec_mult.12345.678", "Rprec_mult.0x1p3", "P.0x10", "11pt_avg.1e308",
+    # Gains more than 2 ** 31 apart: trec_eval sorts its gain levels by (int)(gain1 - gain2), INT_MIN beyond int's
+    # range (runscore took Python's int() of the difference and ordered them otherwise).
+    "ndcg.1=3e9,2=1", "ndcg.2=3e9", "ndcg.1=-3e9,2=5", "Rndcg.1=3e9,2=1", "G.1=3e9", "ndcg_rel.1=3e9",
+    "ndcg.1=1e10,2=-1e10",
 ]
 
 

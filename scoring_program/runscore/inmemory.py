@@ -21,6 +21,7 @@ import numpy as np
 
 from .errors import ConfigError, RunError
 from .ranking.label import NOT_IN_POOL, UNJUDGED
+from .measures.c_numbers import as_scores
 from .measures.trec import TrecOptions
 from .measures.vectorised import columnar_rows, tie_groups
 from .ranking.qrels import MAX_GRADE
@@ -246,7 +247,7 @@ def evaluate_rows(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, to
         topic = topics[int(np.searchsorted(np.cumsum(counts), at, side="right"))]
         raise _run_error("topic %s document %s: the score must be a finite number, got %r"
                        % (topic, docnos[at], float(scores[at])))
-    ranking = scores.astype(score_dtype, copy=False)
+    ranking = as_scores(scores, score_dtype)
     ends = np.cumsum(counts)
     order = _break_ties(_by_score(ranking, counts, ends), ranking, ends, docnos)
     starts = np.zeros(len(topics) + 1, dtype=np.int64)

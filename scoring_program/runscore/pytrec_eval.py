@@ -39,6 +39,7 @@ import numpy as np
 from . import __version__ as _runscore_version
 from . import inmemory
 from .errors import ConfigError, RunError
+from .measures.c_numbers import as_scores
 from .measures.trec import ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions
 from .measures.trec_blocks import recall_point_cutoff
 
@@ -224,7 +225,7 @@ def _rank_non_finite(run: Mapping[str, Mapping[str, Any]], topics: Sequence[str]
         counts["NaN"] += int(np.isnan(values).sum())
         counts["infinite"] += int(np.isinf(values).sum())
         docs = list(ranked)
-        order = _trec_eval_order(docs, values.astype(np.float32))
+        order = _trec_eval_order(docs, as_scores(values))
         changed[topic] = {docs[i]: float(len(docs) - rank) for rank, i in enumerate(order)}
     if not changed:
         return run

@@ -17,7 +17,7 @@ from ..ranking import fastpath
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
 from ..measures.trec import (ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, MIN_GEO_MEAN, PAIR_PARAMS, REGISTRY,
                              V10_ONLY, Params, TrecOptions, evaluate_topic)
-from ..measures.c_numbers import c_atof
+from ..measures.c_numbers import c_atof, c_float
 from ..ranking.label import judge_ranking
 from ..ranking.qrels import MAX_GRADE
 from ..ranking.rankeval import TopicRun, ranked_docnos
@@ -227,7 +227,7 @@ def _version_pairs(name: str, params: Params, v10: bool) -> Params:
         if name in ("rbp", "rbp_resid") and key == "p":
             pairs.append((key, value))
         elif not v10:
-            pairs.append((key, float(np.float32(value))))
+            pairs.append((key, c_float(value)))
         elif re.fullmatch(r"[+-]?\d+", key):
             pairs.append((key, value))
     return Params.of(pairs, params.text)

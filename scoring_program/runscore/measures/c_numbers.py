@@ -1,9 +1,12 @@
-"""C's arithmetic and number reading as trec_eval meets them, in Python: atol, atof (strtod), (long) casts,
-lround, division and log2 without exceptions, libm's log2 table, and sums added left to right.
+"""C's arithmetic and number reading as trec_eval and NTCIREVAL meet them, in Python: atol, atof (strtod), (long)
+casts, lround, division and log2 without exceptions, libm's log2, log and pow tables, and sums added left to right.
 
-Why a module of its own: bit-for-bit agreement with trec_eval depends on these few rules (x/0 is inf, NaN casts
-to LONG_MIN, sums in the C loops' order, libm's log2 where numpy's is one ulp off), and every reader and measure
-that meets them uses this one copy.
+Why a module of its own: bit-for-bit agreement with the C tools depends on these few rules (x/0 is inf, NaN casts
+to LONG_MIN, sums in the C loops' order, libm's log2, log and pow), and every reader and measure that meets them
+uses this one copy. numpy's own log2, log, exp (and, in numpy 2, pow) depend on the CPU: under AVX-512 numpy 1.22
+computes log2 and log with its own vector code, one ulp away from libm at many arguments (log2 at 26, 52, 75, ...),
+so a measure computed with them would change its last bits with the machine (docs/performance.md, "Bits that do
+not depend on the CPU").
 """
 import math
 import re
@@ -53,6 +56,15 @@ def c_long(x: float) -> int:
     return int(x)
 
 
+def c_int(x: float) -> int:
+    """(int)x as trec_eval's C does on x86-64: truncation toward zero, and INT_MIN (the processor's "integer
+    indefinite") for NaN or a value out of int's range. trec_eval's gain comparators return (int)(gain1 - gain2),
+    so gains more than 2 ** 31 apart compare as "less" there, whatever their order."""
+    if x != x or not -2147483648.0 <= x < 2147483648.0:
+        return -2147483648
+    return int(x)
+
+
 def c_lround(x: float) -> int:
     """glibc lround (trec_eval 10.0's recall points): halves away from zero, exactly; LONG_MIN for NaN or out of
     range, as on x86-64."""
@@ -72,6 +84,21 @@ def c_div(a: float, b: float) -> float:
     return a / b
 
 
+def as_scores(values, dtype=np.float32) -> np.ndarray:
+    """The values as an array of `dtype` (trec_eval 9 and pytrec_eval keep scores and gains as C floats), converted
+    as C converts a double: a value beyond float's range becomes +-inf, as the x86 conversion makes it. Without
+    numpy's "overflow encountered in cast" RuntimeWarning (numpy 1.24 and later), which would reach the user's
+    stderr for a score such as 1e39 that trec_eval reads without a word (runscore says it in its own words)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(values).astype(dtype, copy=False)
+
+
+def c_float(x: float) -> float:
+    """(float) x for one number, as as_scores converts: the C float's value as a Python float."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(x))
+
+
 def c_log2(x: float) -> float:
     """log2 with C semantics: -inf at 0 and NaN below, instead of a Python exception."""
     if x > 0:
@@ -79,17 +106,70 @@ def c_log2(x: float) -> float:
     return -math.inf if x == 0 else -math.nan
 
 
+def _read_only(values) -> np.ndarray:
+    """A shared table: callers get views of it, which must not write into the next caller's numbers."""
+    table = np.array(values, dtype=np.float64)
+    table.setflags(write=False)
+    return table
+
+
 _LOG2_TABLE = np.zeros(0)
 
 
 def log2_discounts(count: int) -> np.ndarray:
-    """log2(2), log2(3), ..., log2(count + 1) as C's libm log2 gives them (math.log2): numpy's vectorised
-    log2 is one ulp off at some integers (26, 52, 75, ...), which would move nDCG in its last bit."""
+    """log2(2), log2(3), ..., log2(count + 1) as C's libm log2 gives them (math.log2), on every CPU."""
     global _LOG2_TABLE
     if _LOG2_TABLE.shape[0] < count:
         size = max(count, 2 * _LOG2_TABLE.shape[0], 1024)
-        _LOG2_TABLE = np.array([math.log2(i) for i in range(2, size + 2)], dtype=np.float64)
+        _LOG2_TABLE = _read_only([math.log2(i) for i in range(2, size + 2)])
     return _LOG2_TABLE[:count]
+
+
+_LOG_TABLE = np.zeros(0)
+
+
+def log_table(count: int) -> np.ndarray:
+    """log(1), log(2), ..., log(count) as C's libm log gives them (math.log), on every CPU."""
+    global _LOG_TABLE
+    if _LOG_TABLE.shape[0] < count:
+        size = max(count, 2 * _LOG_TABLE.shape[0], 1024)
+        _LOG_TABLE = _read_only([math.log(i) for i in range(1, size + 1)])
+    return _LOG_TABLE[:count]
+
+
+def c_pow(x: float, y: float) -> float:
+    """C's pow (libm's, through math.pow), with C's inf on overflow instead of a Python exception."""
+    try:
+        return math.pow(x, y)
+    except OverflowError:
+        odd = y == math.floor(y) and math.fmod(y, 2.0) != 0.0
+        return -math.inf if x < 0 and odd else math.inf
+    except ValueError:              # a negative base and a fractional exponent: C's domain error
+        return math.nan
+
+
+_POWER_TABLES = {}
+
+
+def power_table(base: float, count: int) -> np.ndarray:
+    """base ** 0, base ** 1, ..., base ** (count - 1) as C's libm pow gives them, on every CPU (a table a base:
+    the measures' p and gamma take a few values)."""
+    table = _POWER_TABLES.get(base)
+    if table is None or table.shape[0] < count:
+        size = max(count, 2 * (0 if table is None else table.shape[0]), 1024)
+        if len(_POWER_TABLES) >= 64:           # parameters from options: keep the tables of a few bases only
+            _POWER_TABLES.clear()
+        table = _POWER_TABLES[base] = _read_only([c_pow(base, float(k)) for k in range(size)])
+    return table[:count]
+
+
+def running_total(values: np.ndarray) -> float:
+    """0.0 + values[0] + values[1] + ..., added left to right as a C loop adds: numpy's cumulative sum adds in
+    order (an accumulation cannot be regrouped), where np.sum and np.dot regroup the terms (pairwise, or as the
+    BLAS kernel of the CPU adds them)."""
+    if values.shape[0] == 0:
+        return 0.0
+    return float(np.cumsum(values, dtype=np.float64)[-1]) + 0.0
 
 
 def ordered_sum(values) -> float:

@@ -16,6 +16,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .c_numbers import log2_discounts, log_table, power_table, running_total
+
 MAX_LEVELS = 15          # NTCIREVAL's MAXRL_MAX
 DEFAULT_BETA = 1.0       # Q-measure, O/P/P+, NCU with BR
 DEFAULT_RBP_P = 0.95
@@ -125,8 +127,7 @@ def _discounted_sum(gains: np.ndarray, discounts: np.ndarray, depth: int) -> flo
 
     Added left to right (a running sum, as NTCIREVAL's C loop adds), not with np.dot, whose order is BLAS's:
     the whole-run kernels (measures/vectorised_ntcir.py) add in the same order and so agree bit for bit."""
-    terms = gains[:max(depth, 0)] * discounts[:max(depth, 0)]
-    return float(np.cumsum(terms)[-1]) if terms.shape[0] else 0.0
+    return running_total(gains[:max(depth, 0)] * discounts[:max(depth, 0)])
 
 
 def _blended_ratio(t: GradedRanking, beta: float) -> np.ndarray:
@@ -135,21 +136,22 @@ def _blended_ratio(t: GradedRanking, beta: float) -> np.ndarray:
 
 
 def _sum_at_relevant(values: np.ndarray, t: GradedRanking, depth: int) -> float:
-    """Σ over relevant ranks r ≤ depth of values(r) — the AP/Q kernel."""
-    return float(values[:depth][t.rel[:depth]].sum())
+    """Σ over relevant ranks r ≤ depth of values(r) — the AP/Q kernel, added left to right as the C loop adds
+    (np.sum regroups the terms)."""
+    return running_total(values[:depth][t.rel[:depth]])
 
 
 def _cascade(stop: np.ndarray, weight: np.ndarray, depth: int) -> float:
     """Σ_{r ≤ depth} weight(r) · s(r) · Π_{i<r} (1 − s(i)) — the ERR/iRBU kernel."""
     stop = stop[:depth]
     reach = np.concatenate([[1.0], np.cumprod(1.0 - stop)[:-1]]) if depth else np.zeros(0)
-    return float(np.sum(weight[:depth] * stop * reach))
+    return running_total(weight[:depth] * stop * reach)
 
 
 def _log_discount(t: GradedRanking, logb: float) -> np.ndarray:
     """Original (Järvelin–Kekäläinen) discount: 1 for r = 1 and r ≤ b, else log_b(r); b = 0 is natural log."""
     base = math.e if logb == 0 else logb
-    discount = np.log(t.ranks) / math.log(base)
+    discount = log_table(t.L) / math.log(base)          # libm's log of 1..L (numpy's depends on the CPU)
     discount[(t.ranks <= base) | (t.ranks == 1)] = 1.0
     return discount
 
@@ -183,7 +185,7 @@ def ndcg(t: GradedRanking, cutoff: Optional[int] = DEFAULT_CUTOFF, logb: float =
 def msndcg(t: GradedRanking, cutoff: Optional[int] = DEFAULT_CUTOFF) -> float:
     """"Microsoft" nDCG@l: discount 1/log(r + 1) at every rank (Burges et al. 2005, linear gains here)."""
     depth = t.depth(cutoff)
-    discount = 1.0 / np.log2(t.ranks + 1.0)
+    discount = 1.0 / log2_discounts(t.L)                # libm's log2 of 2..L+1 (numpy's depends on the CPU)
     return _ratio(_discounted_sum(t.g, discount, depth), _discounted_sum(t.g_ideal, discount, depth))
 
 
@@ -222,26 +224,27 @@ def nerr(t: GradedRanking, cutoff: Optional[int] = DEFAULT_CUTOFF) -> float:
 def rbp(t: GradedRanking, cutoff: Optional[int] = None, p: float = DEFAULT_RBP_P) -> float:
     """RBP = ((1 − p)/g_max) Σ g(r) p^(r−1) (Moffat & Zobel 2008, graded); no cutoff = ranks 1..syslen."""
     depth = t.syslen if cutoff is None else t.depth(cutoff)
-    return (1.0 - p) / t.g_max * _discounted_sum(t.g, p ** (t.ranks - 1.0), depth)
+    return (1.0 - p) / t.g_max * _discounted_sum(t.g, power_table(p, t.L), depth)
 
 
 def nrbp(t: GradedRanking, cutoff: Optional[int] = None, p: float = DEFAULT_RBP_P) -> float:
     """nRBP@l = Σ g(r) p^(r−1) / Σ g*(r) p^(r−1) over r ≤ l'."""
     depth = t.depth(cutoff)
-    discount = p ** (t.ranks - 1.0)
+    discount = power_table(p, t.L)                      # p ** (r - 1), libm's pow
     return _ratio(_discounted_sum(t.g, discount, depth), _discounted_sum(t.g_ideal, discount, depth))
 
 
 def irbu(t: GradedRanking, cutoff: Optional[int] = None, p: float = DEFAULT_IRBU_P) -> float:
     """iRBU@l = Σ p^r s(r) Π_{i<r}(1 − s(i)) over r ≤ l' (Sakai & Zeng's intentwise rank-biased utility)."""
-    return _cascade(t.g / (t.g_max + 1.0), p ** t.ranks, t.depth(cutoff))
+    return _cascade(t.g / (t.g_max + 1.0), power_table(p, t.L + 1)[1:], t.depth(cutoff))
 
 
 def nirbu(t: GradedRanking, cutoff: Optional[int] = None, p: float = DEFAULT_IRBU_P) -> float:
     """niRBU@l = iRBU@l divided by the same cascade over the ideal list."""
     depth = t.depth(cutoff)
-    return _ratio(_cascade(t.g / (t.g_max + 1.0), p ** t.ranks, depth),
-                  _cascade(t.g_ideal / (t.g_max + 1.0), p ** t.ranks, depth))
+    discount = power_table(p, t.L + 1)[1:]              # p ** r, libm's pow
+    return _ratio(_cascade(t.g / (t.g_max + 1.0), discount, depth),
+                  _cascade(t.g_ideal / (t.g_max + 1.0), discount, depth))
 
 
 def o_measure(t: GradedRanking, beta: float = DEFAULT_BETA) -> float:
@@ -276,9 +279,11 @@ def ncu(t: GradedRanking, stop: str = "gu", utility: str = "P", beta: float = DE
     if stop == "gu":
         stop_of = np.array((0.0,) + tuple(stops if stops is not None else t.gains))
         pr = stop_of[np.concatenate([t.levels, np.zeros(t.L - t.syslen, dtype=np.int64)])]
-        pr = pr / float(np.dot(t.level_counts[1:], stop_of[1:]))
+        pr = pr / running_total(t.level_counts[1:] * stop_of[1:])
     else:
-        pr = gamma ** (t.count - 1.0) / float(np.sum(gamma ** np.arange(t.R)))
+        # gamma ** (count(r) - 1) at the relevant ranks, where count(r) >= 1 (the others are not summed)
+        powers = power_table(gamma, max(t.R, int(t.count[-1])) + 1)
+        pr = powers[np.maximum(t.count - 1, 0)] / running_total(powers[:t.R])
     return _sum_at_relevant(values * pr, t, t.L)
 
 

@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .c_numbers import c_atol, c_div, c_long, c_lround, ordered_sum
+from .c_numbers import c_atol, c_div, c_int, c_long, c_lround, ordered_sum
 from ..ranking.label import JudgedTopic
 
 
@@ -68,7 +68,8 @@ def interpolated_precision(topic: JudgedTopic, points: Sequence[float], rule: st
     ranks = np.arange(1, topic.num_ret + 1)
     cum = np.cumsum(relevant)
     precision = cum / ranks
-    # Max precision from each rank to the end; only ranks up to the last relevant one matter.
+    # Max precision from each rank to the end; only ranks up to the last relevant one matter. (count / rank is
+    # +0.0 or positive, never -0.0 or NaN, so numpy's maximum has one answer under every SIMD loop.)
     last = int(np.flatnonzero(relevant)[-1]) + 1
     tail_max = np.maximum.accumulate(precision[:last][::-1])[::-1]
     rel_ranks = np.flatnonzero(relevant)          # 0-based rank of the 1st, 2nd, ... relevant document
@@ -186,7 +187,7 @@ def gain_levels(topic: JudgedTopic, pairs: Sequence = ()) -> List[List]:
             entry[1] = count
         else:
             levels.append([grade, count, float(grade)])
-    return glibc_msort(levels, lambda a, b: int(a[2] - b[2]))
+    return glibc_msort(levels, lambda a, b: c_int(a[2] - b[2]))     # comp_rel_gain's (int) difference
 
 
 def gain_of(levels: List[List]) -> Dict[int, float]:

@@ -15,7 +15,7 @@ import numpy as np
 from ..ranking.columnar_run import ColumnarRun
 from ..ranking.columnar_words import pack_strings, row_keys, rows_equal, widen
 from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
-from .c_numbers import log2_discounts
+from .c_numbers import as_scores, log2_discounts
 from .trec import REGISTRY, TrecOptions
 from .trec_blocks import recall_point_cutoff
 from . import vectorised_all_trec
@@ -33,7 +33,7 @@ def rank_lines(run: ColumnarRun, topics: Sequence[str], tie_order: str = "desc",
     """File-order line indices in rank order, topic after topic in `topics` order (a topic absent from the run
     has no lines), truncated to max_docs per topic; and the offsets of each topic in that array."""
     codes = {t: i for i, t in enumerate(run.topics)}
-    scores = run.score.astype(score_dtype, copy=False)
+    scores = as_scores(run.score, score_dtype)
     index_type = np.int32 if len(run) < 2 ** 31 else np.int64      # half the memory for the usual sizes
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     for k, topic in enumerate(topics):
@@ -434,8 +434,15 @@ def sums_before(running: np.ndarray, segment: np.ndarray, position: np.ndarray, 
 
 
 def _suffix_max(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarray:
-    """For each value, the maximum of it and every later value of its segment."""
-    laid = _segment_grid(values, segment, count, 0.0, spare=1)      # every row starts from 0.0, as `best`
+    """For each value, the best of it and every later value of its segment, as trec_eval's walk from the end
+    finds it (`best = 0.0; if (x > best) best = x`): never NaN, and +0.0 where nothing beats the start.
+
+    Why not numpy's maximum as it comes: its bits depend on the CPU. np.maximum(-0.0, 0.0) is -0.0 under
+    numpy's AVX-512 loops and +0.0 under the others, and maximum propagates NaN where C's comparison skips it.
+    So every value that cannot beat the start (0.0, -0.0, negative, NaN) is made +0.0 first: among +0.0 and
+    positive numbers the maximum is one value with one bit pattern, whatever loop computes it."""
+    beats_start = np.where(values > 0.0, values, 0.0)
+    laid = _segment_grid(beats_start, segment, count, 0.0, spare=1)      # every row starts from 0.0, as `best`
     if laid is not None:
         grid, cell = laid
         return np.ascontiguousarray(np.maximum.accumulate(grid[:, ::-1], axis=1)[:, ::-1]).reshape(-1)[cell]
@@ -443,7 +450,7 @@ def _suffix_max(values: np.ndarray, segment: np.ndarray, count: int) -> np.ndarr
     best = np.zeros(count, dtype=np.float64)
     for chosen in reversed(_depth_layers(segment, count)):
         seg = segment[chosen]
-        best[seg] = np.maximum(best[seg], values[chosen])
+        best[seg] = np.where(beats_start[chosen] > best[seg], beats_start[chosen], best[seg])
         out[chosen] = best[seg]
     return out
 

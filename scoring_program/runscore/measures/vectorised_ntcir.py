@@ -10,7 +10,8 @@ bit, not just to rounding:
   ranks <= l, the ideal DCG the sum over the first min(l, R) entries of the ideal list (the qrels' judged
   levels, highest first), and count(l') the relevant documents at ranks <= l (Prec@l still divides by l);
 - the same floating-point operations: gains from the `-g` table, the discount tables computed with the same
-  expressions as ntcireval (1/log2(r + 1); 1/log_b(r) with 1 for r = 1 and r <= b), one product per rank, and
+  expressions as ntcireval (1/log2(r + 1); 1/log_b(r) with 1 for r = 1 and r <= b; libm's log2 and log,
+  whose bits do not depend on the CPU as numpy's do), one product per rank, and
   every sum added left to right (`ordered_segment_sums`, the order of ntcireval's `_discounted_sum`; adding a
   zero term leaves a sum unchanged, so leaving the zero terms out changes nothing).
 
@@ -24,6 +25,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from ..ranking.columnar_run import ColumnarRun, columns_from_records
+from .c_numbers import log2_discounts, log_table
 from .names import MeasureName, parse_name
 from .ntcireval import check_gains
 from .vectorised import QrelsColumns, Segments, label_lines, ordered_segment_sums, rank_lines
@@ -136,10 +138,10 @@ def _discounts(measure: MeasureName, depth: int) -> np.ndarray:
     """1/discount at ranks 1..depth, by the expressions of ntcireval.msndcg and ntcireval._log_discount."""
     ranks = np.arange(1, depth + 1, dtype=np.float64)
     if measure.family == "MSnDCG":
-        return 1.0 / np.log2(ranks + 1.0)
+        return 1.0 / log2_discounts(depth)
     logb = measure.param("logb")
     base = math.e if logb == 0 else logb
-    discount = np.log(ranks) / math.log(base)
+    discount = log_table(depth) / math.log(base)
     discount[(ranks <= base) | (ranks == 1)] = 1.0
     return 1.0 / discount
 

@@ -15,7 +15,9 @@ from .qrels import MAX_GRADE
 
 FAST_DIGITS = 15               # a decimal with at most 15 digits is exact as mantissa / 10**k (Clinger)
 _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-_POW10 = 10.0 ** np.arange(FAST_DIGITS + 8)
+# 10 ** k for k <= 22 is a double exactly (5 ** 22 < 2 ** 53), and float() of the integer gives it exactly; numpy's
+# power is its own vector code in numpy 2 (10.0 ** 23 there is not libm's), so the table is not left to it.
+_POW10 = np.array([float(10 ** k) for k in range(FAST_DIGITS + 8)])
 
 
 def parse_decimals(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Optional[np.ndarray]:

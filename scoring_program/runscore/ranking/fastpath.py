@@ -21,6 +21,7 @@ from .columnar_qrels import ColumnarQrels
 from .qrels import MAX_GRADE
 from ..errors import Diagnostics, RunError
 from ..numeric import clip
+from ..measures.c_numbers import as_scores
 from ..measures.trec import TrecOptions
 from ..textfile import BOM, MAX_FILE_BYTES
 from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
@@ -202,7 +203,7 @@ def _beyond_float(scores: np.ndarray) -> bool:
     """Whether a finite score is too big for a C float (trec_eval 9.0.8 stores scores as float and reads it as
     inf; the exact reader warns about it, so such a run is left to that reader)."""
     with np.errstate(over="ignore"):
-        return bool(np.any(np.isinf(scores.astype(np.float32)) & np.isfinite(scores)))
+        return bool(np.any(np.isinf(as_scores(scores)) & np.isfinite(scores)))
 
 
 class TrecEvalColumns(NamedTuple):

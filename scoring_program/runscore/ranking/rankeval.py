@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .label import JudgedTopic, judge_ranking, rank_order
+from ..measures.c_numbers import as_scores
 from ..measures.trec import REGISTRY, TrecOptions, evaluate_topic, summarise
 from .qrels import Qrels
 
@@ -32,7 +33,7 @@ class TopicRun:
 def ranked_docnos(topic_run: TopicRun, tie_order: str = "desc", max_docs: Optional[int] = None,
                   score_dtype=np.float64) -> List[str]:
     """The docnos in rank order, truncated to max_docs after sorting (trec_eval -M)."""
-    scores = np.asarray(topic_run.scores, dtype=score_dtype)
+    scores = as_scores(np.asarray(topic_run.scores, dtype=np.float64), score_dtype)
     order = rank_order(scores, topic_run.docnos, tie_order)
     if max_docs is not None:
         order = order[:max_docs]

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..measures.c_numbers import c_atof as trec_c_atof
+from ..measures.c_numbers import c_atof as trec_c_atof, c_float
 from .rankeval import TopicRun
 
 BOM = b"\xef\xbb\xbf"
@@ -78,7 +78,7 @@ def score_note(text: bytes, value: float, v10: bool) -> Optional[str]:
     if not _STRICT_DECIMAL.match(text):
         return "score (field 5) %r is not a decimal number; trec_eval reads it as %s" % (
             shown(text), _c_g(value, v10))
-    if math.isinf(value) or (not v10 and math.isinf(float(np.float32(value)))):
+    if math.isinf(value) or (not v10 and math.isinf(c_float(value))):
         return "score (field 5) %r is out of range for a %s; trec_eval reads it as %s" % (
             shown(text), "double" if v10 else "float (trec_eval 9.0.8)", _c_g(value, v10))
     return None
@@ -87,7 +87,7 @@ def score_note(text: bytes, value: float, v10: bool) -> Optional[str]:
 def _c_g(value: float, v10: bool) -> str:
     if not v10:
         with np.errstate(over="ignore"):
-            value = float(np.float32(value))
+            value = c_float(value)
     if value != value:
         return "nan"
     if math.isinf(value):

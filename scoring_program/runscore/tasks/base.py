@@ -4,7 +4,9 @@ A task module declares its id, how its run files are recognised, its options (wi
 leaderboard columns (primary first), and four functions: load the reference, parse-and-check a run file,
 score a run. Everything else (discovery, reporting, the CLI, Codabench) is shared and reads these declarations.
 """
+import copy
 import difflib
+import io
 from contextlib import contextmanager
 from functools import lru_cache
 import os
@@ -359,15 +361,41 @@ class Task:
         return value
 
 
+# task.yaml as last read, by path: (its bytes, its checked content). A scoring reads it three or four times (the
+# competition's tasks, the options, the task's files, the phase's disclosure level) and PyYAML's pure-Python parser
+# takes 1-3 ms each time; the bytes are read again and compared, so an edited file is always parsed again.
+_TASK_YAML_READ: Dict[str, Tuple[bytes, Dict[str, Any]]] = {}
+_TASK_YAML_KEPT_BYTES = 1 << 16          # a bigger task.yaml (never a real one) is parsed every time
+
+
 def read_task_yaml(folder: str) -> Dict[str, Any]:
     """The reference folder's task.yaml as a dict ({} when absent)."""
-    import yaml
-
     path = os.path.join(folder, "task.yaml")
     if not os.path.isfile(path):
         return {}
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, "rb") as handle:
+            content = handle.read(_TASK_YAML_KEPT_BYTES + 1)
+    except OSError:
+        content = None
+    if content is None or len(content) > _TASK_YAML_KEPT_BYTES:
+        return _parse_task_yaml(path, lambda: open(path, encoding="utf-8"))
+    kept = _TASK_YAML_READ.get(path)
+    if kept is not None and kept[0] == content:
+        return copy.deepcopy(kept[1])
+    # the bytes just compared are the ones parsed (the same text stream as a file opened as text would give)
+    data = _parse_task_yaml(path, lambda: io.TextIOWrapper(io.BytesIO(content), encoding="utf-8"))
+    if len(_TASK_YAML_READ) >= 32:
+        _TASK_YAML_READ.clear()
+    _TASK_YAML_READ[path] = (content, copy.deepcopy(data))
+    return data
+
+
+def _parse_task_yaml(path: str, text_stream) -> Dict[str, Any]:
+    import yaml
+
+    try:
+        with text_stream() as handle:
             data = yaml.load(handle, Loader=_strict_loader())
     except ConfigError as exc:
         raise ConfigError(exc.args[0], path, exc.line)
