@@ -81,10 +81,15 @@ def write_sheet(path: str, columns: Sequence[str], rows: Sequence[Dict[str, str]
     if tuple(columns[:3]) != FIRST or columns[-1] != LABEL:
         raise ValueError("a sheet starts with topic, item, runs and ends with label")
     tmp = path + ".part"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write("\t".join(columns) + "\n")
-        for row in rows:
-            handle.write("\t".join(write_cell(str(row.get(c, ""))) for c in columns) + "\n")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write("\t".join(columns) + "\n")
+            for row in rows:                # rows may be made one at a time as they are written
+                handle.write("\t".join(write_cell(str(row.get(c, ""))) for c in columns) + "\n")
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     os.replace(tmp, path)
 
 

@@ -117,14 +117,16 @@ def run(argv: List[str]) -> int:
     topic_texts = read_topic_texts(args.topics) if args.topics else {}
     workdir = tempfile.mkdtemp(prefix="runscore-pool-")
     try:
-        with submission_scope():
+        with submission_scope(), pooling.few_collections():
             return _pool(task, args, rules, options, reference, topic_texts, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _pool(task, args, rules, options, reference, topic_texts, workdir) -> int:
-    found = read_campaign(task, args.sources, workdir, reference, rules)
+    # each run is reduced to the top `depth` of its topics as soon as it is checked: memory of one run plus the pool
+    found = read_campaign(task, args.sources, workdir, reference, rules,
+                          after_check=pooling.keep_top(task, options, args.depth))
     for message in found.messages:
         print(message, file=sys.stderr)
     refused = refusal(found, args.skip_invalid, "pool")
@@ -149,7 +151,7 @@ def _pool(task, args, rules, options, reference, topic_texts, workdir) -> int:
     os.makedirs(args.output, exist_ok=True)
     if official is not None:
         copy_pr_runs(official, args.output)
-    columns, rows = sheet_rows(pool, args.order, args.seed)
+    columns = sheet_columns(pool)
     copies = copy_runs(found, args.output)
     stats = statistics(pool, args, unresolved, copies, found.notes)
     with open(os.path.join(args.output, STATS_FILE), "w", encoding="utf-8") as handle:
@@ -157,8 +159,10 @@ def _pool(task, args, rules, options, reference, topic_texts, workdir) -> int:
         handle.write("\n")
     if args.html:
         from ..campaign.assess_page import write_pages
-        write_pages(os.path.join(args.output, "assess"), task.id, columns, rows, topic_texts)
-    write_sheet(os.path.join(args.output, POOL_FILE), columns, rows)     # last: its presence means complete
+        write_pages(os.path.join(args.output, "assess"), task.id, columns, list(sheet_rows(pool, args.order,
+                                                                                             args.seed)), topic_texts)
+    # last: its presence means complete; its rows made one at a time (as many as the pool's items)
+    write_sheet(os.path.join(args.output, POOL_FILE), columns, sheet_rows(pool, args.order, args.seed))
     print_summary(stats)
     for companion in found.companions:
         receipt = companion.receipt
@@ -219,28 +223,36 @@ def read_topic_texts(path: str) -> Dict[str, str]:
     return texts
 
 
-def sheet_rows(pool: pooling.Pool, order: str, seed: int):
-    """The sheet's columns and rows, topic by topic in assessment order."""
+def _has_text(pool: pooling.Pool) -> bool:
+    return pool.task_id == "r2c2-ac" or any(p.text is not None for items in pool.topics.values()
+                                            for p in items.values())
+
+
+def sheet_columns(pool: pooling.Pool) -> List[str]:
     ac = pool.task_id == "r2c2-ac"
-    has_text = ac or any(p.text is not None for items in pool.topics.values() for p in items.values())
     columns = ["topic", "item", "runs"]
     columns += ["unit"] if ac else ["rank_sum", "best_rank"]
     columns += ["run_names"]
-    columns += ["text_sha1", "text"] if has_text else []
+    columns += ["text_sha1", "text"] if _has_text(pool) else []
     columns += ["passage"] if ac else []
-    columns += [LABEL]
-    rows = []
+    return columns + [LABEL]
+
+
+def sheet_rows(pool: pooling.Pool, order: str, seed: int):
+    """The sheet's rows, made one at a time, topic by topic in assessment order."""
+    ac = pool.task_id == "r2c2-ac"
+    has_text = _has_text(pool)
     for topic in pool.topics:
         for pooled in pooling.order_items(pool.items(topic), order, seed, topic):
-            row = {"topic": topic, "item": pooled.item, "runs": str(len(pooled.runs)),
-                   "run_names": ",".join(pooled.runs), LABEL: ""}
+            runs, rank_sum, best_rank = pooled.summary()
+            row = {"topic": topic, "item": pooled.item, "runs": str(len(runs)), "run_names": ",".join(runs),
+                   LABEL: ""}
             if not ac:
-                row.update(rank_sum=str(pooled.rank_sum), best_rank=str(pooled.best_rank))
+                row["rank_sum"], row["best_rank"] = str(rank_sum), str(best_rank)
             if has_text:
                 row.update(text_sha1=pooling.text_hash(pooled.text), text=pooled.text or "")
             row.update(pooled.extra)
-            rows.append(row)
-    return columns, rows
+            yield row
 
 
 def copy_runs(found: CampaignInputs, output: str) -> Dict[str, str]:

@@ -12,7 +12,7 @@ from functools import lru_cache
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import ConfigError, Diagnostics
 from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describe_layout, layout_misses
@@ -94,9 +94,19 @@ class ParsedRun:
     name: str
     path: str
     data: Any
-    # The teams the run names, with their lines (Task.teams_named), noted when the file is checked so that the
-    # platform's rules still hold after score.py frees `data` once the run is scored.
+    # The teams the run names, with their lines (Task.teams_named), and the team that wrote it (Task.team_of),
+    # noted when the file is checked so that the platform's rules and the campaign's identity rules still hold
+    # after score.py or a campaign command frees `data` once the run is scored or reduced to its ranking.
     teams: Optional[Dict[str, int]] = None
+    team: Optional[str] = None
+
+
+class RankedItem(NamedTuple):
+    """One entry of a run's ranking as its task reads it: the item key (document id, R2C2 passage key) and its
+    text, if the run carries one (a tuple: a campaign's pool makes hundreds of thousands of them)."""
+
+    item: str
+    text: Optional[str] = None
 
 
 # Disclosure levels of a phase, lowest first (codabench/disclosure.py decides what each level shows; issue 22). A
@@ -272,6 +282,20 @@ class Task:
         """The scores of several runs, in order; a task whose per-run cost is mostly fixed set-up scores them
         together (same numbers as `score` one by one)."""
         return [self.score(run, reference, options) for run in runs]
+
+    # ---------------------------------------------------------------------------- rankings (campaign) ---
+    def ranked_lists(self, run: ParsedRun, options: Dict[str, Any],
+                     depth: Optional[int] = None) -> "Optional[Dict[str, List[RankedItem]]]":
+        """A run's ranking per topic by the task's own rule, as far as the evaluation reads it (its document cap),
+        at most `depth` items a topic: what a campaign's pool takes from the run (campaign/pool.py). None when
+        the task's runs are not rankings."""
+        return None
+
+    def ranked_run(self, run: ParsedRun, options: Dict[str, Any]) -> ParsedRun:
+        """What a campaign command keeps of a checked run to score it again (the report's leave-one-team-out scores
+        each team's runs against judgements without that team's items): a run this task scores exactly as `run`
+        against any of its references with these options, as small as the task can make it. Default: the run."""
+        return run
 
     # ---------------------------------------------------------------------------- measure names ---
     def measure_key(self, name: str, available: Sequence[str], what: str = "measure") -> str:

@@ -6,6 +6,7 @@ the Proposed checks of the spec (duplicates, padding of topic ids, more than max
 """
 import math
 import os
+from collections import OrderedDict
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
@@ -15,13 +16,13 @@ from ..ranking.columnar_qrels import max_grade
 from ..errors import ConfigError, Diagnostics
 from ..measures.trec_measure import INTERP_RULES, TrecOptions
 from ..ranking.qrels import read_qrels
-from ..ranking.columnar_run import ColumnarRun
-from ..ranking.rankeval import TopicRun, evaluate_rankings, summarise_runs, summarise_topics
+from ..ranking.columnar_run import ColumnarRun, columns_from_records
+from ..ranking.rankeval import TopicRun, evaluate_rankings, ranked_docnos, summarise_runs, summarise_topics
 from ..ranking.run_batch import RunBatch, usable_qrels
 from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
 from ..validate import record_schema
-from .base import (Column, Option, ParsedRun, RunScores, Task, first_line,
+from .base import (Column, Option, ParsedRun, RankedItem, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
 
 LEVELS = ("rel1", "rel2")
@@ -262,6 +263,48 @@ class Ntcir1Adhoc(Task):
         if not official & set(topics):
             diags.error(0, "no line answers any official topic (%s)" % _topic_range(reference.topics))
 
+    # ------------------------------------------------------------------------------ rankings (campaign) ---
+    def ranked_lists(self, run: ParsedRun, options: Dict[str, Any],
+                     depth: Optional[int] = None) -> "OrderedDict[str, List[RankedItem]]":
+        """Similarity descending, ties by Document-ID in the tie_order direction, at most max_docs a topic: the
+        ranking the measures read (the same sorted columns for a run read as columns)."""
+        topics = run.data.topics
+        settings = (options["tie_order"], options["max_docs"], _score_dtype(options))
+        if isinstance(topics, ColumnarRun):
+            found = fastpath.top_items(topics, *settings, depth=depth)
+            if found is not None:
+                return OrderedDict((topic, [RankedItem(d) for d in docnos])
+                                   for topic, docnos in zip(topics.topics, found))
+            topics = fastpath.topic_runs(topics)
+        cut = settings[1] if depth is None else min(depth, settings[1])
+        return OrderedDict((topic, [RankedItem(d) for d in ranked_docnos(topic_run, settings[0], cut, settings[2])])
+                           for topic, topic_run in topics.items())
+
+    def ranked_run(self, run: ParsedRun, options: Dict[str, Any]) -> ParsedRun:
+        """The ranking as columns (ids as words, about 30 bytes a ranked line instead of a record of Python
+        objects), scored by the same kernels; the run itself when its ids cannot be packed as words."""
+        topics = run.data.topics
+        settings = (options["tie_order"], options["max_docs"], _score_dtype(options))
+        if isinstance(topics, ColumnarRun):
+            ranked = fastpath.ranked_columns(topics, *settings)
+        else:                       # read line by line: its ranking as columns, scores falling by 1 a rank
+            topic_ids: List[str] = []
+            docnos: List[str] = []
+            falling: List[float] = []
+            for topic, topic_run in topics.items():
+                ranked_ids = ranked_docnos(topic_run, *settings)
+                topic_ids.extend([topic] * len(ranked_ids))
+                docnos.extend(ranked_ids)
+                falling.extend(range(0, -len(ranked_ids), -1))
+            # ASCII ids only: a fallback of the kernels (qrels ids the words cannot hold) decodes words as Latin-1
+            ranked = columns_from_records(topic_ids, docnos, falling, run.data.run_id) \
+                if docnos and "".join(docnos).isascii() else None
+            if ranked is not None:
+                ranked.score = ranked.score.astype(np.float32)      # as fastpath.ranked_columns keeps them
+        if ranked is None:
+            return run
+        return ParsedRun(run.name, run.path, NacsisRun(run.data.run_id, ranked), run.teams, run.team)
+
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: Reference, options: Dict[str, Any]) -> RunScores:
         return self.score_runs([run], reference, options)[0]
@@ -272,7 +315,7 @@ class Ntcir1Adhoc(Task):
         columns cannot hold, or every run when the fast path is switched off (RUNSCORE_FAST_PATH=0), on the exact
         path. The numbers are the same on every path."""
         trec_options = TrecOptions(interp_cutoff=options["interp_cutoff"])
-        score_dtype = np.float32 if options["similarity_precision"] == "single" else np.float64
+        score_dtype = _score_dtype(options)
         settings = (trec_options, options["tie_order"], options["max_docs"])
         levels = [(level,) + _level_topics(reference, level, options) for level in LEVELS]
         out: List[RunScores] = []
@@ -296,6 +339,10 @@ class Ntcir1Adhoc(Task):
                     _add_level(one, level, topics, values, summary, note)
             out.extend(scores)
         return out
+
+
+def _score_dtype(options: Dict[str, Any]):
+    return np.float32 if options["similarity_precision"] == "single" else np.float64
 
 
 def _batches(runs: List[ParsedRun]) -> List[List[ParsedRun]]:
