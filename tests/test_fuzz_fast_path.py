@@ -1,8 +1,8 @@
 """Differential fuzzing of the columnar fast path: on any hostile variant of a run, forcing the fast path on
 (RUNSCORE_FAST_PATH=1) and off (=0) must give the same diagnostics and the same scores, and neither may crash.
 
-Why: the fast path serves big files only (4 MiB and more), so the small inputs of the other fuzz tests never
-reach it; forcing it on small hostile inputs checks its promise to fall back to the exact reader, or agree with
+Why: the fast path serves ntcir1-adhoc runs of 16 KiB and more only, so the small inputs of the other fuzz tests
+rarely reach it; forcing it on small hostile inputs checks its promise to fall back to the exact reader, or agree with
 it, on everything. Every other input is also read in two parts (the threads big files get), so the checks
 across the cut are fuzzed too.
 """
