@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, run_cli
 from campaign_sim import ntcir1_campaign
 from runscore import pipeline, textfile
-from runscore.campaign import pool as pooling, ranking_tasks
+from runscore.campaign import agreement_tau, pool as pooling, ranking_tasks
 from runscore.errors import Diagnostics
 from runscore.pipeline import load_reference
 from runscore.ranking import fastpath
