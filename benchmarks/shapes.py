@@ -21,6 +21,7 @@ in memory <= 0.7 x pytrec_eval at 1M and 5M pairs, <= 1.0 x at 5,000 x 100, on t
 """
 import argparse
 import datetime
+import functools
 import importlib.util
 import json
 import os
@@ -85,9 +86,25 @@ def write_pair(folder: str, name: str, topics: int, per_topic: int, judged: Tupl
 
 
 def long_id(d: int) -> str:
-    """A 300-byte document id (a URL or a path)."""
+    """A 300-byte document id (a URL or a path): a constant prefix, the distinguishing bytes last."""
     tail = "/d%05d" % d
     return "https://collection.example.org/" + "p" * (300 - 31 - len(tail)) + tail
+
+
+def long_id_constant_suffix(d: int) -> str:
+    """A 300-byte id whose distinguishing bytes come first and a constant tail follows (`doc00123_xxx...`)."""
+    head = "doc%05d_" % d
+    return head + "x" * (300 - len(head))
+
+
+@functools.lru_cache(maxsize=None)
+def long_id_random(d: int) -> str:
+    """A 300-byte id of random letters and digits (a hash or a token): no byte is shared by design."""
+    rng = np.random.default_rng(d)
+    return "".join(ID_LETTERS[i] for i in rng.integers(0, len(ID_LETTERS), 300).tolist())
+
+
+ID_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 
 
 def non_ascii_id(d: int) -> str:
@@ -120,8 +137,12 @@ def file_shapes(scale: float) -> List[Shape]:
               size=n(5e6), target=0.35),
         Shape("clean-10M", "clean, %s lines" % size_name(n(1e7)), pair(topics=5000, per_topic=n(1e7) // 5000),
               size=n(1e7)),
-        Shape("long-ids-1M", "300-byte ids, %s lines" % size_name(n(1e6)),
+        Shape("long-ids-1M", "300-byte ids, constant prefix, %s lines" % size_name(n(1e6)),
               pair(topics=5000, per_topic=per_1m, doc_id=long_id), size=n(1e6), clean="clean-1M"),
+        Shape("long-ids-suffix-1M", "300-byte ids, constant suffix, %s lines" % size_name(n(1e6)),
+              pair(topics=5000, per_topic=per_1m, doc_id=long_id_constant_suffix), size=n(1e6), clean="clean-1M"),
+        Shape("long-ids-random-1M", "300-byte ids, random bytes, %s lines" % size_name(n(1e6)),
+              pair(topics=5000, per_topic=per_1m, doc_id=long_id_random), size=n(1e6), clean="clean-1M"),
         Shape("non-ascii-1M", "non-ASCII ids, %s lines" % size_name(n(1e6)),
               pair(topics=5000, per_topic=per_1m, doc_id=non_ascii_id), size=n(1e6), clean="clean-1M"),
         Shape("crlf-1M", "CRLF line ends, %s lines" % size_name(n(1e6)),
