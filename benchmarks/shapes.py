@@ -37,7 +37,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import PYTREC_SCRIPT, measure, size_name  # noqa: E402
+from bench import PYTREC_SCRIPT, installed_env, measure, size_name, warm_up  # noqa: E402
 
 MEASURE_ARGS = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10"]
 BEGIN, END = "<!-- shape-table:begin -->", "<!-- shape-table:end -->"
@@ -555,8 +555,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     shapes = file_shapes(scale)
     SHAPE_INDEX[:] = shapes
     chosen = set(k.strip() for k in args.only.split(",")) if args.only else None
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "scoring_program") + os.pathsep + env.get("PYTHONPATH", "")
+    env = installed_env()
+    warm_up(env)
     trec_eval = trec_eval_o2()
     print("python %s, numpy %s, %d CPU(s); trec_eval -O2: %s" % (sys.version.split()[0], np.__version__,
                                                                 os.cpu_count() or 0, trec_eval))

@@ -717,6 +717,31 @@ def columnar_rows(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], 
                   grades: Optional[np.ndarray] = None) -> Tuple[List[str], List[list]]:
     """evaluate_columnar's values as (the value names in output order, one list of values a topic in `topics`
     order): for a caller that makes its own rows (runscore.pytrec_eval), no dict a topic in between."""
+    order, table, rows = _columnar(run, qrels, topics, measures, level, options, tie_order, max_docs, params,
+                                   score_dtype, ranking, grades)
+    if table is not None:
+        return order, (table.tolist() if order else [[] for _ in topics])
+    return order, rows
+
+
+def columnar_table(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], measures: Sequence[str],
+                   level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
+                   max_docs: Optional[int] = None, params: Dict[str, Sequence] = None, score_dtype=np.float64,
+                   ranking: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+                   grades: Optional[np.ndarray] = None) -> Tuple[List[str], np.ndarray]:
+    """The same values as one float64 array (topics x value names): for a caller that summarises many runs'
+    topics at once (ranking/run_batch.py). Every measure must have a kernel."""
+    order, table, _ = _columnar(run, qrels, topics, measures, level, options, tie_order, max_docs, params,
+                                score_dtype, ranking, grades)
+    if table is None:
+        raise ValueError("columnar_table needs measures with kernels only")
+    return order, table.astype(np.float64, copy=False)
+
+
+def _columnar(run, qrels, topics, measures, level, options, tie_order, max_docs, params, score_dtype, ranking,
+              grades) -> Tuple[List[str], Optional[np.ndarray], Optional[List[list]]]:
+    """(value names in output order, the values as topics x names when every measure has a kernel, else None and
+    the rows a topic)."""
     params = params or {}
     ranked, offsets = ranking if ranking is not None else rank_lines(run, topics, tie_order, max_docs, score_dtype)
     if grades is None:
@@ -736,7 +761,8 @@ def columnar_rows(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], 
             columns[value_name] = values
     order = _value_order(measures, params)
     if not slow:                    # every value has a kernel: the rows are the output, in output order
-        return order, (np.array([columns[n] for n in order]).T.tolist() if order else [[] for _ in topics])
+        table = np.array([columns[n] for n in order]).T if order else np.zeros((len(topics), 0))
+        return order, table, None
     rows = []
     names = list(columns)
     table = np.array([columns[n] for n in names]).T.tolist() if names else [[] for _ in topics]
@@ -749,7 +775,7 @@ def columnar_rows(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], 
         for value_names, compute, p in computed:
             row.update(zip(value_names, compute(judged_topic, p, options)))
         rows.append([row[name] for name in order])
-    return order, rows
+    return order, None, rows
 
 
 def _value_order(measures: Sequence[str], params: Dict[str, Sequence]) -> List[str]:
