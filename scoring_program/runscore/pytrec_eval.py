@@ -278,6 +278,11 @@ class RelevanceEvaluator:
         self._logs = [i - sum(1 for z in self._zeros if z < i) for i, (_k, _n, kind) in enumerate(self._fields)
                       if kind == "gm"]
         self._tail = [1.0 if name == "num_q" else 0.0 for name in self._extra]
+        # The same for the values as one array (inmemory.evaluate_values): each 0.0's place among the values
+        # before it is inserted, and each log's place once the 0.0s are in.
+        self._zeros_before = [z - k for k, z in enumerate(self._zeros)]
+        valued_at = [i for i in range(len(self._fields)) if i not in set(self._zeros)]
+        self._logs_at = [valued_at[i] for i in self._logs]
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """{qid: {measure: value}} for the topics of `scores` that the qrels judge, in the order of `scores`."""
@@ -301,9 +306,9 @@ class RelevanceEvaluator:
             [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
         for attempt in (1, 2):
             try:
-                names, rows = inmemory.evaluate_rows(run, self._qrels, topics, computed, self.relevance_level,
-                                                     TrecOptions(), None, params, np.float32,
-                                                     self.judged_docs_only_flag)
+                names, table, rows = inmemory.evaluate_values(run, self._qrels, topics, computed,
+                                                              self.relevance_level, TrecOptions(), None, params,
+                                                              np.float32, self.judged_docs_only_flag)
                 break
             except RunError as exc:
                 # the kernels take finite scores only: a run with inf or NaN is ranked here first (no cost for
@@ -318,6 +323,22 @@ class RelevanceEvaluator:
                 run = ranked
         out: Dict[str, Dict[str, float]] = {}
         log, floor = math.log, MIN_GEO_MEAN
+        if not nan_rule and table is not None:
+            # the 0.0s and the fixed values of runid and num_q put in by numpy, every value a float: then one list a
+            # topic, whose logs (libm's, as trec_eval takes them) are the only values made one by one
+            table = table.astype(np.float64, copy=False)
+            if self._zeros_before:
+                table = np.insert(table, self._zeros_before, 0.0, axis=1)
+            if self._tail:
+                table = np.hstack([table, np.tile(np.array(self._tail), (table.shape[0], 1))])
+            keys, logs = self._keys, self._logs_at
+            rows = table.tolist()
+            for values in rows if logs else ():
+                for i in logs:
+                    values[i] = log(max(values[i], floor))
+            return dict(zip(topics, [dict(zip(keys, values)) for values in rows]))
+        if table is not None:
+            rows = table.tolist() if names else [[] for _ in topics]
         if not nan_rule:
             keys, zeros, logs, tail = self._keys, self._zeros, self._logs, self._tail
             for topic, values in zip(topics, rows):

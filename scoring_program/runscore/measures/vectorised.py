@@ -717,7 +717,7 @@ def columnar_rows(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], 
                   grades: Optional[np.ndarray] = None) -> Tuple[List[str], List[list]]:
     """evaluate_columnar's values as (the value names in output order, one list of values a topic in `topics`
     order): for a caller that makes its own rows (runscore.pytrec_eval), no dict a topic in between."""
-    order, table, rows = _columnar(run, qrels, topics, measures, level, options, tie_order, max_docs, params,
+    order, table, rows = columnar_values(run, qrels, topics, measures, level, options, tie_order, max_docs, params,
                                    score_dtype, ranking, grades)
     if table is not None:
         return order, (table.tolist() if order else [[] for _ in topics])
@@ -731,14 +731,14 @@ def columnar_table(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str],
                    grades: Optional[np.ndarray] = None) -> Tuple[List[str], np.ndarray]:
     """The same values as one float64 array (topics x value names): for a caller that summarises many runs'
     topics at once (ranking/run_batch.py). Every measure must have a kernel."""
-    order, table, _ = _columnar(run, qrels, topics, measures, level, options, tie_order, max_docs, params,
+    order, table, _ = columnar_values(run, qrels, topics, measures, level, options, tie_order, max_docs, params,
                                 score_dtype, ranking, grades)
     if table is None:
         raise ValueError("columnar_table needs measures with kernels only")
     return order, table.astype(np.float64, copy=False)
 
 
-def _columnar(run, qrels, topics, measures, level, options, tie_order, max_docs, params, score_dtype, ranking,
+def columnar_values(run, qrels, topics, measures, level, options, tie_order, max_docs, params, score_dtype, ranking,
               grades) -> Tuple[List[str], Optional[np.ndarray], Optional[List[list]]]:
     """(value names in output order, the values as topics x names when every measure has a kernel, else None and
     the rows a topic)."""
