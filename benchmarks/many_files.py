@@ -66,10 +66,16 @@ def make_input(folder: str, task_id: str, n: int) -> str:
     return input_dir
 
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import installed_env, warm_up   # noqa: E402
+
+ENV = installed_env()
+
+
 def run(command: Sequence[str]) -> Tuple[float, float, int, int]:
     """Wall seconds, CPU seconds, peak MiB and exit code of one process."""
     started = time.perf_counter()
-    proc = subprocess.Popen(list(command), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(list(command), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     code = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else status >> 8
@@ -83,6 +89,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     folder = tempfile.mkdtemp(prefix="runscore-many-")
+    warm_up(ENV)
     print("\n== many files: score.py on N tiny run files (wall s, CPU s, peak MiB, exit code, ms per file)")
     print("%-14s %-10s %7s %8s %8s %8s %5s %9s" % ("task", "setting", "N", "wall s", "CPU s", "peak MiB", "exit",
                                                    "ms/file"))

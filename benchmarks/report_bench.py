@@ -24,12 +24,14 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 
 from campaign_sim import ntcir1_campaign      # noqa: E402  (after the path is set)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import installed_env, warm_up       # noqa: E402
 
 
 def timed(command):
     """(wall, user + system CPU seconds) of a command run as its own process on one CPU (the machine may be shared:
     CPU time is the figure that does not depend on other jobs)."""
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scoring_program"), OMP_NUM_THREADS="1",
+    env = dict(installed_env(), OMP_NUM_THREADS="1",
                OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     pin = (lambda: os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})) \
         if hasattr(os, "sched_setaffinity") else None
@@ -53,6 +55,7 @@ def main() -> int:
     parser.add_argument("--pool-depth", type=int, default=20)
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="runscore-report-bench-")
+    warm_up(installed_env())
     try:
         runs, ref, _ = ntcir1_campaign(folder, teams=args.teams, runs_per_team=args.runs_per_team,
                                        topics=args.topics, docs=300, run_length=100, judged_depth=args.pool_depth,

@@ -21,6 +21,7 @@ in memory <= 0.7 x pytrec_eval at 1M and 5M pairs, <= 1.0 x at 5,000 x 100, on t
 """
 import argparse
 import datetime
+import functools
 import importlib.util
 import json
 import os
@@ -36,7 +37,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import PYTREC_SCRIPT, measure, size_name  # noqa: E402
+from bench import PYTREC_SCRIPT, installed_env, measure, size_name, warm_up  # noqa: E402
 
 MEASURE_ARGS = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10"]
 BEGIN, END = "<!-- shape-table:begin -->", "<!-- shape-table:end -->"
@@ -85,9 +86,25 @@ def write_pair(folder: str, name: str, topics: int, per_topic: int, judged: Tupl
 
 
 def long_id(d: int) -> str:
-    """A 300-byte document id (a URL or a path)."""
+    """A 300-byte document id (a URL or a path): a constant prefix, the distinguishing bytes last."""
     tail = "/d%05d" % d
     return "https://collection.example.org/" + "p" * (300 - 31 - len(tail)) + tail
+
+
+def long_id_constant_suffix(d: int) -> str:
+    """A 300-byte id whose distinguishing bytes come first and a constant tail follows (`doc00123_xxx...`)."""
+    head = "doc%05d_" % d
+    return head + "x" * (300 - len(head))
+
+
+@functools.lru_cache(maxsize=None)
+def long_id_random(d: int) -> str:
+    """A 300-byte id of random letters and digits (a hash or a token): no byte is shared by design."""
+    rng = np.random.default_rng(d)
+    return "".join(ID_LETTERS[i] for i in rng.integers(0, len(ID_LETTERS), 300).tolist())
+
+
+ID_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 
 
 def non_ascii_id(d: int) -> str:
@@ -120,8 +137,12 @@ def file_shapes(scale: float) -> List[Shape]:
               size=n(5e6), target=0.35),
         Shape("clean-10M", "clean, %s lines" % size_name(n(1e7)), pair(topics=5000, per_topic=n(1e7) // 5000),
               size=n(1e7)),
-        Shape("long-ids-1M", "300-byte ids, %s lines" % size_name(n(1e6)),
+        Shape("long-ids-1M", "300-byte ids, constant prefix, %s lines" % size_name(n(1e6)),
               pair(topics=5000, per_topic=per_1m, doc_id=long_id), size=n(1e6), clean="clean-1M"),
+        Shape("long-ids-suffix-1M", "300-byte ids, constant suffix, %s lines" % size_name(n(1e6)),
+              pair(topics=5000, per_topic=per_1m, doc_id=long_id_constant_suffix), size=n(1e6), clean="clean-1M"),
+        Shape("long-ids-random-1M", "300-byte ids, random bytes, %s lines" % size_name(n(1e6)),
+              pair(topics=5000, per_topic=per_1m, doc_id=long_id_random), size=n(1e6), clean="clean-1M"),
         Shape("non-ascii-1M", "non-ASCII ids, %s lines" % size_name(n(1e6)),
               pair(topics=5000, per_topic=per_1m, doc_id=non_ascii_id), size=n(1e6), clean="clean-1M"),
         Shape("crlf-1M", "CRLF line ends, %s lines" % size_name(n(1e6)),
@@ -172,6 +193,18 @@ MEMORY_SHAPES = [
      1000, 1.0),
     ("memory-all-trec", "in memory: all_trec, 1,000 x 100", 1000, 100, 50, ["all_trec"], 1, 1.0),
 ]
+
+# A campaign's commands on its formal runs: the runs are NTCIR-1 runs of 1,000 documents a topic written by
+# tests/campaign_sim.py (teams of 2 runs, qrels from the depth-100 pool). Targets: `runscore pool` at most 1.2 x the
+# CPU of `runscore score` on the same runs; `runscore report` at most 60 s of CPU and 500 MiB (B = 10,000).
+CAMPAIGN_TOPICS, CAMPAIGN_DOCS, CAMPAIGN_DEPTH = 50, 1000, 100
+CAMPAIGN_SHAPES = [
+    # key, label (%d: runs), target
+    ("campaign-score", "campaign: `runscore score` of %d runs x 50 topics x 1,000 documents", None),
+    ("campaign-pool", "campaign: `runscore pool --depth 100` of the same runs", 1.2),
+    ("campaign-report", "campaign: `runscore report --pool-depth 100` of the same runs, B = 10,000", (60.0, 500.0)),
+]
+
 
 MEMORY_SCRIPT = r"""
 import json, resource, sys, time
@@ -348,6 +381,67 @@ def bench_memory_shape(spec, repeats: int, env: Dict[str, str], scale: float) ->
     return result
 
 
+def bench_campaign(folder: str, repeats: int, env: Dict[str, str], scale: float, keys: Sequence[str]) -> Dict[str, Dict]:
+    """The chosen campaign rows, measured in alternating order on one generated campaign (score is always
+    measured: the pool's target is a ratio to it)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from campaign_sim import ntcir1_campaign
+
+    teams = max(1, int(50 * scale))
+    started = time.perf_counter()
+    runs, ref, _ = ntcir1_campaign(os.path.join(folder, "campaign"), teams=teams, runs_per_team=2,
+                                   topics=CAMPAIGN_TOPICS, docs=3 * CAMPAIGN_DOCS, run_length=CAMPAIGN_DOCS,
+                                   judged_depth=CAMPAIGN_DEPTH, seed=38)
+    files = sorted(os.path.join(runs, f) for f in os.listdir(runs))
+    print("\n== campaign: %d runs x %d topics x %d documents (%d MB, made in %.0f s)"
+          % (len(files), CAMPAIGN_TOPICS, CAMPAIGN_DOCS, sum(os.path.getsize(f) for f in files) // 10 ** 6,
+             time.perf_counter() - started), flush=True)
+    python = sys.executable
+    outputs = iter(range(10 ** 6))
+
+    def fresh() -> str:
+        return os.path.join(folder, "out%d" % next(outputs))
+
+    commands = {
+        "campaign-score": lambda: [python, "-m", "runscore", "score", "--task", "ntcir1-adhoc", "--ref", ref, "--json"]
+        + files,
+        "campaign-pool": lambda: [python, "-m", "runscore", "pool", "--task", "ntcir1-adhoc", "--depth",
+                                  str(CAMPAIGN_DEPTH), runs, "-o", fresh()],
+        "campaign-report": lambda: [python, "-m", "runscore", "report", "--task", "ntcir1-adhoc", "--ref", ref,
+                                    "--pool-depth", str(CAMPAIGN_DEPTH), runs, "-o", fresh()],
+    }
+    chosen = [key for key, _, _ in CAMPAIGN_SHAPES if key in keys or key == "campaign-score"]
+    measured: Dict[str, List[Tuple[float, float, float, str]]] = {key: [] for key in chosen}
+    for repeat in range(repeats):
+        shift = repeat % len(chosen)
+        for key in chosen[shift:] + chosen[:shift]:
+            measured[key].append(measure(commands[key](), env))
+    out = {}
+    for key, rs in measured.items():
+        result = {"wall": statistics.median(r[0] for r in rs), "cpu": statistics.median(r[1] for r in rs),
+                  "peak": max(r[2] for r in rs), "walls": [round(r[0], 3) for r in rs], "runs": len(files)}
+        print("  %-16s wall %6.2f s  cpu %6.2f s  peak %6.0f MiB   (walls %s)" % (
+            key, result["wall"], result["cpu"], result["peak"], result["walls"]), flush=True)
+        out[key] = {"runscore": result}
+    shutil.rmtree(os.path.join(folder, "campaign"), ignore_errors=True)
+    return out
+
+
+def _campaign_verdict(key: str, result: Dict, results: Dict[str, Dict]) -> Tuple[str, str]:
+    """(ratio cell, target cell) of a campaign row: CPU seconds decide (the issue's measure for these rows)."""
+    ours = result["runscore"]
+    target = [t for k, _, t in CAMPAIGN_SHAPES if k == key][0]
+    if key == "campaign-pool" and "campaign-score" in results:
+        ratio = ours["cpu"] / results["campaign-score"]["runscore"]["cpu"]
+        return ("%.2f x `runscore score`'s CPU" % ratio,
+                "<= %.1f x score's CPU: %s (CPU)" % (target, "met" if ratio <= target else "**not met**"))
+    if key == "campaign-report":
+        seconds, mib = target
+        met = ours["cpu"] <= seconds and ours["peak"] <= mib
+        return "-", "<= %.0f s CPU, <= %.0f MiB: %s (CPU)" % (seconds, mib, "met" if met else "**not met**")
+    return "-", "-"
+
+
 # ----------------------------------------------------------------------------------------- table ---
 
 def _cell(r: Optional[Dict], memory_added: bool = False) -> str:
@@ -368,10 +462,16 @@ def table(rows: List[Tuple[str, str, str, Dict, float]], header: Dict[str, str])
              "ratio to pytrec_eval | target | memory vs peer | vs clean of its size | reproduce |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     results = {key: result for key, _l, _k, result, _t in rows}
-    canonical = ["clean-1M", "clean-5M", "clean-10M"] + [s.key for s in SHAPE_INDEX] + [m[0] for m in MEMORY_SHAPES]
+    canonical = ["clean-1M", "clean-5M", "clean-10M"] + [s.key for s in SHAPE_INDEX] + [m[0] for m in MEMORY_SHAPES] \
+        + [c[0] for c in CAMPAIGN_SHAPES]
     rows = sorted(rows, key=lambda row: canonical.index(row[0]) if row[0] in canonical else len(canonical))
     for key, label, kind, result, target in rows:
         ours = result.get("runscore")
+        if kind == "campaign":
+            ratio, verdict = _campaign_verdict(key, result, results)
+            lines.append("| %s | %s | - | - | %s | %s | - | - | - | - | `%s` |" % (
+                label, _cell(ours), ratio, verdict, "benchmarks/shapes.py --only %s%s" % (key, header["quick_flag"])))
+            continue
         judged_on = _judged_on(result)
         te, py = result.get("trec_eval"), result.get("pytrec_eval")
         memory = kind == "memory"
@@ -455,8 +555,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     shapes = file_shapes(scale)
     SHAPE_INDEX[:] = shapes
     chosen = set(k.strip() for k in args.only.split(",")) if args.only else None
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "scoring_program") + os.pathsep + env.get("PYTHONPATH", "")
+    env = installed_env()
+    warm_up(env)
     trec_eval = trec_eval_o2()
     print("python %s, numpy %s, %d CPU(s); trec_eval -O2: %s" % (sys.version.split()[0], np.__version__,
                                                                 os.cpu_count() or 0, trec_eval))
@@ -502,6 +602,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             load = os.getloadavg()[0]
             result = bench_file_shape(shape, folder, args.repeats, env, trec_eval)
             rows.append((shape.key, shape.label, shape.kind, _with_load(result, load), shape.target))
+            save()
+        campaign = [key for key, _, _ in CAMPAIGN_SHAPES if not chosen or key in chosen]
+        if campaign:
+            load = os.getloadavg()[0]
+            found = bench_campaign(folder, args.repeats, env, scale, campaign)
+            for key, label, target in CAMPAIGN_SHAPES:
+                if key in found:
+                    shown = label % found[key]["runscore"]["runs"] if "%d" in label else label
+                    rows.append((key, shown, "campaign", _with_load(found[key], load), target))
             save()
         for spec in sorted(MEMORY_SHAPES, key=lambda m: m[0] == "memory-5M"):
             if chosen and spec[0] not in chosen:

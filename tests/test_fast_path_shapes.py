@@ -14,7 +14,7 @@ from conftest import ROOT
 from trec_eval_peer import run_runscore
 
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-from shapes import long_id, make_tiny_files, non_ascii_id, write_pair  # noqa: E402
+from shapes import long_id, long_id_constant_suffix, long_id_random, make_tiny_files, non_ascii_id, write_pair  # noqa
 import shapes  # noqa: E402
 
 from runscore.measures import vectorised  # noqa: E402
@@ -23,6 +23,8 @@ from runscore.ranking import fastpath  # noqa: E402
 SHAPES = {
     "clean": dict(topics=40, per_topic=30),
     "long-ids": dict(topics=40, per_topic=30, doc_id=long_id),
+    "long-ids-constant-suffix": dict(topics=40, per_topic=30, doc_id=long_id_constant_suffix),
+    "long-ids-random": dict(topics=40, per_topic=30, doc_id=long_id_random),
     "mixed-long-and-short-ids": dict(topics=40, per_topic=30,
                                      doc_id=lambda d: long_id(d) if d % 3 == 0 else ("x%d" % d) * (1 + d % 5)),
     "non-ascii": dict(topics=40, per_topic=30, doc_id=non_ascii_id),

@@ -101,7 +101,7 @@ def test_a_declined_qrels_file_gets_the_exact_error(tmp_path, monkeypatch, capsy
 
 
 def test_small_files_stay_on_the_exact_path(tmp_path, monkeypatch):
-    q, r = _files(tmp_path)
+    q, r = _files(tmp_path, topics=4, docs=20)          # 61 lines, under FAST_PATH_MIN_BYTES
     monkeypatch.delenv(fastpath.ENVIRONMENT, raising=False)
     assert not fastpath.wanted(r)
     monkeypatch.setattr(fastpath, "FAST_PATH_MIN_BYTES", 1)

@@ -1,9 +1,10 @@
 """Differential fuzzing of the columnar fast path: on any hostile variant of a run, forcing the fast path on
 (RUNSCORE_FAST_PATH=1) and off (=0) must give the same diagnostics and the same scores, and neither may crash.
 
-Why: the fast path serves big files only (4 MiB and more), so the small inputs of the other fuzz tests never
-reach it; forcing it on small hostile inputs checks its promise to fall back to the exact reader, or agree with
-it, on everything. Every other input is also read in two parts (the threads big files get), so the checks
+Why: the fast path serves ntcir1-adhoc runs of 16 KiB and more only, so the small inputs of the other fuzz tests
+rarely reach it; forcing it on small hostile inputs checks its promise to fall back to the exact reader, or agree with
+it, on everything. The same inputs as they are read by default (small: the bulk reader of clean runs, else the line
+loop) must agree too. Every other input is also read in two parts (the threads big files get), so the checks
 across the cut are fuzzed too.
 """
 import io
@@ -61,8 +62,9 @@ def test_ntcir1_adhoc_fast_and_exact_paths_agree_on_hostile_runs(tmp_path, monke
         _split_in_two(monkeypatch, data)
         fast = _ntcir1_outcome(monkeypatch, "1", reference, path)
         exact = _ntcir1_outcome(monkeypatch, "0", reference, path)
-        if fast != exact or any(line.startswith(("crash", "hang")) for line in exact[0]):
-            disagreements.append((kind, data[:200], fast[0][:3], exact[0][:3]))
+        usual = _ntcir1_outcome(monkeypatch, "", reference, path)     # small: the bulk reader or the line loop
+        if fast != exact or usual != exact or any(line.startswith(("crash", "hang")) for line in exact[0]):
+            disagreements.append((kind, data[:200], (fast if fast != exact else usual)[0][:3], exact[0][:3]))
 
     seen = for_each_distinct_mutation([clean, small], INPUTS, visit, first_base_one_in=5, per_seed=PER_SEED)
     assert len(seen) >= INPUTS

@@ -709,6 +709,8 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
     from .campaign import overview, report_files
     from .campaign.downloads import Rules, read_campaign
     from .campaign.identity import Window, parse_time
+    from .campaign.pool import few_collections
+    from .pipeline import ScoreAsChecked
     from .tasks.base import submission_scope
 
     task = _task(task)
@@ -718,9 +720,13 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
     rules = Rules(Window(phase, parse_time(deadline, "deadline") if deadline else None),
                   os.fspath(submissions) if submissions else None, allow_same_names)
     workdir = tempfile.mkdtemp(prefix="runscore-report-")
+    # Each run is read once: scored as soon as its file is checked, then reduced to its ranking as the evaluation
+    # reads it (Task.ranked_run), which the pool figures and leave-one-team-out score again.
+    stream = ScoreAsChecked(reference, lambda run: task.ranked_run(run, reference.options).data)
     try:
-        with submission_scope():
-            found = read_campaign(task, [os.fspath(r) for r in runs], workdir, reference, rules, max_errors)
+        with submission_scope(), few_collections():
+            found = read_campaign(task, [os.fspath(r) for r in runs], workdir, reference, rules, max_errors,
+                                  stream.add)
             if found.conflicts or (found.failed and not skip_invalid):
                 lines = found.messages + found.conflicts
                 if found.failed and not skip_invalid:
@@ -730,13 +736,14 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
             if not found.runs:
                 raise ConfigError("no run left to report%s" % (": " + "; ".join(found.notes[:3]) if found.notes
                                                                else ""))
-            scored = score_runs(reference, [taken.run for taken in found.runs])
+            scored = stream.scores([taken.run for taken in found.runs])
         # scored under their own names (a task's labels are keyed by them), then shown under their labels (name@owner
         # when two owners share a name): the reusability figures' pool keys runs by name
         campaign_runs = [overview.CampaignRun(taken.label, taken.owner, replace(taken.run, name=taken.label), scores)
                          for taken, scores in zip(found.runs, scored)]
-        built = overview.build(task, reference, campaign_runs, measures, trials=trials, seed=seed, alpha=alpha,
-                               tau_bootstrap=tau_bootstrap, confidence=confidence, pool_depth=pool_depth)
+        with few_collections():
+            built = overview.build(task, reference, campaign_runs, measures, trials=trials, seed=seed, alpha=alpha,
+                                   tau_bootstrap=tau_bootstrap, confidence=confidence, pool_depth=pool_depth)
         files = report_files.all_files(built, discpower=discpower)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -61,10 +61,11 @@ def cmd_options(args) -> int:
     return EXIT_OK
 
 
-def _check_all(task, files, reference, max_errors, team_cap=False, options=None):
+def _check_all(task, files, reference, max_errors, team_cap=False, options=None, after_check=None):
     """Judge the files as the task's competition would (submission.examine_files: the judgement of `runscore
     check` and score.py); the campaign's per-team run cap only with --team-cap (a researcher scores every team's
-    runs in one call; a participant checking a submission asks for it), the platform's resource cap never."""
+    runs in one call; a participant checking a submission asks for it), the platform's caps never. `after_check`
+    sees each file once checked (its runs are scored and their records dropped there)."""
     import shutil
     import tempfile
 
@@ -78,12 +79,19 @@ def _check_all(task, files, reference, max_errors, team_cap=False, options=None)
     try:
         with submission_scope():
             found = examine_files(files, workdir, [task], {task.id: reference} if reference else None, team_cap,
-                                  max_errors, {task.id: options} if options else None)
+                                  max_errors, {task.id: options} if options else None, after_check)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     for message in found.messages:
         print(message, file=sys.stderr)
     return found
+
+
+def _drop_records(_task, checked) -> None:
+    """A checked file's records are not needed once its verdict is known (names and teams stay on the runs):
+    checking a whole campaign's runs holds one file's records at a time."""
+    for run in checked.runs:
+        run.data = None
 
 
 def cmd_validate(args) -> int:
@@ -93,7 +101,9 @@ def cmd_validate(args) -> int:
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option)) if args.ref else None
     options = None if reference else task.resolve_options(_option_overrides(args.option), "--option")
-    found = _check_all(task, args.runs, reference, args.max_errors, args.team_cap, options)
+    # a collecting phase's topic check reads the runs' records after every file is checked
+    drop = None if reference is not None and reference.collect else _drop_records
+    found = _check_all(task, args.runs, reference, args.max_errors, args.team_cap, options, drop)
     problems: Dict[str, int] = {}
     for p in found.problems:
         problems[p.path] = problems.get(p.path, 0) + 1
@@ -113,18 +123,20 @@ def cmd_validate(args) -> int:
 
 
 def cmd_score(args) -> int:
-    from .pipeline import load_reference, score_runs
+    from .pipeline import ScoreAsChecked, load_reference
     from .report import summary_table
     from .tasks import get_task
 
     task = get_task(args.task)
     reference = load_reference(task, args.ref, _option_overrides(args.option))
-    found = _check_all(task, args.runs, reference, args.max_errors, args.team_cap)
+    # each file's runs scored as soon as it is checked and their records dropped: memory of one batch of runs
+    stream = ScoreAsChecked(reference)
+    found = _check_all(task, args.runs, reference, args.max_errors, args.team_cap, after_check=stream.add)
     if found.failed:
         print("not scored: fix the errors above", file=sys.stderr)
         return EXIT_INVALID_RUN
     runs = [run for c in found.checked.values() for run in c.runs]
-    results = list(zip(runs, score_runs(reference, runs)))
+    results = list(zip(runs, stream.scores(runs)))
     for _, scores in results:
         for note in scores.notes:
             print("note: %s" % note, file=sys.stderr)

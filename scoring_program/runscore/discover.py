@@ -331,6 +331,8 @@ def utf16_problem(path: str) -> Optional[str]:
     start = read_start(path, 512)
     if start.startswith(UTF16_BOMS):
         return "file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8"
+    if b"\0" not in start:
+        return None                # UTF-16 of text has a 0 beside most characters (below): no 0, no UTF-16
     start = start[:len(start) // 2 * 2]
     for zeros, text in ((start[1::2], start[0::2]), (start[0::2], start[1::2])):
         # most characters are ASCII text with a 0 byte beside them: UTF-16 of text (with some non-ASCII

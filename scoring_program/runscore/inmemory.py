@@ -24,7 +24,7 @@ from .errors import ConfigError, RunError
 from .ranking.label import NOT_IN_POOL, UNJUDGED
 from .measures.c_numbers import as_scores
 from .measures.trec import TrecOptions
-from .measures.vectorised import columnar_rows, tie_groups
+from .measures.vectorised import columnar_values, tie_groups
 from .ranking.qrels import MAX_GRADE
 
 def _run_error(message: str) -> RunError:
@@ -211,7 +211,21 @@ def evaluate_rows(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, to
                   max_docs: Optional[int] = None, params: Optional[Dict[str, Sequence]] = None,
                   score_dtype=np.float64, judged_only: bool = False,
                   non_finite: Optional[Dict[str, Any]] = None) -> Tuple[List[str], List[list]]:
-    """evaluate()'s values as (value names in output order, one list of values a topic in `topics` order).
+    """evaluate()'s values as (value names in output order, one list of values a topic in `topics` order)."""
+    names, table, rows = evaluate_values(run, qrels, topics, measures, level, options, max_docs, params, score_dtype,
+                                         judged_only, non_finite)
+    if table is not None:
+        return names, (table.tolist() if names else [[] for _ in topics])
+    return names, rows
+
+
+def evaluate_values(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics: Sequence[str],
+                    measures: Sequence[str], level: int = 1, options: TrecOptions = TrecOptions(),
+                    max_docs: Optional[int] = None, params: Optional[Dict[str, Sequence]] = None,
+                    score_dtype=np.float64, judged_only: bool = False, non_finite: Optional[Dict[str, Any]] = None
+                    ) -> Tuple[List[str], Optional[np.ndarray], Optional[List[list]]]:
+    """(value names in output order, the values as one array topics x names when every measure has a kernel, else
+    None and one list of values a topic): a caller making its own output rows keeps the array as long as it can.
 
     The join with the qrels is a dict lookup per document (no document id is copied or packed); the ranking is a
     sort by score of the topics not written in rank order, and only documents whose scores tie are sorted by their
@@ -261,8 +275,8 @@ def evaluate_rows(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, to
         counts = np.bincount(np.repeat(np.arange(len(topics)), counts)[grades[order] >= 0], minlength=len(topics))
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    return columnar_rows(None, qrels, topics, measures, level, options, "desc", max_docs, params, score_dtype,
-                         ranking=(order, offsets), grades=ranked_grades)
+    return columnar_values(None, qrels, topics, measures, level, options, "desc", max_docs, params, score_dtype,
+                           ranking=(order, offsets), grades=ranked_grades)
 
 
 # A topic's ranks stand in for its scores as float32 (trec_eval 9's type) only while they are exact integers.
@@ -315,6 +329,13 @@ def _by_score(ranking: np.ndarray, counts: np.ndarray, ends: np.ndarray) -> np.n
     rising[ends[(ends > 0) & (ends < total)] - 1] = False          # never across two topics
     if not rising.any():
         return order
+    if ranking.dtype == np.float32 and counts.shape[0] > 1 and int(counts.min()) == int(counts.max()):
+        # Topics of one size (a top-k run, a training loop's batch): each topic's scores sorted as a row of a
+        # matrix, half the comparisons of one sort of every pair (ties come out next to each other in any order,
+        # which _break_ties sets; -0.0 and 0.0 compare equal, as C compares them)
+        size = int(counts[0])
+        rows = np.negative(ranking).reshape(-1, size)
+        return (np.argsort(rows, axis=1) + (ends - size)[:, None]).reshape(-1)
     code = np.repeat(np.arange(counts.shape[0]), counts)
     if ranking.dtype == np.float32:
         # (ties come out next to each other in any order, which _break_ties sets; quicksort is the cheaper on

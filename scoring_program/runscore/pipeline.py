@@ -125,6 +125,7 @@ def check_file(task: Task, path: str, display: str, reference: Optional[LoadedRe
     runs = runs if not diags.has_errors else []
     for run in runs:
         run.teams = task.teams_named(run)
+        run.team = task.team_of(run)
     return CheckedFile(display, diags, runs, _size(path) if runs else 0)
 
 
@@ -298,6 +299,50 @@ class RunQueue:
         runs, self.runs, self.bytes = self.runs, [], 0
         for run, scores in zip(runs, score_runs(self.reference, runs)):
             self.scored(run, scores)
+
+
+class ScoreAsChecked:
+    """Runs scored as soon as their file is checked (a RunQueue's batches) and their records then dropped, or
+    reduced by `reduce` (run -> the data kept, e.g. Task.ranked_run's): a command reading a campaign's runs holds
+    one batch of records at a time, whatever their total (`runscore score`, `runscore report`). scores(runs) gives
+    what scoring every run after the checks would give: a scoring error is raised there, never before the checks'
+    verdict, and a reference that collects runs scores nothing (score_runs says why)."""
+
+    def __init__(self, reference: LoadedReference, reduce: Optional[Callable[[ParsedRun], Any]] = None):
+        self.reduce = reduce
+        self.scored: Dict[int, RunScores] = {}
+        self.failure: Optional[Exception] = None
+        self.queue = None if reference.collect else RunQueue(reference, self._keep)
+        self.reference = reference
+
+    def _keep(self, run: ParsedRun, scores: RunScores) -> None:
+        self.scored[id(run)] = scores
+        run.data = self.reduce(run) if self.reduce is not None else None
+
+    def add(self, _task: Task, checked: CheckedFile) -> None:
+        if self.queue is None or self.failure is not None:
+            for run in checked.runs:
+                run.data = None
+            return
+        try:
+            self.queue.add(checked)
+        except (RunError, ConfigError) as exc:
+            self.failure = exc
+            for run in self.queue.runs + checked.runs:
+                run.data = None
+            self.queue.runs = []
+
+    def scores(self, runs: Sequence[ParsedRun]) -> List[RunScores]:
+        if self.queue is None:
+            return score_runs(self.reference, runs)
+        if self.failure is None:
+            try:
+                self.queue.flush()
+            except (RunError, ConfigError) as exc:
+                self.failure = exc
+        if self.failure is not None:
+            raise self.failure
+        return [self.scored[id(run)] for run in runs]
 
 
 def leaderboard_run(task: Task, scored: List[Tuple[ParsedRun, RunScores]],

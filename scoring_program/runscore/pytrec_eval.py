@@ -239,6 +239,11 @@ class RelevanceEvaluator:
         self._logs = [i - sum(1 for z in self._zeros if z < i) for i, (_k, _n, kind) in enumerate(self._fields)
                       if kind == "gm"]
         self._tail = [1.0 if name == "num_q" else 0.0 for name in self._extra]
+        # The same for the values as one array (inmemory.evaluate_values): each 0.0's place among the values
+        # before it is inserted, and each log's place once the 0.0s are in.
+        self._zeros_before = [z - k for k, z in enumerate(self._zeros)]
+        valued_at = [i for i in range(len(self._fields)) if i not in set(self._zeros)]
+        self._logs_at = [valued_at[i] for i in self._logs]
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """{qid: {measure: value}} for the topics of `scores` that the qrels judge, in the order of `scores`."""
@@ -258,9 +263,9 @@ class RelevanceEvaluator:
         params = {m: p for m, p in self._params.items() if p is not None}
         non_finite: Dict[str, Any] = {}
         try:
-            _names, rows = inmemory.evaluate_rows(run, self._qrels, topics, self._valued, self.relevance_level,
-                                                  _OPTIONS, None, params, np.float32, self.judged_docs_only_flag,
-                                                  non_finite)
+            _names, table, rows = inmemory.evaluate_values(run, self._qrels, topics, self._valued,
+                                                           self.relevance_level, _OPTIONS, None, params, np.float32,
+                                                           self.judged_docs_only_flag, non_finite)
         except RunError as exc:
             raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
         if non_finite.get("NaN") or non_finite.get("infinite"):
@@ -271,8 +276,22 @@ class RelevanceEvaluator:
                               ("infinite", "%d infinite score(s) (as a C float)"), ("NaN", "%d NaN score(s)"))
                                           if non_finite.get(kind)), non_finite["topics"], non_finite["topic"]),
                           RuntimeWarning, stacklevel=2)
-        out: Dict[str, Dict[str, float]] = {}
         log, floor = math.log, MIN_GEO_MEAN
+        if table is not None:
+            # the 0.0s and the fixed values of runid and num_q put in by numpy, every value a float: then one list a
+            # topic, whose logs (libm's, as trec_eval takes them) are the only values made one by one
+            table = table.astype(np.float64, copy=False)
+            if self._zeros_before:
+                table = np.insert(table, self._zeros_before, 0.0, axis=1)
+            if self._tail:
+                table = np.hstack([table, np.tile(np.array(self._tail), (table.shape[0], 1))])
+            keys, logs = self._keys, self._logs_at
+            rows = table.tolist()
+            for values in rows if logs else ():
+                for i in logs:
+                    values[i] = log(max(values[i], floor))
+            return dict(zip(topics, [dict(zip(keys, values)) for values in rows]))
+        out: Dict[str, Dict[str, float]] = {}
         keys, zeros, logs, tail = self._keys, self._zeros, self._logs, self._tail
         for topic, values in zip(topics, rows):
             for i in logs:

@@ -21,6 +21,7 @@ against it, and of that pass the participant learns one thing only: whether it r
 counted as one error whatever it found).
 """
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -79,12 +80,15 @@ def collecting_topics(task: Task, reference: LoadedReference, files: List[Checke
 
 def examine_files(paths: Sequence[str], workdir: str, tasks: Sequence[Task],
                   references: Optional[Dict[str, LoadedReference]] = None, team_cap: bool = False,
-                  max_errors: int = 50, options: Optional[Dict[str, Dict[str, Any]]] = None) -> Examination:
+                  max_errors: int = 50, options: Optional[Dict[str, Dict[str, Any]]] = None,
+                  after_check: Optional[Callable[[Task, CheckedFile], None]] = None) -> Examination:
     """The files named on a command line (zips and folders opened as a submission's): `runscore validate` and
-    `runscore score`. The platform's cap on runs per submission is not applied; the campaign's per-team cap only
-    with --team-cap; `options` ({task id: options}) are --option's when there is no reference."""
+    `runscore score`. The platform's caps on a submission (its runs, the bytes read line by line) are not applied:
+    an organiser rescoring a campaign names every team's runs at once; the campaign's per-team cap only with
+    --team-cap; `options` ({task id: options}) are --option's when there is no reference. `after_check` as for
+    examine (`runscore score` scores each file's runs there, so memory is bounded per file, not per call)."""
     return judge(list_file_candidates(paths, workdir), tasks, references, False, team_cap, False, max_errors,
-                 options)
+                 options, after_check)
 
 
 def judge(candidates: List[Candidate], tasks: Sequence[Task], references: Optional[Dict[str, LoadedReference]],
@@ -125,7 +129,9 @@ def judge(candidates: List[Candidate], tasks: Sequence[Task], references: Option
     reasons: List[str] = [str(p) for p in problems if p.severity == ERROR]
     checked: Dict[str, CheckedFile] = {}
     checked_by_task: Dict[str, List[CheckedFile]] = {}
-    with submission_read_budget():      # the files read line by line share one byte budget
+    # On the platform the files read line by line share one byte budget (its defence against a submission that
+    # would cost minutes and gigabytes); the command line's files are the user's own, read one at a time.
+    with submission_read_budget() if submission_cap else nullcontext():
         for candidate, task in pairs:
             reference = (references or {}).get(task.id)
             chosen = reference.options if reference else (options or {}).get(task.id) or \

@@ -28,7 +28,7 @@ from scipy import special
 from .. import ties
 
 DEFAULT_TAU_BOOTSTRAP = 1000
-_PAIRS_PER_BLOCK = 4000000     # (samples x run pairs) signs held at once
+_PAIRS_PER_BLOCK = 1000000     # (samples x run pairs) differences held at once: 8 MB a temporary
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -36,17 +36,33 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     tau_b = (concordant - discordant) / sqrt((n0 - n1)(n0 - n2)), n0 = pairs, n1 / n2 = pairs tied in x / y.
     """
+    return tau_from_signs(pair_signs(x), pair_signs(y))
+
+
+def pair_signs(x: np.ndarray) -> np.ndarray:
+    """sign(x[i] - x[j]) for every pair of runs i < j of each row (samples x pairs, int8): made once a measure,
+    not once a pair of measures (a report of 8 measures pairs each with 7 others, over 1,000 samples). A row with
+    a NaN (a bootstrap sample without a value for some run) gets no sign at all, so its tau is NaN."""
     x = np.atleast_2d(np.asarray(x, dtype=np.float64))
-    y = np.atleast_2d(np.asarray(y, dtype=np.float64))
-    m = x.shape[1]
-    i, j = np.triu_indices(m, k=1)
-    out = np.empty(x.shape[0], dtype=np.float64)
+    i, j = np.triu_indices(x.shape[1], k=1)
+    out = np.empty((x.shape[0], i.size), dtype=np.int8)
     block = max(1, _PAIRS_PER_BLOCK // max(1, i.size))
     for start in range(0, x.shape[0], block):
-        sx = np.sign(x[start:start + block, i] - x[start:start + block, j])
-        sy = np.sign(y[start:start + block, i] - y[start:start + block, j])
-        numerator = (sx * sy).sum(axis=1)
-        denominator = np.sqrt(np.count_nonzero(sx, axis=1).astype(np.float64) * np.count_nonzero(sy, axis=1))
+        rows = x[start:start + block]
+        difference = rows[:, i] - rows[:, j]
+        difference[np.isnan(difference).any(axis=1)] = 0.0
+        out[start:start + block] = np.sign(difference)
+    return out
+
+
+def tau_from_signs(sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+    """tau-b of each row from the pairs' signs (pair_signs): the sums are of integers, exact in any order."""
+    out = np.empty(sx.shape[0], dtype=np.float64)
+    block = max(1, _PAIRS_PER_BLOCK // max(1, sx.shape[1]))
+    for start in range(0, sx.shape[0], block):
+        bx, by = sx[start:start + block], sy[start:start + block]
+        numerator = np.multiply(bx, by).sum(axis=1, dtype=np.int64)
+        denominator = np.sqrt(np.count_nonzero(bx, axis=1).astype(np.float64) * np.count_nonzero(by, axis=1))
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:start + block] = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator,
                                                                                      1.0), np.nan)
@@ -126,7 +142,7 @@ def tau_table(means: Dict[str, np.ndarray], per_topic: Dict[str, Optional[np.nda
             values = per_topic.get(name)
             if values is None:
                 continue
-            replicates[name] = ties.tie_classes(_resampled_means(values, picks), n_topics)
+            replicates[name] = pair_signs(ties.tie_classes(_resampled_means(values, picks), n_topics))
     rows = []
     for a, b in itertools.combinations(names, 2):
         tau = float(kendall_tau_b(ties.tie_classes(means[a], n_topics), ties.tie_classes(means[b], n_topics))[0])
@@ -135,7 +151,7 @@ def tau_table(means: Dict[str, np.ndarray], per_topic: Dict[str, Optional[np.nda
         if math.isnan(tau):
             notes.append("a ranking ties every run: tau-b is undefined")
         elif a in replicates and b in replicates:
-            taus = kendall_tau_b(replicates[a], replicates[b])
+            taus = tau_from_signs(replicates[a], replicates[b])
             taus = taus[np.isfinite(taus)]
             if taus.size >= 2:
                 se = standard_deviation(taus)

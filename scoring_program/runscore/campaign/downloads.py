@@ -25,7 +25,7 @@ import os
 import tempfile
 import zipfile
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..codabench.receipt import Receipt, receipt_of
 from ..discover import MAX_FOLDER_DEPTH, ignored, safe_extract
@@ -93,8 +93,13 @@ class _Submission:
 
 
 def read_campaign(task: Task, inputs: Sequence[str], workdir: str, reference: Optional[LoadedReference] = None,
-                  rules: Rules = Rules(), max_errors: int = 50) -> CampaignInputs:
-    """Every input checked as the formal phase checks it, then the identity rules (module docstring) applied."""
+                  rules: Rules = Rules(), max_errors: int = 50,
+                  after_check: Optional[Callable[[Task, CheckedFile], None]] = None) -> CampaignInputs:
+    """Every input checked as the formal phase checks it, then the identity rules (module docstring) applied.
+    `after_check` sees each file's runs as soon as the file is checked: the caller keeps what it needs of them (a
+    pool their top items, a report their scores and rankings) and drops their records, so a campaign is read
+    with the memory of one run, whatever its size (the platform's per-submission budget is a submission's own:
+    a download is checked as the platform checked it, the command line's loose files are the organiser's)."""
     found = CampaignInputs()
     listing = read_submission_list(rules.submission_list) if rules.submission_list else None
     downloads, loose = _classify(inputs)
@@ -113,12 +118,12 @@ def read_campaign(task: Task, inputs: Sequence[str], workdir: str, reference: Op
         if why is not None:
             found.notes.append("%s: warning: %s left out: %s" % (origin.source, origin.describe(), why))
             continue
-        submissions.append(_read_download(task, origin, workdir, reference, found))
+        submissions.append(_read_download(task, origin, workdir, reference, found, after_check))
     loose_origins = []
     for path in loose:
         origin = Origin(path)
         loose_origins.append(origin)
-        submissions.append(_read_loose(task, origin, workdir, reference, max_errors, found))
+        submissions.append(_read_loose(task, origin, workdir, reference, max_errors, found, after_check))
     if loose_origins:
         found.notes.append("%s: note: %s not a Codabench download as the platform names it (%s, given or in a folder "
                            "given), so the platform does not tell whose runs %s, which phase they were sent to or "
@@ -173,7 +178,8 @@ def _check_phases(downloads: List[Origin], window: Window) -> None:
                           "number after PhaseId in their names)" % (len(phases), ", ".join(str(p) for p in phases)))
 
 
-def _read_download(task: Task, origin: Origin, workdir: str, reference, found: CampaignInputs) -> _Submission:
+def _read_download(task: Task, origin: Origin, workdir: str, reference, found: CampaignInputs,
+                   after_check=None) -> _Submission:
     """One download checked as the platform checked it: the uploaded zip unpacked into a res folder as
     Codabench's worker does, then examined (nested zips opened to the platform's depth). A download that is no
     zip failed on the platform ("Bad or empty zip file") and fails here."""
@@ -192,14 +198,14 @@ def _read_download(task: Task, origin: Origin, workdir: str, reference, found: C
             found.messages.append(str(exc.diagnostic))
             submission.failed = True
             return submission
-    return _examine(task, submission, res_dir, where, workdir, reference, found)
+    return _examine(task, submission, res_dir, where, workdir, reference, found, after_check)
 
 
 def _examine(task: Task, submission: _Submission, res_dir: str, where: str, workdir: str, reference,
-             found: CampaignInputs) -> _Submission:
+             found: CampaignInputs, after_check=None) -> _Submission:
     try:
         checked = examine(res_dir, tempfile.mkdtemp(prefix="unpacked-", dir=workdir), [task],
-                          {task.id: reference} if reference is not None else None)
+                          {task.id: reference} if reference is not None else None, after_check)
     except RunError as exc:
         shown = str(exc.diagnostic)
         found.messages.append(shown if shown.startswith(where) else "%s/%s" % (where.rstrip("/"), shown))
@@ -216,7 +222,7 @@ def _examine(task: Task, submission: _Submission, res_dir: str, where: str, work
 
 
 def _read_loose(task: Task, origin: Origin, workdir: str, reference, max_errors: int,
-                found: CampaignInputs) -> _Submission:
+                found: CampaignInputs, after_check=None) -> _Submission:
     """A loose file: a zip is examined as a submission; a file the task reads beside runs is a companion (its
     own error when it cannot be read at all); any other file is a run file checked by the task."""
     submission = _Submission(origin)
@@ -230,7 +236,7 @@ def _read_loose(task: Task, origin: Origin, workdir: str, reference, max_errors:
             found.messages.append(str(exc.diagnostic))
             submission.failed = True
             return submission
-        return _examine(task, submission, res_dir, path, workdir, reference, found)
+        return _examine(task, submission, res_dir, path, workdir, reference, found, after_check)
     if task.claims_companion(base) and not task.claims_name(base):
         problem = task.companion_error(path, path)
         if problem is not None:
@@ -244,6 +250,8 @@ def _read_loose(task: Task, origin: Origin, workdir: str, reference, max_errors:
     found.messages.extend(one.diags.lines())
     submission.failed = one.diags.has_errors
     if not submission.failed:
+        if after_check is not None and one.runs:
+            after_check(task, one)
         submission.runs = [(run, path) for run in one.runs]
     return submission
 

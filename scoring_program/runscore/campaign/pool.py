@@ -10,7 +10,8 @@ for each run's ranking, and `build_pool` takes the union of the top k.
 
 Public API (also used by the reusability report, leave-one-team-out):
 
-* ``ranked_lists(task, run, options) -> {topic: [RankedItem(item, text)]}`` in rank order (rank 1 first).
+* ``ranked_lists(task, run, options, depth) -> {topic: [RankedItem(item, text, document)]}`` in rank order
+  (rank 1 first): the task's own ranking (Task.ranked_lists); ``keep_top`` reduces each run to it as soon as it is read.
 * ``build_pool(task, runs, depth, options, team_of=None) -> Pool``: per topic, every item that some run ranks at
   1..depth, with its ``hits`` (run, team, rank); ``Pool.items(topic)`` in first-seen order; ``Pool.unique_to``.
 * ``assessment_units(runs, pr_runs_of, team_of) -> Pool`` for r2c2-ac: the distinct answers per question and the
@@ -20,14 +21,17 @@ Public API (also used by the reusability report, leave-one-team-out):
 * ``order_items(items, order, seed, topic)``: NTCIRPOOL's pseudo-relevance order (most runs first, then the
   smallest rank sum, then the item), the item order, or a seeded random order.
 """
+import gc
 import hashlib
 import random
 from collections import OrderedDict
+from contextlib import contextmanager
+from itertools import repeat
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
-from ..tasks.base import ParsedRun, Task
+from ..tasks.base import ParsedRun, RankedItem, Task
 
 POOLED_TASKS = ("ntcir1-adhoc", "temporalia-tir", "r2c2-pr", "r2c2-ac")
 ORDERS = ("ntcirpool", "random", "item")
@@ -35,20 +39,10 @@ ANSWER = "answer"
 NUGGET = "nugget"
 
 
-@dataclass(frozen=True)
-class RankedItem:
-    """One entry of a run's ranking: the task's item key (document id, R2C2 passage key), its text if the run
-    carries it, and the id of its document in the collection (the item itself, or R2C2's docID)."""
-
-    item: str
-    text: Optional[str] = None
-    document: Optional[str] = None
-
-
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """A run that put an item in the pool: at which rank (1-based; 0 for r2c2-ac units, which have no rank).
-    ref: where in the run (r2c2-ac nuggets: (NuggetNum, PR run name, PassageRank))."""
+    ref: where in the run (r2c2-ac nuggets: (NuggetNum, PR run name, PassageRank)). A tuple: a campaign's pool
+    holds hundreds of thousands."""
 
     run: str
     team: str
@@ -56,31 +50,56 @@ class Hit:
     ref: tuple = ()
 
 
-@dataclass
 class PooledItem:
-    topic: str
-    item: str
-    text: Optional[str] = None
-    document: Optional[str] = None          # its document's id in the collection (None: it has none, an answer)
-    hits: List[Hit] = field(default_factory=list)
-    extra: Dict[str, str] = field(default_factory=dict)     # task-specific columns (r2c2-ac: unit, passage)
+    """An item of the pool: its topic, key, text (if any), its document's id in the collection (None: it has none,
+    an answer), the hits that put it there, task-specific columns (r2c2-ac: unit, passage). A class with slots: a
+    campaign's pool holds about a hundred thousand."""
+
+    __slots__ = ("topic", "item", "text", "document", "hits", "extra", "_summary")
+
+    def __init__(self, topic: str, item: str, text: Optional[str] = None, document: Optional[str] = None,
+                 hits: Optional[List[Hit]] = None, extra: Optional[Dict[str, str]] = None):
+        self.topic = topic
+        self.item = item
+        self.text = text
+        self.document = document
+        self.hits: List[Hit] = hits if hits is not None else []
+        self.extra: Dict[str, str] = extra if extra is not None else {}
+        self._summary: Optional[tuple] = None      # (hits counted, runs, rank sum, best rank)
+
+    def __repr__(self) -> str:
+        return "PooledItem(%r, %r, hits=%r)" % (self.topic, self.item, self.hits)
+
+    def summary(self) -> Tuple[List[str], int, int]:
+        """(runs, rank_sum, best_rank), worked out once for the hits the item has (the sheet's order and columns)."""
+        known = self._summary
+        hits = self.hits
+        if known is None or known[0] != len(hits):
+            if len(hits) == 1:
+                hit = hits[0]
+                known = (1, [hit.run], hit.rank, hit.rank)
+            else:
+                ranks = [h.rank for h in hits]
+                known = (len(hits), list(dict.fromkeys([h.run for h in hits])), sum(ranks), min(ranks))
+            self._summary = known
+        return known[1], known[2], known[3]
 
     @property
     def runs(self) -> List[str]:
         """The runs that retrieved it, each once, in pooling order."""
-        return list(OrderedDict.fromkeys(h.run for h in self.hits))
+        return list(self.summary()[0])
 
     @property
     def teams(self) -> List[str]:
-        return list(OrderedDict.fromkeys(h.team for h in self.hits))
+        return list(dict.fromkeys([h.team for h in self.hits]))
 
     @property
     def rank_sum(self) -> int:
-        return sum(h.rank for h in self.hits)
+        return self.summary()[1]
 
     @property
     def best_rank(self) -> int:
-        return min(h.rank for h in self.hits)
+        return self.summary()[2]
 
 
 @dataclass
@@ -114,10 +133,25 @@ class Pool:
             counts.setdefault(key(Hit(run, team, 0)), 0)
         for items in self.topics.values():
             for pooled in items.values():
-                owners = {key(h) for h in pooled.hits}
-                if len(owners) == 1:
-                    counts[owners.pop()] += 1
+                hits = pooled.hits
+                owner = key(hits[0])
+                if len(hits) == 1 or all(key(h) == owner for h in hits[1:]):
+                    counts[owner] += 1
         return counts
+
+
+@contextmanager
+def few_collections():
+    """Python's cyclic garbage collector paused while a campaign command builds its pool: it looks at every young
+    container each 700 new ones, and half the time of pooling a million hits (tuples, lists and dicts that never
+    form a cycle) went to it. Collected again, once, when the block ends."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def text_hash(text: Optional[str]) -> str:
@@ -129,34 +163,60 @@ def text_hash(text: Optional[str]) -> str:
 
 
 # ------------------------------------------------------------------------------------ rankings ---
-def ranked_lists(task: Task, run: ParsedRun, options: Dict) -> "OrderedDict[str, List[RankedItem]]":
-    """A run's ranking per topic by the task's own rule, as far as the evaluation reads it (its document cap)."""
-    if task.id == "ntcir1-adhoc":
-        import numpy as np
+def ranked_lists(task: Task, run: ParsedRun, options: Dict,
+                 depth: Optional[int] = None) -> "OrderedDict[str, List[RankedItem]]":
+    """A run's ranking per topic by the task's own rule, as far as the evaluation reads it (its document cap), the
+    first `depth` items of each topic (a run already reduced to them at reading, TopRanked, gives them)."""
+    if isinstance(run.data, TopRanked) and depth is not None and depth <= run.data.depth:
+        return run.data.lists(depth)
+    found = task.ranked_lists(run, options, depth)
+    if found is None:
+        raise ConfigError("task %s has no ranked runs to pool; pooled tasks: %s" % (task.id, ", ".join(POOLED_TASKS)))
+    return found
 
-        from ..ranking import fastpath
-        from ..ranking.columnar import ColumnarRun
-        from ..ranking.rankeval import ranked_docnos
 
-        topics = run.data.topics
-        if isinstance(topics, ColumnarRun):          # a big run read by the fast path: the same records
-            topics = fastpath.topic_runs(topics)
-        dtype = np.float32 if options["similarity_precision"] == "single" else np.float64
-        return OrderedDict((topic, [RankedItem(d, None, d) for d in ranked_docnos(topic_run, options["tie_order"],
-                                                                                  options["max_docs"], dtype)])
-                           for topic, topic_run in topics.items())
-    if task.id == "temporalia-tir":
-        return OrderedDict((subtopic, [RankedItem(d, None, d) for d in run.data.ranking(subtopic)])
-                           for subtopic in run.data.entries)
-    if task.id == "r2c2-pr":
-        from ..tasks.r2c2.pr_format import MAX_PASSAGES, key_text
+@dataclass
+class TopRanked:
+    """What `runscore pool` keeps of a run once it is read and checked: the first `depth` items of each topic of its
+    ranking (and their texts and documents, when they are not the items themselves), not its records: a campaign's
+    runs are read one at a time, and what is kept is about what the pool holds."""
 
-        pr_run = run.data
-        mode = options["passage_key_mode"]
-        return OrderedDict((qid, [RankedItem(key_text(pr_run.key(qid, rank, mode)), passage.text, passage.doc_id)
-                                  for rank, passage in pr_run.passages(qid)][:MAX_PASSAGES])
-                           for qid in pr_run.topics)
-    raise ConfigError("task %s has no ranked runs to pool; pooled tasks: %s" % (task.id, ", ".join(POOLED_TASKS)))
+    depth: int
+    items: "OrderedDict[str, List[str]]"
+    texts: "Optional[Dict[str, List[Optional[str]]]]"           # None: the run carries no texts
+    documents: "Optional[Dict[str, List[Optional[str]]]]"       # None: each item is its own document
+
+    @classmethod
+    def of(cls, lists: "OrderedDict[str, List[RankedItem]]", depth: int, shared: Dict[str, str]) -> "TopRanked":
+        """`shared` holds one copy of each item key across the runs (the same documents head many rankings)."""
+        items = OrderedDict((topic, [shared.setdefault(entry.item, entry.item) for entry in ranking])
+                            for topic, ranking in lists.items())
+        with_text = any(entry.text is not None for ranking in lists.values() for entry in ranking)
+        texts = {topic: [entry.text for entry in ranking] for topic, ranking in lists.items()} if with_text else None
+        own = all(entry.document == entry.item for ranking in lists.values() for entry in ranking)
+        documents = None if own else {topic: [entry.document for entry in ranking] for topic, ranking in lists.items()}
+        return cls(depth, items, texts, documents)
+
+    def lists(self, depth: int) -> "OrderedDict[str, List[RankedItem]]":
+        texts, documents = self.texts, self.documents
+        return OrderedDict((topic, [RankedItem(item, text, item if documents is None else document)
+                                    for item, text, document in
+                                    zip(items[:depth], texts[topic] if texts is not None else repeat(None),
+                                        documents[topic] if documents is not None else repeat(None))])
+                           for topic, items in self.items.items())
+
+
+def keep_top(task: Task, options: Dict, depth: Optional[int]) -> Callable:
+    """An after_check for the campaign reader (campaign/downloads.py): each checked run of a ranking task reduced
+    to TopRanked (a task whose runs are not rankings keeps them: r2c2-ac's units are its answers and nuggets)."""
+    shared: Dict[str, str] = {}
+
+    def reduce(_task: Task, checked) -> None:
+        for run in checked.runs:
+            lists = task.ranked_lists(run, options, depth) if depth is not None else None
+            if lists is not None:
+                run.data = TopRanked.of(lists, depth, shared)
+    return reduce
 
 
 def default_team(task: Task, run: ParsedRun) -> str:
@@ -176,9 +236,16 @@ def build_pool(task: Task, runs: Sequence[ParsedRun], depth: int, options: Dict,
             raise ConfigError("two runs are named %s; a pool needs distinct run names" % run.name)
         team = team_of(run) if team_of else default_team(task, run)
         pool.teams[run.name] = team
-        for topic, ranking in ranked_lists(task, run, options).items():
-            for rank, entry in enumerate(ranking[:depth], start=1):
-                pool.add(topic, entry.item, Hit(run.name, team, rank), entry.text, entry.document)
+        name = run.name
+        for topic, ranking in ranked_lists(task, run, options, depth).items():
+            items = pool.topics.get(topic)              # Pool.add, inlined: a campaign pools millions of hits
+            if items is None:
+                items = pool.topics[topic] = OrderedDict()
+            for rank, (item, text, document) in enumerate(ranking, start=1):
+                found = items.get(item)
+                if found is None:
+                    found = items[item] = PooledItem(topic, item, text, document)
+                found.hits.append(Hit(name, team, rank))
     return pool
 
 
@@ -235,7 +302,10 @@ def order_items(items: Sequence[PooledItem], order: str = "ntcirpool", seed: int
     key; random: a shuffle seeded by (seed, topic), the same on every machine (TREC shows pools in random order).
     """
     if order == "ntcirpool":
-        return sorted(items, key=lambda p: (-len(p.runs), p.rank_sum, p.item))
+        def key(pooled: PooledItem):
+            runs, rank_sum, _ = pooled.summary()
+            return -len(runs), rank_sum, pooled.item
+        return sorted(items, key=key)
     if order == "item":
         return sorted(items, key=lambda p: p.item)
     if order == "random":

@@ -9,6 +9,7 @@ for them.
 from typing import Dict, Mapping, Set
 
 from ..pipeline import LoadedReference
+from ..ranking.columnar_qrels import ColumnarQrels
 
 RANKING_TASKS = ("ntcir1-adhoc", "temporalia-tir", "r2c2-pr")
 
@@ -55,7 +56,9 @@ def without(reference: LoadedReference, removed: Mapping[str, Set[str]]) -> Load
     data = reference.data
     task_id = reference.task.id
 
-    def keep(qrels: Mapping) -> Judgements:
+    def keep(qrels: Mapping) -> Mapping:
+        if isinstance(qrels, ColumnarQrels):          # rows dropped from the columns, in the same order
+            return qrels.without(removed)
         return {topic: {item: grade for item, grade in docs.items() if item not in removed.get(topic, ())}
                 for topic, docs in _as_dicts(qrels).items()}
 

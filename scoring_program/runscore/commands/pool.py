@@ -186,14 +186,16 @@ def run(argv: List[str]) -> int:
     assessing = (assessing, topics)
     workdir = tempfile.mkdtemp(prefix="runscore-pool-")
     try:
-        with submission_scope():
+        with submission_scope(), pooling.few_collections():
             return _pool(task, args, rules, options, reference, assessing, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
-    found = read_campaign(task, args.sources, workdir, reference, rules)
+    # each run is reduced to the top `depth` of its topics as soon as it is checked: memory of one run plus the pool
+    found = read_campaign(task, args.sources, workdir, reference, rules,
+                          after_check=pooling.keep_top(task, options, args.depth))
     for message in found.messages:
         print(message, file=sys.stderr)
     refused = refusal(found, args.skip_invalid, "pool")
@@ -215,7 +217,8 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
                                                     lambda r: teams[r.name])
     else:
         pool = pooling.build_pool(task, runs, args.depth, options, lambda r: teams[r.name])
-    columns, rows = sheet_rows(pool, args.order, args.seed)
+    columns = sheet_columns(pool)
+    rows = list(sheet_rows(pool, args.order, args.seed)) if assessing[0] is not None else None
     prepared = prepare(task, columns, rows, assessing[0], assessing[1]) if assessing[0] is not None else None
     not_blind = task.assessment.not_blind(options) if prepared is not None else None
     if not_blind:
@@ -233,7 +236,10 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
         for note in prepared.collection.told() if prepared.collection else ():
             print(note, file=sys.stderr)
         write_assessment(args.output, prepared)
-    write_sheet(os.path.join(args.output, POOL_FILE), columns, rows)     # last: its presence means complete
+    # last: its presence means complete; its rows made one at a time (as many as the pool's items) unless the pages
+    # took them
+    write_sheet(os.path.join(args.output, POOL_FILE), columns,
+                rows if rows is not None else sheet_rows(pool, args.order, args.seed))
     print_summary(stats)
     if prepared is not None:
         print("\n".join(prepared.summary(args.output)))
@@ -282,28 +288,36 @@ def pr_runs_beside(path: str, official: Dict) -> Dict:
     return merged
 
 
-def sheet_rows(pool: pooling.Pool, order: str, seed: int):
-    """The sheet's columns and rows, topic by topic in assessment order."""
+def _has_text(pool: pooling.Pool) -> bool:
+    return pool.task_id == "r2c2-ac" or any(p.text is not None for items in pool.topics.values()
+                                            for p in items.values())
+
+
+def sheet_columns(pool: pooling.Pool) -> List[str]:
     ac = pool.task_id == "r2c2-ac"
-    has_text = ac or any(p.text is not None for items in pool.topics.values() for p in items.values())
     columns = ["topic", "item", "runs"]
     columns += ["unit"] if ac else ["rank_sum", "best_rank"]
     columns += ["run_names"]
-    columns += ["text_sha1", "text"] if has_text else []
+    columns += ["text_sha1", "text"] if _has_text(pool) else []
     columns += ["passage"] if ac else []
-    columns += [LABEL]
-    rows = []
+    return columns + [LABEL]
+
+
+def sheet_rows(pool: pooling.Pool, order: str, seed: int):
+    """The sheet's rows, made one at a time, topic by topic in assessment order."""
+    ac = pool.task_id == "r2c2-ac"
+    has_text = _has_text(pool)
     for topic in pool.topics:
         for pooled in pooling.order_items(pool.items(topic), order, seed, topic):
-            row = {"topic": topic, "item": pooled.item, "runs": str(len(pooled.runs)),
-                   "run_names": ",".join(pooled.runs), LABEL: "", "document": pooled.document or ""}
+            runs, rank_sum, best_rank = pooled.summary()
+            row = {"topic": topic, "item": pooled.item, "runs": str(len(runs)), "run_names": ",".join(runs),
+                   LABEL: "", "document": pooled.document or ""}
             if not ac:
-                row.update(rank_sum=str(pooled.rank_sum), best_rank=str(pooled.best_rank))
+                row["rank_sum"], row["best_rank"] = str(rank_sum), str(best_rank)
             if has_text:
                 row.update(text_sha1=pooling.text_hash(pooled.text), text=pooled.text or "")
             row.update(pooled.extra)
-            rows.append(row)
-    return columns, rows
+            yield row
 
 
 def copy_runs(found: CampaignInputs, output: str) -> Dict[str, str]:

@@ -216,9 +216,23 @@ class QrelsColumns:
         self.grades = np.where(raw < 0, UNJUDGED, raw).astype(np.int32 if small else np.int64)
 
         self._sorted: Dict[Tuple[str, int], Tuple] = {}
+        self._joins: Dict[Tuple[tuple, int], Optional[tuple]] = {}
 
     def judged_of(self, topic: str) -> np.ndarray:
         return self.judged.get(topic, np.zeros(0, dtype=np.int64))
+
+    def joined_keys(self, topics: Sequence[str], width: int, keep: bool = False):
+        """_joined_keys for these topics; with `keep`, kept for the next run scored against the same qrels and
+        topics (a task scoring a campaign's hundred runs sorted every judgement's key for each; one run, as
+        `runscore trec_eval` scores, keeps nothing: the arrays are as long as the qrels)."""
+        key = (tuple(topics), width)
+        found = self._joins.get(key)
+        if found is None:
+            self._joins.clear()         # one list of topics at a time
+            found = _joined_keys(self, topics, width)
+            if keep:
+                self._joins[key] = found
+        return found
 
     def lookup_table(self, topic: str, width: int) -> Optional[Tuple]:
         """(sorted keys, their row numbers, words, grades, keys unique?) of one topic's documents, made once."""
@@ -243,11 +257,12 @@ def _key(words: np.ndarray) -> np.ndarray:
 
 
 def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topics: Sequence[str],
-                qrels: QrelsColumns) -> np.ndarray:
-    """The qrels grade of each ranked line (NOT_IN_POOL when absent, UNJUDGED for a negative grade)."""
+                qrels: QrelsColumns, keep_joins: bool = False) -> np.ndarray:
+    """The qrels grade of each ranked line (NOT_IN_POOL when absent, UNJUDGED for a negative grade). keep_joins:
+    the qrels keep their side of the join for the next run (QrelsColumns.joined_keys)."""
     grades = np.full(ranked.shape[0], NOT_IN_POOL, dtype=qrels.grades.dtype)
     width = max(run.docno.shape[1], qrels.words.shape[1])
-    if _label_at_once(run, ranked, offsets, topics, qrels, width, grades):
+    if _label_at_once(run, ranked, offsets, topics, qrels, width, grades, keep_joins):
         return grades
     for k, topic in enumerate(topics):
         start, end = int(offsets[k]), int(offsets[k + 1])
@@ -274,12 +289,36 @@ def label_lines(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topic
 
 
 def _label_at_once(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, topics: Sequence[str],
-                   qrels: QrelsColumns, width: int, grades: np.ndarray) -> bool:
+                   qrels: QrelsColumns, width: int, grades: np.ndarray, keep_joins: bool = False) -> bool:
     """label_lines in one search instead of a few numpy calls a topic: every judgement's key holds its topic's
     number in the high bits and its words mixed in the others, the run's lines (topic after topic, so the
     search stays in one topic's keys at a time) are looked up in the sorted keys and each match is confirmed
     on the words. False (nothing written) when two judgements share a key (then the per-topic join, which
     handles that, runs)."""
+    found = qrels.joined_keys(topics, width, keep_joins)
+    if found is None:
+        return False
+    ordered, order, rows, judged_words, bits = found
+    if not ordered.shape[0] or not ranked.shape[0]:
+        return True
+    for start in range(0, ranked.shape[0], JOIN_BLOCK):      # a block at a time: its temporaries stay small
+        end = min(start + JOIN_BLOCK, ranked.shape[0])
+        run_words = widen(run.docno[ranked[start:end]], width)
+        run_topic = np.searchsorted(offsets, np.arange(start, end), side="right") - 1
+        run_keys = _topic_key(run_words, run_topic, bits)
+        at = np.searchsorted(ordered, run_keys)
+        np.minimum(at, ordered.shape[0] - 1, out=at)
+        found_at = order[at]
+        matched = ordered[at] == run_keys       # the same high bits: the same topic
+        matched &= rows_equal(judged_words[found_at], run_words)
+        grades[start:end][matched] = qrels.grades[rows[found_at[matched]]]
+    return True
+
+
+def _joined_keys(qrels: QrelsColumns, topics: Sequence[str], width: int):
+    """The qrels side of _label_at_once for these topics: (sorted keys, their rows in the judgements' order, each
+    judgement's row in qrels.words, the judgements' words widened, the topic bits), or None when two judgements
+    share a key."""
     spans = [qrels.topics.get(topic, (0, 0)) for topic in topics]
     starts = np.fromiter((a for a, _ in spans), dtype=np.int64, count=len(spans))
     sizes = np.fromiter((b - a for a, b in spans), dtype=np.int64, count=len(spans))
@@ -294,21 +333,8 @@ def _label_at_once(run: ColumnarRun, ranked: np.ndarray, offsets: np.ndarray, to
     ordered = keys[order]
     del keys, judged_topic          # arrays as long as the qrels: not kept through the run's blocks
     if np.any(ordered[1:] == ordered[:-1]):
-        return False
-    if not ordered.shape[0] or not ranked.shape[0]:
-        return True
-    for start in range(0, ranked.shape[0], JOIN_BLOCK):      # a block at a time: its temporaries stay small
-        end = min(start + JOIN_BLOCK, ranked.shape[0])
-        run_words = widen(run.docno[ranked[start:end]], width)
-        run_topic = np.searchsorted(offsets, np.arange(start, end), side="right") - 1
-        run_keys = _topic_key(run_words, run_topic, bits)
-        at = np.searchsorted(ordered, run_keys)
-        np.minimum(at, ordered.shape[0] - 1, out=at)
-        found = order[at]
-        matched = ordered[at] == run_keys       # the same high bits: the same topic
-        matched &= rows_equal(judged_words[found], run_words)
-        grades[start:end][matched] = qrels.grades[rows[found[matched]]]
-    return True
+        return None
+    return ordered, order, rows, judged_words, bits
 
 
 JOIN_BLOCK = 1 << 16        # run lines joined at a time by _label_at_once
@@ -705,6 +731,31 @@ def columnar_rows(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], 
                   grades: Optional[np.ndarray] = None) -> Tuple[List[str], List[list]]:
     """evaluate_columnar's values as (the value names in output order, one list of values a topic in `topics`
     order): for a caller that makes its own rows (runscore.pytrec_eval), no dict a topic in between."""
+    order, table, rows = columnar_values(run, qrels, topics, measures, level, options, tie_order, max_docs, params,
+                                   score_dtype, ranking, grades)
+    if table is not None:
+        return order, (table.tolist() if order else [[] for _ in topics])
+    return order, rows
+
+
+def columnar_table(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], measures: Sequence[str],
+                   level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
+                   max_docs: Optional[int] = None, params: Dict[str, Sequence] = None, score_dtype=np.float64,
+                   ranking: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+                   grades: Optional[np.ndarray] = None) -> Tuple[List[str], np.ndarray]:
+    """The same values as one float64 array (topics x value names): for a caller that summarises many runs'
+    topics at once (ranking/run_batch.py). Every measure must have a kernel."""
+    order, table, _ = columnar_values(run, qrels, topics, measures, level, options, tie_order, max_docs, params,
+                                score_dtype, ranking, grades)
+    if table is None:
+        raise ValueError("columnar_table needs measures with kernels only")
+    return order, table.astype(np.float64, copy=False)
+
+
+def columnar_values(run, qrels, topics, measures, level, options, tie_order, max_docs, params, score_dtype, ranking,
+              grades) -> Tuple[List[str], Optional[np.ndarray], Optional[List[list]]]:
+    """(value names in output order, the values as topics x names when every measure has a kernel, else None and
+    the rows a topic)."""
     params = params or {}
     ranked, offsets = ranking if ranking is not None else rank_lines(run, topics, tie_order, max_docs, score_dtype)
     if grades is None:
@@ -724,7 +775,8 @@ def columnar_rows(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], 
             columns[value_name] = values
     order = _value_order(measures, params)
     if not slow:                    # every value has a kernel: the rows are the output, in output order
-        return order, (np.array([columns[n] for n in order]).T.tolist() if order else [[] for _ in topics])
+        table = np.array([columns[n] for n in order]).T if order else np.zeros((len(topics), 0))
+        return order, table, None
     rows = []
     names = list(columns)
     table = np.array([columns[n] for n in names]).T.tolist() if names else [[] for _ in topics]
@@ -737,7 +789,7 @@ def columnar_rows(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], 
         for value_names, compute, p in computed:
             row.update(zip(value_names, compute(judged_topic, p, options)))
         rows.append([row[name] for name in order])
-    return order, rows
+    return order, None, rows
 
 
 def _value_order(measures: Sequence[str], params: Dict[str, Sequence]) -> List[str]:

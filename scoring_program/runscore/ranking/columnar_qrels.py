@@ -7,7 +7,9 @@ decodes one topic only when the exact path asks for it (a small run scored again
 the columnar reader declines is read by qrels.read_qrels, which words the error.
 """
 from collections.abc import Mapping
-from typing import Callable, Dict, Iterator, Optional
+from typing import Callable, Collection, Dict, Iterator, Optional
+
+import numpy as np
 
 from .columnar_words import unpack_words
 from ..measures.vectorised import QrelsColumns
@@ -55,6 +57,28 @@ class ColumnarQrels(Mapping):
         columns.topics = dict(zip(names, self.columns.topics.values()))
         columns.judged = dict(zip(names, self.columns.judged.values()))
         return ColumnarQrels(columns)
+
+
+    def without(self, removed: "Mapping[str, Collection[str]]") -> "ColumnarQrels":
+        """The same judgements, in the same order, without the items `removed` (topic -> document ids): the
+        qrels a campaign's leave-one-team-out scores a team against, made by dropping rows, not by a dict of every
+        judgement (fifty teams, each a copy of the whole qrels). A topic whose every item is removed stays, with
+        no judgement, as it does in the dict the exact path filters."""
+        columns = self.columns
+        keep = np.ones(columns.words.shape[0], dtype=bool)
+        for topic, items in removed.items():
+            span = columns.topics.get(topic)
+            if span is None or not items:
+                continue
+            docnos = unpack_words(columns.words[span[0]:span[1]])
+            keep[span[0]:span[1]] = [docno not in items for docno in docnos]
+        reduced = QrelsColumns({})
+        reduced.words, reduced.grades, reduced.usable = columns.words[keep], columns.grades[keep], columns.usable
+        kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept_before[1:])
+        reduced.topics = {topic: (int(kept_before[a]), int(kept_before[b])) for topic, (a, b) in columns.topics.items()}
+        reduced.judged = {topic: columns.judged[topic][keep[a:b]] for topic, (a, b) in columns.topics.items()}
+        return ColumnarQrels(reduced)
 
 
 def max_grade(qrels: Mapping, topic: str) -> Optional[int]:

@@ -18,7 +18,7 @@ class ColumnarRun:
 
     topics: topic ids by code, in order of first appearance; topic: code of each line (int32);
     docno: (lines, words) uint64 big-endian words of the document id, zero padded (row order = byte order);
-    score: float64; first_line: physical line of each topic's first line; grouped_order: indices that list
+    score: float64 (a ranking kept by fastpath.ranked_columns: its falling ranks as float32); first_line: physical line of each topic's first line; grouped_order: indices that list
     the lines topic by topic (None when the file already does); starts: offsets of each topic in that order.
     """
 

@@ -105,6 +105,15 @@ def unpack_words(words: np.ndarray) -> List[str]:
     return [row.tobytes().rstrip(b"\0").decode("latin-1") for row in words.astype(">u8")]
 
 
+def unpack_utf8(words: np.ndarray) -> List[str]:
+    """The strings of words packed from UTF-8 text (pack_strings, or a task's reading of ASCII ids): numpy's
+    bytes view of each row drops the zero padding, as no id ends in a NUL byte."""
+    if not words.shape[0]:
+        return []
+    rows = np.ascontiguousarray(words.astype(">u8", copy=False)).view("S%d" % (8 * words.shape[1]))[:, 0]
+    return [row.decode("utf-8") for row in rows.tolist()]
+
+
 def widen(words: np.ndarray, count: int) -> np.ndarray:
     """Pad (n, w) words with zero columns to (n, count)."""
     if words.shape[1] >= count:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .columnar import LONG_ID_BYTES, NACSIS, QRELS, TREC, read_columns
 from .columnar_run import ColumnarRun
-from .columnar_words import long_id_rows, pack_bytes, unpack_words, widen
+from .columnar_words import long_id_rows, pack_bytes, unpack_utf8, unpack_words, widen
 from .columnar_qrels import ColumnarQrels
 from .qrels import MAX_GRADE
 from ..errors import Diagnostics, RunError
@@ -28,7 +28,10 @@ from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, 
 from .rankeval import TopicRun, evaluate_rankings
 from .trec_eval_files import BPREF_OVERREAD_WARN, TrecEvalFailure, read_qrels
 
-FAST_PATH_MIN_BYTES = 4 * 1024 * 1024      # below this (about 100k lines) the exact path takes a second or less
+# Below this (about 500 lines) reading a run line by line and measuring it in a batch with the submission's other
+# small runs (ranking/run_batch.py) costs less than the columnar reader's set-up, about 2.5 ms a file; above it the
+# columns win, by 5 to 8 times at 50,000 lines (docs/performance.md, "Campaigns").
+FAST_PATH_MIN_BYTES = 16 * 1024
 # A task's qrels file of this size or more (about 60k judgements, 0.2 s as Python dicts) is read as columns.
 FAST_QRELS_MIN_BYTES = 1024 * 1024
 # The fast path holds about 40 bytes per line whatever the file's size, so it may read files above
@@ -147,14 +150,15 @@ def evaluate(run: ColumnarRun, qrels: Dict[str, Dict[str, int]], topics: Sequenc
     if not columns.usable:          # a qrels document id the word packing cannot hold (a NUL byte)
         return evaluate_rankings(topic_runs(run), qrels, topics, measures, level, options, tie_order, max_docs,
                                  params, score_dtype)[0]
+    # a task scores every run of a submission or a campaign against these qrels: they keep their side of the join
     return evaluate_with_columns(run, columns, topics, measures, level, options, tie_order, max_docs, params,
-                                 score_dtype)
+                                 score_dtype, keep_joins=True)
 
 
 def evaluate_with_columns(run: ColumnarRun, columns: QrelsColumns, topics: Sequence[str], measures: Sequence[str],
                           level: int = 1, options: TrecOptions = TrecOptions(), tie_order: str = "desc",
                           max_docs: Optional[int] = None, params: Dict[str, Sequence] = None,
-                          score_dtype=np.float64) -> Dict[str, Dict[str, float]]:
+                          score_dtype=np.float64, keep_joins: bool = False) -> Dict[str, Dict[str, float]]:
     # The cache keeps the objects it was made from, so an `is` test cannot be fooled by a reused id().
     key = (tuple(topics), tie_order, max_docs, np.dtype(score_dtype).str)
     if _Cache.ranking_key is None or _Cache.ranking_key[0] is not run or _Cache.ranking_key[1] != key:
@@ -163,10 +167,48 @@ def evaluate_with_columns(run: ColumnarRun, columns: QrelsColumns, topics: Seque
         _Cache.ranking_key = (run, key)
     if _Cache.grades_key is not columns:
         _Cache.grades = None
-        _Cache.grades = label_lines(run, _Cache.ranking[0], _Cache.ranking[1], topics, columns)
+        _Cache.grades = label_lines(run, _Cache.ranking[0], _Cache.ranking[1], topics, columns, keep_joins)
         _Cache.grades_key = columns
     return evaluate_columnar(run, columns, topics, measures, level, options, tie_order, max_docs, params,
                              score_dtype, ranking=_Cache.ranking, grades=_Cache.grades)
+
+
+def ranked_columns(run: ColumnarRun, tie_order: str = "desc", max_docs: Optional[int] = None,
+                   score_dtype=np.float64) -> Optional[ColumnarRun]:
+    """The run's ranking (every topic, in the run's order of topics) as a run of its own: its lines in rank order,
+    truncated to max_docs, with scores that fall by 1 a rank (float32: exact below 2 ** 24), so that ranking it
+    again changes nothing and it scores as the run does against any qrels, with its document ids and no more (a
+    campaign keeps it to score a run again without its records). None for a run whose ranks the scores cannot
+    hold (more than 2 ** 24 lines in a topic) or with long ids in a layout of their own (trec_eval's reading)."""
+    if run.long_ids is not None:
+        return None
+    order, offsets = rank_lines(run, run.topics, tie_order, max_docs, score_dtype)
+    sizes = np.diff(offsets)
+    if sizes.shape[0] and int(sizes.max()) > 2 ** 24:
+        return None
+    position = np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(offsets[:-1], sizes)
+    return ColumnarRun(list(run.topics), np.repeat(np.arange(len(run.topics), dtype=np.int32), sizes),
+                       run.docno[order], np.negative(position).astype(np.float32), list(run.first_line), None,
+                       offsets, run.run_id, run.dummy)
+
+
+def top_items(run: ColumnarRun, tie_order: str = "desc", max_docs: Optional[int] = None, score_dtype=np.float64,
+              depth: Optional[int] = None) -> Optional[List[List[str]]]:
+    """The document ids of each topic (in the run's order of topics) in rank order, the first `depth` of them:
+    ids decoded only for the lines asked for (a pool of depth 100 of runs of 1,000 documents a topic). None with
+    long ids in a layout of their own (trec_eval's reading; a task's reading has none)."""
+    if run.long_ids is not None:
+        return None
+    order, offsets = rank_lines(run, run.topics, tie_order, max_docs, score_dtype)
+    sizes = np.diff(offsets)
+    if depth is not None:
+        sizes = np.minimum(sizes, depth)
+    bounds = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=bounds[1:])
+    index = np.arange(int(bounds[-1]), dtype=np.int64) + np.repeat(offsets[:-1] - bounds[:-1], sizes)
+    docnos = unpack_utf8(run.docno[order[index]])
+    cut = bounds.tolist()
+    return [docnos[cut[k]:cut[k + 1]] for k in range(len(run.topics))]
 
 
 def topic_runs(run: ColumnarRun) -> Dict:

@@ -84,28 +84,38 @@ def summarise_topics(per_topic: Dict[str, Dict[str, float]], measures: Sequence[
 
 def summarise_runs(runs: Sequence[Dict[str, Dict[str, float]]], measures: Sequence[str],
                    params: Dict[str, Sequence] = None) -> List[Dict[str, float]]:
-    """[summarise_topics(r, measures, params) for r in runs], each value's sums of every run made at once: one
-    numpy addition a topic, in topic order, which adds left to right from 0.0 as measures.c_numbers.ordered_sum
-    does (so the same bits). A geometric mean (its logs are libm's) is made per run; runs of different topic
-    counts go through summarise_topics."""
+    """[summarise_topics(r, measures, params) for r in runs], each value's sums of every run made at once
+    (summarise_table); runs of different topic counts go through summarise_topics."""
     params = params or {}
     counts = {len(run) for run in runs}
     if len(counts) != 1 or 0 in counts:
         return [summarise_topics(run, measures, params) for run in runs]
-    count = counts.pop()
-    rows = [list(run.values()) for run in runs]          # each run's topics, in order
-    out: List[Dict[str, float]] = [{} for _ in runs]
+    names = list(next(iter(runs[0].values())))
+    table = np.array([[[values[n] for n in names] for values in run.values()] for run in runs], dtype=np.float64)
+    return summarise_table(table, names, measures, params)
+
+
+def summarise_table(table: np.ndarray, names: Sequence[str], measures: Sequence[str],
+                    params: Dict[str, Sequence] = None) -> List[Dict[str, float]]:
+    """summarise_topics of every run from its values as one array (runs x topics x value names `names`): one numpy
+    addition a topic, in topic order, which adds left to right from 0.0 as measures.c_numbers.ordered_sum does (so
+    the same bits); a geometric mean (its logs are libm's) is made per run. A batch of small runs is summarised
+    from the kernels' array, with no dict a topic in between."""
+    params = params or {}
+    runs, count = table.shape[0], table.shape[1]
+    column_of = {name: j for j, name in enumerate(names)}
+    out: List[Dict[str, float]] = [{} for _ in range(runs)]
     for name in measures:
         measure = REGISTRY[name]
         for value_name in measure.value_names(params.get(name, measure.params)):
-            if measure.summary not in ("sum", "mean"):
-                for summary, row in zip(out, rows):
-                    summary[value_name] = summarise(measure, [values[value_name] for values in row])
+            column = table[:, :, column_of[value_name]]
+            if measure.summary not in ("sum", "mean") or count == 0:
+                for summary, row in zip(out, column.tolist()):
+                    summary[value_name] = summarise(measure, row)
                 continue
-            table = np.array([[values[value_name] for values in row] for row in rows], dtype=np.float64)
-            total = np.zeros(len(rows), dtype=np.float64)
+            total = np.zeros(runs, dtype=np.float64)
             for k in range(count):
-                total += table[:, k]
+                total += column[:, k]
             for summary, value in zip(out, (total if measure.summary == "sum" else total / count).tolist()):
                 summary[value_name] = value
     return out

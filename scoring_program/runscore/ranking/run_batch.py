@@ -14,7 +14,7 @@ from .columnar_qrels import ColumnarQrels
 from .columnar_run import ColumnarRun, columns_from_records
 from .rankeval import TopicRun
 from ..measures.trec import TrecOptions
-from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
+from ..measures.vectorised import QrelsColumns, columnar_table, label_lines, rank_lines
 
 # A batch's lines share one word matrix as wide as its longest document id: ids longer than this many bytes
 # would widen every row, so such a batch declines (its runs take the exact path).
@@ -56,6 +56,14 @@ class RunBatch:
         """For each run, rankeval.evaluate_rankings(run, qrels, topics, ...)'s per-topic values. The ranking is
         kept for a second call with the same topics and settings (the other relevance level), the labels too
         when the qrels are the same object (graded qrels serve both levels)."""
+        names, table = self.table(qrels, topics, measures, level, options, tie_order, max_docs, params, score_dtype)
+        return [{topic: dict(zip(names, row)) for topic, row in zip(topics, run_rows)} for run_rows in table.tolist()]
+
+    def table(self, qrels, topics: Sequence[str], measures: Sequence[str], level: int = 1,
+              options: TrecOptions = TrecOptions(), tie_order: str = "desc", max_docs: Optional[int] = None,
+              params: Dict[str, Sequence] = None, score_dtype=np.float64) -> Tuple[List[str], np.ndarray]:
+        """evaluate's values as (value names, runs x topics x names array): what a task summarises and shows
+        without a dict a topic in between (measures with kernels only, as the task's are)."""
         if not self.usable:
             raise ValueError("this batch cannot be evaluated as columns (RunBatch.usable is False)")
         pairs = [self._pair(i, t) for i in range(self.count) for t in topics]
@@ -68,10 +76,9 @@ class RunBatch:
         ranked, offsets = self._ranking[1]
         if self._grades is None or self._grades[0] != (key, base):
             self._grades = ((key, base), label_lines(run, ranked, offsets, pairs, judged))
-        values = evaluate_columnar(run, judged, pairs, measures, level, options, tie_order, max_docs, params,
-                                   score_dtype, ranking=(ranked, offsets), grades=self._grades[1])
-        width = len(topics)
-        return [{topic: values[pairs[i * width + k]] for k, topic in enumerate(topics)} for i in range(self.count)]
+        names, values = columnar_table(run, judged, pairs, measures, level, options, tie_order, max_docs, params,
+                                       score_dtype, ranking=(ranked, offsets), grades=self._grades[1])
+        return names, values.reshape(self.count, len(topics), len(names))
 
 
 class _Columns:

@@ -12,7 +12,7 @@ from functools import lru_cache
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..errors import ConfigError, Diagnostics
 from .assessing import AssessmentForm
@@ -99,12 +99,24 @@ class ParsedRun:
     name: str
     path: str
     data: Any
-    # The teams the run names, with their lines (Task.teams_named), noted when the file is checked so that the
-    # platform's rules still hold after score.py frees `data` once the run is scored.
+    # The teams the run names, with their lines (Task.teams_named), and the team that wrote it (Task.team_of),
+    # noted when the file is checked so that the platform's rules and the campaign's identity rules still hold
+    # after score.py or a campaign command frees `data` once the run is scored or reduced to its ranking.
     teams: Optional[Dict[str, int]] = None
     # The file's lines that hold this run's records when the file holds several runs (a Temporalia file may hold
     # three run_ids), for the run's receipt; None when the whole file is this run.
     lines: Optional[int] = None
+    team: Optional[str] = None
+
+
+class RankedItem(NamedTuple):
+    """One entry of a run's ranking as its task reads it: the item key (document id, R2C2 passage key), its text if
+    the run carries one, and the id of its document in the collection (the item itself, or R2C2's docID) for the
+    assessment pages. A tuple: a campaign's pool makes hundreds of thousands of them."""
+
+    item: str
+    text: Optional[str] = None
+    document: Optional[str] = None
 
 
 # Disclosure levels of a phase, lowest first (codabench/disclosure.py decides what each level shows). A
@@ -224,7 +236,7 @@ class Task:
         the team the run names, else its name without the trailing run number (NTCIR-1's Run-ID is the group's
         id plus a sequential number: ntc1, ntc2 -> ntc), else its name. The pool, the report and the receipts
         all credit a run so."""
-        team = self.team_of(run)
+        team = run.team if run.team is not None else self.team_of(run)     # noted before its records are dropped
         return team or re.sub(r"[-_]?[0-9]+$", "", run.name) or run.name
 
     def teams_named(self, run: ParsedRun) -> Dict[str, int]:
@@ -339,6 +351,20 @@ class Task:
         """The scores of several runs, in order; a task whose per-run cost is mostly fixed set-up scores them
         together (same numbers as `score` one by one)."""
         return [self.score(run, reference, options) for run in runs]
+
+    # ---------------------------------------------------------------------------- rankings (campaign) ---
+    def ranked_lists(self, run: ParsedRun, options: Dict[str, Any],
+                     depth: Optional[int] = None) -> "Optional[Dict[str, List[RankedItem]]]":
+        """A run's ranking per topic by the task's own rule, as far as the evaluation reads it (its document cap),
+        at most `depth` items a topic: what a campaign's pool takes from the run (campaign/pool.py). None when
+        the task's runs are not rankings."""
+        return None
+
+    def ranked_run(self, run: ParsedRun, options: Dict[str, Any]) -> ParsedRun:
+        """What a campaign command keeps of a checked run to score it again (the report's leave-one-team-out scores
+        each team's runs against judgements without that team's items): a run this task scores exactly as `run`
+        against any of its references with these options, as small as the task can make it. Default: the run."""
+        return run
 
     # ---------------------------------------------------------------------------- measure names ---
     def measure_key(self, name: str, available: Sequence[str], what: str = "measure") -> str:

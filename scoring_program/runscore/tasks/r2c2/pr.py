@@ -6,6 +6,7 @@ key<TAB>Lk`, so official qrels can be dropped in; `runscore r2c2-qrels` derives 
 """
 import os
 import re
+from collections import OrderedDict
 from typing import Any, Dict, List, Optional
 
 from ...ranking import fastpath
@@ -20,7 +21,8 @@ from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_te
 from ...textfile import numbered_lines, read_text
 from .assessed import CHANGED_PARTS, UNCHECKED_LABELS, read_assessed_pr_runs
 from ..assessing import RUN, AssessmentForm, LabelScale
-from ..base import Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, read_task_yaml, reference_file
+from ..base import (Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line, read_task_yaml,
+                    reference_file)
 
 # canonical measure name -> output key (spec 4.3: msndcg20 primary; the others for diagnosis)
 MEASURES = {"MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig", "P@20": "p20", "Hit@1": "hit1"}
@@ -208,6 +210,18 @@ class R2C2PR(Task):
             if options["passage_key_mode"] == "run_rank" and reference.assessed is not None and not diags.has_errors:
                 run.unjudged = _changed_passages(run, reference.assessed.get(run.name, {}), options, diags)
         return [ParsedRun(run.name, display, run)]
+
+    # ------------------------------------------------------------------------------ rankings (campaign) ---
+    def ranked_lists(self, run: ParsedRun, options: Dict[str, Any],
+                     depth: Optional[int] = None) -> "OrderedDict[str, List[RankedItem]]":
+        """PassageRank ascending, at most MAX_PASSAGES a question; passages keyed as the qrels key them
+        (passage_key_mode), with their text for the assessors."""
+        pr_run = run.data
+        mode = options["passage_key_mode"]
+        cut = MAX_PASSAGES if depth is None else min(depth, MAX_PASSAGES)
+        return OrderedDict((qid, [RankedItem(key_text(pr_run.key(qid, rank, mode)), passage.text, passage.doc_id)
+                                  for rank, passage in pr_run.passages(qid)][:cut])
+                           for qid in pr_run.topics)
 
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: PRReference, options: Dict[str, Any]) -> RunScores:

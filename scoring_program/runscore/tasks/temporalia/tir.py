@@ -9,6 +9,7 @@ MSnDCG@20 and the original nDCG@20; means overall and per temporal class over an
 """
 import os
 import re
+from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...ranking import fastpath
@@ -21,8 +22,8 @@ from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, read_text
 from ...validate import record_schema
 from ..assessing import AssessmentForm, LabelScale
-from ..base import (PER_TOPIC, Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, read_task_yaml,
-                    reference_file)
+from ..base import (PER_TOPIC, Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line,
+                    read_task_yaml, reference_file)
 
 FIELDS = ("id", "rank", "doc_id", "group_id", "run_id")
 HEADER = "id rank doc_id group_id run_id"
@@ -262,6 +263,13 @@ class TemporaliaTir(Task):
         if len(unknown) == len(run.entries):
             diags.error(0, "run %s has no line for any of the %d subtopics %s"
                         % (run.run_id, len(reference.qrels), where if reference.public else "of the qrels"))
+
+    # ------------------------------------------------------------------------------ rankings (campaign) ---
+    def ranked_lists(self, run: ParsedRun, options: Dict[str, Any],
+                     depth: Optional[int] = None) -> "OrderedDict[str, List[RankedItem]]":
+        """Rank ascending, equal ranks in file order (at most MAX_DOCS a subtopic: more is an error)."""
+        return OrderedDict((subtopic, [RankedItem(d, None, d) for d in run.data.ranking(subtopic)[:depth]])
+                           for subtopic in run.data.entries)
 
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: TirReference, options: Dict[str, Any]) -> RunScores:
