@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from runscore.campaign.pool import Hit, build_pool, order_items, text_hash
+from runscore.campaign.pool import Hit, build_pool, order_items
+from runscore.tasks.pooling import text_hash
 from runscore.errors import ConfigError, Diagnostics
 from runscore.tasks import get_task
 

@@ -16,33 +16,12 @@ from .. import compare as analysis
 from .. import ties
 from ..errors import ConfigError
 from ..pipeline import LoadedReference
-from ..tasks.base import ParsedRun, RunScores, Task
+from ..tasks.base import Column, ParsedRun, RunScores, Task
 from . import agreement_tau, letters, ranking_tasks, reusability
 
 DEFAULT_TRIALS = 10000
 DEFAULT_SEED = 0
 DEFAULT_ALPHA = 0.05
-
-# Leaderboard measures whose per-topic values a task reports under another name (a topic's 0/1 `correct` is what
-# accuracy averages). Used only after checking that every run's mean of them is its official value.
-PER_TOPIC_NAMES = {
-    ("temporalia-tqic", "accuracy"): "correct",
-    ("r2c2-ac", "accuracy"): "correct",
-    ("r2c2-ac", "mnp"): "nugprec",
-    ("datasearch-qa", "exact_match"): "em",
-    ("datasearch-qa", "macro_f1"): "f1",
-    ("datasearch-qa", "exact_match_squad"): "em_squad",
-}
-# Leaderboard means over a subset of the topics: (per-topic key, the topic ids' last letter). TIR's per-class P@20
-# is P@20 averaged over the subtopics of one temporal class (id + p/r/f/a). Used for the tau bootstrap, after the
-# same check.
-PER_TOPIC_SUBSETS = {
-    ("temporalia-tir", "p20_past"): ("p20", "p"),
-    ("temporalia-tir", "p20_recency"): ("p20", "r"),
-    ("temporalia-tir", "p20_future"): ("p20", "f"),
-    ("temporalia-tir", "p20_atemporal"): ("p20", "a"),
-}
-
 
 @dataclass
 class CampaignRun:
@@ -145,19 +124,26 @@ def sort_runs(task: Task, runs: Sequence[CampaignRun]) -> List[CampaignRun]:
 
 def per_topic_key(task: Task, runs: Sequence[CampaignRun], measure: str) -> Optional[str]:
     """The per-topic key whose mean is each run's `measure`: the measure itself when the task reports it per
-    topic, else the name PER_TOPIC_NAMES gives when every run's mean of it is its official value; else None."""
+    topic, else the per-topic value its column names (Column.per_topic, over every topic) when every run's mean of
+    it is its official value; else None."""
     scored = [(r.run, r.scores) for r in runs]
     available = analysis.per_topic_measure_names(scored)
     if measure in available:
         return measure
-    key = PER_TOPIC_NAMES.get((task.id, measure))
-    if key is None or key not in available:
+    column = _column_of(task, measure)
+    key = column.per_topic if column is not None and not column.topics_ending else None
+    if not key or key not in available:
         return None
     matrix = analysis.build_matrix(scored, key)
     official = [r.scores.measures.get(measure) for r in runs]
     if matrix.notes or any(v is None for v in official) or not matrix.topics:
         return None
     return key if np.allclose(matrix.values.mean(axis=0), official, rtol=1e-9, atol=1e-12) else None
+
+
+def _column_of(task: Task, measure: str) -> Optional[Column]:
+    """The leaderboard column showing `measure` (the first, when several do)."""
+    return next((c for c in task.columns if c.measure == measure), None)
 
 
 def significance(runs: Sequence[CampaignRun], measure: str, trials: int, seed: int, key: Optional[str] = None
@@ -194,7 +180,11 @@ def tau_inputs(task: Task, overview_runs: Sequence[CampaignRun], measures: Seque
     per_topic: Dict[str, Optional[np.ndarray]] = {}
     notes = []
     for m in usable:
-        key, suffix = PER_TOPIC_SUBSETS.get((task.id, m), (per_topic_key(task, overview_runs, m) or m, ""))
+        column = _column_of(task, m)
+        if column is not None and column.per_topic and column.topics_ending:   # a mean over some topics only
+            key, suffix = column.per_topic, column.topics_ending
+        else:
+            key, suffix = per_topic_key(task, overview_runs, m) or m, ""
         values = np.full((len(topics), len(scored)), np.nan)
         for col, (_, scores) in enumerate(scored):
             for row, topic in enumerate(topics):
@@ -277,7 +267,7 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
         notes.extend(tau_notes)
         tau = agreement_tau.tau_table(means, per_topic, tau_bootstrap, seed, confidence)
     pool = reuse = None
-    if ranking_tasks.is_ranking_task(task.id):
+    if ranking_tasks.is_ranking_task(task):
         campaign_pool = reusability.campaign_pool(reference, ordered, pool_depth)
         pool = reusability.pool_table(reference, ordered, pool_depth, campaign_pool)
         if pool_depth is not None:

@@ -8,35 +8,32 @@ ascending, passages identified by content). A pool built by another rule judges 
 looks at and misses some it does. So `ranked_lists` asks the task's own code (the functions its `score` calls)
 for each run's ranking, and `build_pool` takes the union of the top k.
 
+What is pooled is the task's to say (Task.pooling, tasks/pooling.py); this module never asks which task it holds.
 Public API (also used by the reusability report, leave-one-team-out):
 
 * ``ranked_lists(task, run, options, depth) -> {topic: [RankedItem(item, text, document)]}`` in rank order
-  (rank 1 first): the task's own ranking (Task.ranked_lists); ``keep_top`` reduces each run to it as soon as it is read.
+  (rank 1 first): the task's own ranking (Task.ranked_lists); ``keep_top`` reduces each run to it as soon as it
+  is read.
 * ``build_pool(task, runs, depth, options, team_of=None) -> Pool``: per topic, every item that some run ranks at
   1..depth, with its ``hits`` (run, team, rank); ``Pool.items(topic)`` in first-seen order; ``Pool.unique_to``.
-* ``assessment_units(runs, pr_runs_of, team_of) -> Pool`` for r2c2-ac: the distinct answers per question and the
-  distinct (cited passage, nugget) pairs, each with the runs that gave it (no depth: every unit of every run is
-  judged); pr_runs_of(run) gives the PR runs that run's nuggets may cite (its own submission's and the official
-  ones: never another submission's copy of a PR run).
+* ``pool_units(task, runs, files, official, team_of) -> (Pool, unresolved)`` for a task that pools units, not
+  ranks (Pooling.units; r2c2-ac: the distinct answers per question and the distinct (cited passage, nugget)
+  pairs), each with the runs that gave it, no depth: every unit of every run is judged.
 * ``order_items(items, order, seed, topic)``: NTCIRPOOL's pseudo-relevance order (most runs first, then the
   smallest rank sum, then the item), the item order, or a seeded random order.
 """
 import gc
-import hashlib
 import random
 from collections import OrderedDict
 from contextlib import contextmanager
 from itertools import repeat
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
 from ..tasks.base import ParsedRun, RankedItem, Task
 
-POOLED_TASKS = ("ntcir1-adhoc", "temporalia-tir", "r2c2-pr", "r2c2-ac")
 ORDERS = ("ntcirpool", "random", "item")
-ANSWER = "answer"
-NUGGET = "nugget"
 
 
 class Hit(NamedTuple):
@@ -154,12 +151,11 @@ def few_collections():
             gc.enable()
 
 
-def text_hash(text: Optional[str]) -> str:
-    """SHA-1 of the whitespace-normalised text an assessor judges ('' when the run carries no text): a sheet's
-    hash that no longer matches the pool's means the item's text changed since the pool was built."""
-    if text is None:
-        return ""
-    return hashlib.sha1(" ".join(text.split()).encode("utf-8")).hexdigest()
+def pooled_tasks() -> List[str]:
+    """The ids of the tasks whose form has a pooling part (Task.pooling), in the registry's order."""
+    from ..tasks import all_tasks
+
+    return [task.id for task in all_tasks() if task.pooling is not None]
 
 
 # ------------------------------------------------------------------------------------ rankings ---
@@ -171,7 +167,7 @@ def ranked_lists(task: Task, run: ParsedRun, options: Dict,
         return run.data.lists(depth)
     found = task.ranked_lists(run, options, depth)
     if found is None:
-        raise ConfigError("task %s has no ranked runs to pool; pooled tasks: %s" % (task.id, ", ".join(POOLED_TASKS)))
+        raise ConfigError("task %s has no ranked runs to pool; pooled tasks: %s" % (task.id, ", ".join(pooled_tasks())))
     return found
 
 
@@ -249,46 +245,26 @@ def build_pool(task: Task, runs: Sequence[ParsedRun], depth: int, options: Dict,
     return pool
 
 
-# ------------------------------------------------------------------------------------ r2c2-ac ---
-def assessment_units(runs: Sequence[ParsedRun], pr_runs_of: Callable[[ParsedRun], Dict],
-                     team_of: Callable[[ParsedRun], str],
-                     aliases: Optional[Dict[str, str]] = None) -> Tuple[Pool, Dict[str, int]]:
-    """The r2c2-ac assessment units: per question, each distinct answer (whitespace-normalised text; judged
-    correct or not) and each distinct nugget with its cited passage (passage content key + nugget text; judged
-    for entailment and help). The same text is judged once however many runs gave it. A nugget citing no passage
-    of pr_runs_of(run) is not pooled: the scorer counts it as not entailed whatever a label says (option
-    unresolved_nuggets); returns (pool, {run: nuggets not pooled because unresolved})."""
-    from ..tasks.r2c2.pr_format import key_text, normalise_run_name
-
-    pool = Pool("r2c2-ac", None)
+# ------------------------------------------------------------------------------------ units ---
+def pool_units(task: Task, runs: Sequence[ParsedRun], files: Mapping[str, str], official: Mapping[str, Any],
+               team_of: Callable[[ParsedRun], str]) -> Tuple[Pool, Dict[str, int]]:
+    """A pool of units (Pooling.units; r2c2-ac: each distinct answer and each distinct nugget with its cited
+    passage): every unit of every run, no depth; the same item from several runs is judged once, with each run's
+    hit. files: run name -> the file it was read from (its units may cite files beside it); official: the
+    organiser's files the units cite (Pooling.read_official). Returns (pool, {run: units not pooled because they
+    cite nothing found})."""
+    pool = Pool(task.id, None)
     unresolved: Dict[str, int] = OrderedDict()
     for run in runs:
         if run.name in pool.teams:
             raise ConfigError("two runs are named %s; a pool needs distinct run names" % run.name)
         team = team_of(run)
         pool.teams[run.name] = team
-        unresolved[run.name] = 0
-        ac_run = run.data.run
-        pr_runs = pr_runs_of(run)
-        for qid, block in ac_run.blocks.items():
-            if not block.answered:
-                continue
-            answer = " ".join(block.answer.split())
-            unit = pool.add(qid, "%s:%s" % (ANSWER, text_hash(answer)), Hit(run.name, team, 0), answer)
-            unit.extra.setdefault("unit", ANSWER)
-            for nugget in block.nuggets:
-                pr_name = normalise_run_name(nugget.pr_run, aliases)
-                pr_run = pr_runs.get(pr_name)
-                passage = pr_run.passage(qid, nugget.rank) if pr_run is not None else None
-                if passage is None:
-                    unresolved[run.name] += 1
-                    continue
-                cited = key_text(pr_run.key(qid, nugget.rank, "content"))
-                text = " ".join(nugget.text.split())
-                unit = pool.add(qid, "%s:%s::%s" % (NUGGET, cited, text_hash(text)),
-                                Hit(run.name, team, 0, (nugget.number, pr_name, nugget.rank)), text, passage.doc_id)
-                unit.extra.setdefault("unit", NUGGET)
-                unit.extra.setdefault("passage", passage.text)
+        units, unresolved[run.name] = task.pooling.units(run, files[run.name], official)
+        for unit in units:
+            pooled = pool.add(unit.topic, unit.item, Hit(run.name, team, 0, unit.ref), unit.text, unit.document)
+            for column, value in unit.cells:
+                pooled.extra.setdefault(column, value)
     return pool, unresolved
 
 

@@ -17,7 +17,7 @@ from typing import List
 
 from ..campaign.agreement import agreement
 from ..campaign.judgements import RESOLUTIONS, read_judgements
-from ..campaign.pool import POOLED_TASKS
+from ..campaign.pool import pooled_tasks
 from ..campaign.reference_folder import write_reference
 from ..errors import EXIT_CONFIG, EXIT_OK, ConfigError
 from ..numeric import json_loads
@@ -32,7 +32,7 @@ def run(argv: List[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="example:\n  runscore judgements --task temporalia-tir --pool pool/pool.tsv "
                                             "alice.tsv bob.tsv --resolve max -o reference/")
-    parser.add_argument("--task", required=True, choices=POOLED_TASKS)
+    parser.add_argument("--task", required=True, choices=pooled_tasks())
     parser.add_argument("--pool", required=True, help="the pool.tsv written by `runscore pool`")
     parser.add_argument("sheets", nargs="+", metavar="SHEET")
     parser.add_argument("-o", "--output", required=True, help="the reference folder to write (new or empty)")

@@ -42,9 +42,10 @@ from ..campaign.downloads import CampaignInputs, Rules, read_campaign
 from ..campaign.identity import Window, parse_time
 from ..campaign.safe_output import neutralise_cell
 from ..campaign.sheet import LABEL, write_sheet
-from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostics
+from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
 from ..tasks import get_task
 from ..tasks.base import submission_scope
+from ..tasks.pooling import Pooling, text_hash
 
 NAME = "pool"
 HELP = "build the depth-k pool of a campaign's formal runs as an assessment sheet (pool.tsv, pages)"
@@ -146,7 +147,7 @@ def run(argv: List[str]) -> int:
                                             "--batch-size 100 --assessors ann,ben,cy --overlap 1\n"
                                             "(--collection takes every path up to the next option: give the "
                                             "submissions before it)")
-    parser.add_argument("--task", required=True, choices=pooling.POOLED_TASKS)
+    parser.add_argument("--task", required=True, choices=pooling.pooled_tasks())
     parser.add_argument("--depth", type=int, help="pool depth k: ranks 1..k of each run (r2c2-ac: not used, "
                         "every answer and nugget is an assessment unit)")
     parser.add_argument("sources", nargs="+", metavar="RUN_OR_SUBMISSION")
@@ -165,14 +166,14 @@ def run(argv: List[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return EXIT_OK if exc.code == 0 else EXIT_CONFIG
-    if args.task != "r2c2-ac" and args.depth is None:
+    task = get_task(args.task)
+    if task.pooling.ranked and args.depth is None:
         raise ConfigError("--depth K is required for task %s" % args.task)
     if args.runs_per_team is not None and args.runs_per_team < 1:
         raise ConfigError("--runs-per-team must be at least 1")
     if os.path.exists(os.path.join(args.output, POOL_FILE)):
         raise ConfigError("%s already holds a pool; write a new pool to a new folder (two pool files of one "
                           "campaign are how assessments go to the wrong documents)" % args.output)
-    task = get_task(args.task)
     rules = identity_rules(args, args.runs_per_team)
     reference = None
     if args.ref:
@@ -209,24 +210,24 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     teams = OrderedDict((taken.label, taken.owner) for taken in found.runs)
     runs = [replace(taken.run, name=taken.label) for taken in found.runs]
     unresolved: Dict[str, int] = {}
-    official: Optional[Dict] = None           # r2c2-ac: the official PR runs, copied into DIR/pr_runs/
-    if task.id == "r2c2-ac":
-        official = read_pr_runs(args.pr_runs)
-        files = {taken.label: taken.path for taken in found.runs}
-        pool, unresolved = pooling.assessment_units(runs, lambda r: pr_runs_beside(files[r.name], official),
-                                                    lambda r: teams[r.name])
-    else:
+    form = task.pooling
+    official: Dict = {}          # the organiser's files the units cite (r2c2-ac: PR runs), kept in the pool folder
+    if form.ranked:
         pool = pooling.build_pool(task, runs, args.depth, options, lambda r: teams[r.name])
-    columns = sheet_columns(pool)
-    rows = list(sheet_rows(pool, args.order, args.seed)) if assessing[0] is not None else None
+    else:
+        official = form.read_official(args.pr_runs)
+        files = {taken.label: taken.path for taken in found.runs}
+        pool, unresolved = pooling.pool_units(task, runs, files, official, lambda r: teams[r.name])
+    columns = sheet_columns(form, pool)
+    rows = list(sheet_rows(form, pool, args.order, args.seed)) if assessing[0] is not None else None
     prepared = prepare(task, columns, rows, assessing[0], assessing[1]) if assessing[0] is not None else None
     not_blind = task.assessment.not_blind(options) if prepared is not None else None
     if not_blind:
         where = os.path.join(args.ref, "task.yaml") if os.path.isdir(args.ref) else args.ref   # options come from it
         print("%s: warning: %s" % (where, not_blind), file=sys.stderr)
     os.makedirs(args.output, exist_ok=True)
-    if official is not None:
-        copy_pr_runs(official, args.output)
+    if form.official_folder:
+        copy_official(official, os.path.join(args.output, form.official_folder))
     copies = copy_runs(found, args.output)
     stats = statistics(pool, args, unresolved, copies, found.notes)
     with open(os.path.join(args.output, STATS_FILE), "w", encoding="utf-8") as handle:
@@ -239,7 +240,7 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     # last: its presence means complete; its rows made one at a time (as many as the pool's items) unless the pages
     # took them
     write_sheet(os.path.join(args.output, POOL_FILE), columns,
-                rows if rows is not None else sheet_rows(pool, args.order, args.seed))
+                rows if rows is not None else sheet_rows(form, pool, args.order, args.seed))
     print_summary(stats)
     if prepared is not None:
         print("\n".join(prepared.summary(args.output)))
@@ -251,71 +252,31 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     return EXIT_OK
 
 
-def read_pr_runs(paths: List[str]) -> Dict:
-    """The official PR runs AC nuggets cite (--pr-runs), by normalised name, read by the task's own reader; an
-    invalid one, or two files of one name, is the organiser's problem (exit 2)."""
-    from ..tasks.r2c2.pr_format import parse_pr_run
-
-    files = []
-    for path in paths:
-        if os.path.isdir(path):
-            files.extend(os.path.join(path, f) for f in sorted(os.listdir(path)) if not f.startswith("."))
-        elif os.path.isfile(path):
-            files.append(path)
-        else:
-            raise ConfigError("PR run %r does not exist" % path)
-    runs: Dict[str, object] = {}
-    for path in files:
-        diags = Diagnostics(path)
-        pr_run = parse_pr_run(path, path, diags)
-        if diags.has_errors:
-            raise ConfigError("PR run is invalid: %s" % diags.first_error(), path)
-        if pr_run.name in runs:
-            raise ConfigError("two official PR runs are named %s (%s and this file)" % (pr_run.name,
-                                                                                       runs[pr_run.name].path), path)
-        runs[pr_run.name] = pr_run
-    return runs
+def _has_text(form: Pooling, pool: pooling.Pool) -> bool:
+    return form.items_have_text or any(p.text is not None for items in pool.topics.values() for p in items.values())
 
 
-def pr_runs_beside(path: str, official: Dict) -> Dict:
-    """The PR runs the nuggets of the AC run in file `path` are resolved against, as the platform resolved them:
-    the official ones first, then the PR runs its own submission holds beside it (never another submission's)."""
-    from ..tasks.r2c2.passages import PassagePool, submission_pr_runs
-
-    beside = submission_pr_runs(path, path, Diagnostics(path), PassagePool(official))
-    merged = dict(beside)
-    merged.update(official)
-    return merged
+def sheet_columns(form: Pooling, pool: pooling.Pool) -> List[str]:
+    """The sheet's columns: the key, the runs' evidence the task's pool has (a ranked pool: rank sum and best
+    rank), the text when items carry one, the task's own cells, the label."""
+    columns = ["topic", "item", "runs"] + list(form.columns_after_runs) + ["run_names"]
+    columns += ["text_sha1", "text"] if _has_text(form, pool) else []
+    return columns + list(form.columns_after_text) + [LABEL]
 
 
-def _has_text(pool: pooling.Pool) -> bool:
-    return pool.task_id == "r2c2-ac" or any(p.text is not None for items in pool.topics.values()
-                                            for p in items.values())
-
-
-def sheet_columns(pool: pooling.Pool) -> List[str]:
-    ac = pool.task_id == "r2c2-ac"
-    columns = ["topic", "item", "runs"]
-    columns += ["unit"] if ac else ["rank_sum", "best_rank"]
-    columns += ["run_names"]
-    columns += ["text_sha1", "text"] if _has_text(pool) else []
-    columns += ["passage"] if ac else []
-    return columns + [LABEL]
-
-
-def sheet_rows(pool: pooling.Pool, order: str, seed: int):
+def sheet_rows(form: Pooling, pool: pooling.Pool, order: str, seed: int):
     """The sheet's rows, made one at a time, topic by topic in assessment order."""
-    ac = pool.task_id == "r2c2-ac"
-    has_text = _has_text(pool)
+    ranked = form.ranked
+    has_text = _has_text(form, pool)
     for topic in pool.topics:
         for pooled in pooling.order_items(pool.items(topic), order, seed, topic):
             runs, rank_sum, best_rank = pooled.summary()
             row = {"topic": topic, "item": pooled.item, "runs": str(len(runs)), "run_names": ",".join(runs),
                    LABEL: "", "document": pooled.document or ""}
-            if not ac:
+            if ranked:
                 row["rank_sum"], row["best_rank"] = str(rank_sum), str(best_rank)
             if has_text:
-                row.update(text_sha1=pooling.text_hash(pooled.text), text=pooled.text or "")
+                row.update(text_sha1=text_hash(pooled.text), text=pooled.text or "")
             row.update(pooled.extra)
             yield row
 
@@ -367,13 +328,13 @@ def write_table(path: str, rows: List[List[str]]) -> None:
         handle.write("".join("\t".join(neutralise_cell(escape(cell)) for cell in row) + "\n" for row in rows))
 
 
-def copy_pr_runs(pr_runs: Dict, output: str) -> None:
-    """r2c2-ac: the official PR runs (--pr-runs) the nuggets were resolved against first, in DIR/pr_runs/ (the
-    judgements' pr_runs; a submission's own copies stay beside its runs in DIR/runs/NN/)."""
-    folder = os.path.join(output, "pr_runs")
+def copy_official(official: Dict, folder: str) -> None:
+    """The organiser's files the units cite (--pr-runs: r2c2-ac's official PR runs, which its nuggets are resolved
+    against first), by name in the task's folder of the pool (Pooling.official_folder), read again by the task's
+    reference writer; a submission's own copies stay beside its runs in DIR/runs/NN/."""
     os.makedirs(folder, exist_ok=True)
-    for name, pr_run in pr_runs.items():
-        shutil.copyfile(pr_run.path, os.path.join(folder, name))
+    for name, found in official.items():
+        shutil.copyfile(found.path, os.path.join(folder, name))
 
 
 def statistics(pool: pooling.Pool, args, unresolved: Dict[str, int], copies: Dict[str, str],

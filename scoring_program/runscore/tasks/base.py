@@ -16,6 +16,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..errors import ConfigError, Diagnostics
 from .assessing import AssessmentForm
+from .pooling import Pooling
 from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describe_layout, layout_misses
 
 
@@ -80,6 +81,11 @@ class Column:
 
     key: the column's own part of the leaderboard key ([a-z0-9_]; the task id is prefixed to it); title: at
     most 36 characters; measure: the key of RunScores.measures it shows, when it is not `key` itself.
+    per_topic: the per-topic value whose mean over the topics is the measure, when the task reports it per topic
+    under another name (a topic's 0/1 `correct` is what accuracy averages); topics_ending: the measure is that
+    mean over the topics whose id ends so only (Temporalia's P@20 of one temporal class: subtopics 001p, 002p...).
+    The campaign report tests and bootstraps such a measure over those per-topic values, once it has checked that
+    each run's mean of them is the run's official value.
     """
 
     key: str
@@ -87,6 +93,8 @@ class Column:
     measure: str = ""
     sorting: str = "desc"
     precision: int = 4
+    per_topic: str = ""
+    topics_ending: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "measure", self.measure or self.key)     # frozen: set once, here
@@ -216,6 +224,10 @@ class Task:
     # What the campaign wing asks of a pooled task (tasks/assessing.py): label scales, where the judged text comes
     # from, the collection's encoding, topic ids. None: the task is not pooled for assessment.
     assessment: "Optional[AssessmentForm]" = None
+    # What the campaign wing asks of a pooled task (tasks/pooling.py): what is pooled (ranks 1..k of the task's
+    # rankings, or every unit of every run), how the labels become its reference folder, what a reference judges
+    # and how it loses a team's items. None: the task is not pooled (`runscore pool` does not offer it).
+    pooling: "Optional[Pooling]" = None
     # Suffixes a measure name takes in this task (ntcir1-adhoc: `map_rel1`, `map_rel2`); a typed name without one
     # (`map`, `AP`) means the first.
     measure_variants: Sequence[str] = ()

@@ -100,13 +100,13 @@ class DatasearchQa(Task):
                "default: a warning only)."),
     )
     columns = (
-        Column("exact_match", "Exact match"),
-        Column("macro_f1", "Macro F1 (word sets)"),
+        Column("exact_match", "Exact match", per_topic="em"),
+        Column("macro_f1", "Macro F1 (word sets)", per_topic="f1"),
         Column("exact_match_e", "Exact match (English)"),
         Column("exact_match_j", "Exact match (Japanese)"),
         Column("macro_f1_e", "Macro F1 (English)"),
         Column("macro_f1_j", "Macro F1 (Japanese)"),
-        Column("exact_match_squad", "Exact match (SQuAD normalised)"),
+        Column("exact_match_squad", "Exact match (SQuAD normalised)", per_topic="em_squad"),
         Column("squad11_f1", "SQuAD v1.1 F1 (bag of words)"),
     )
     per_topic_measures = ("em", "f1", "em_squad", "squad11_em", "squad11_f1")

@@ -8,7 +8,7 @@ import math
 import os
 import re
 from collections import OrderedDict
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
 from ..validate import record_schema
 from .assessing import AssessmentForm, LabelScale
+from .pooling import JudgedPool, Pooling, as_dicts, drop_items, write_lines
 from .base import (Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
 
@@ -70,6 +71,45 @@ class Reference:
         self.topics = topics
 
 
+# The labels each level counts as relevant when judgements become qrels (S, A, B, C: the assessment scale above).
+RELEVANT_LABELS = {"rel1": ("S", "A"), "rel2": ("S", "A", "B")}
+
+
+class NtcirPooling(Pooling):
+    """A depth-k pool of the rankings; the labels become `rel1` (S, A relevant) and `rel2` (S, A, B relevant),
+    `topic<TAB>grade<TAB>doc<TAB>0|1` as the NII files write them (specs/ntcir1-adhoc.md 1)."""
+
+    def write_reference(self, judged: JudgedPool, folder: str) -> Dict[str, Any]:
+        for level, relevant in RELEVANT_LABELS.items():
+            write_lines(os.path.join(folder, level), ["%s\t%s\t%s\t%d" % (topic, label, item, label in relevant)
+                                                      for (topic, item), label in judged.labels.items()])
+        return {"qrels": {"rel1": "rel1", "rel2": "rel2"}, "topics": judged.topics}
+
+    def judged(self, reference: "Reference") -> Dict[str, Dict[str, int]]:
+        """The relaxed level's qrels with the rigid level's items added: an item judged at either level is judged."""
+        out: Dict[str, Dict[str, int]] = {}
+        for level in LEVELS:
+            for topic, docs in as_dicts(reference.qrels[level]).items():
+                row = out.setdefault(topic, {})
+                for doc, grade in docs.items():
+                    row[doc] = max(row.get(doc, grade), grade)
+        return out
+
+    def relevant(self, reference: "Reference") -> Dict[str, Set[str]]:
+        """Relevant at the relaxed level (rel2)."""
+        threshold = reference.thresholds["rel2"]
+        return {topic: {doc for doc, grade in docs.items() if grade >= threshold}
+                for topic, docs in as_dicts(reference.qrels["rel2"]).items()}
+
+    def without(self, reference: "Reference", removed) -> "Reference":
+        if reference.qrels["rel1"] is reference.qrels["rel2"]:
+            shared = drop_items(reference.qrels["rel1"], removed)
+            qrels = {"rel1": shared, "rel2": shared}
+        else:
+            qrels = {level: drop_items(reference.qrels[level], removed) for level in LEVELS}
+        return Reference(qrels, dict(reference.thresholds), list(reference.topics))
+
+
 class NacsisRun:
     """topics: TopicRun per topic, or a columnar.ColumnarRun for a big run read by the fast path."""
 
@@ -102,6 +142,7 @@ class Ntcir1Adhoc(Task):
                "and warn.", ("error", "keep_first")),
     )
     assessment = ASSESSMENT
+    pooling = NtcirPooling()
     measure_variants = ("rel1", "rel2")     # rigid, then relaxed relevance: `map` means map_rel1
     # The seed sets no cap on a group's runs; a hidden phase scores at most three of a submission, as the seed's
     # own example of one group's submission has three result files (ntc1, ntc2, ntc3) and NTCIR's Temporalia

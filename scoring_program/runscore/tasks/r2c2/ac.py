@@ -23,6 +23,7 @@ from .assessed import (CHANGED_PARTS, UNCHECKED_LABELS, AssessedAC, answer_finge
 from .labels import Labels, read_labels, unused_labels
 from ...textfile import numbered_lines, read_text
 from ..assessing import RUN, AssessmentForm, LabelScale
+from . import ac_pool
 from ..base import (Column, public_note, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line,
                     read_task_yaml, reference_file)
 
@@ -198,8 +199,8 @@ class R2C2AC(Task):
     )
     columns = (
         Column("hmr", "HMR"),
-        Column("accuracy", "Accuracy (answered)"),
-        Column("mnp", "MNP (mean nugget precision)"),
+        Column("accuracy", "Accuracy (answered)", per_topic="correct"),
+        Column("mnp", "MNP (mean nugget precision)", per_topic="nugprec"),
         Column("r_o", "R_O (overconfidence reward)"),
         Column("r_u", "R_U (underconfidence reward)"),
         Column("auto_hmr", "HMR (auto judge, unofficial)"),
@@ -215,6 +216,7 @@ class R2C2AC(Task):
     # score and such a run is never shown above a judged one (docs/r2c2-ac.md).
     leaderboard_placeholder = -2.0
     assessment = ASSESSMENT
+    pooling = ac_pool.POOLING
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")
     count_measures = ("answered", "correct", "auto_correct")     # 1 or 0 per question

@@ -21,6 +21,7 @@ from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_te
 from ...textfile import numbered_lines, read_text
 from .assessed import CHANGED_PARTS, UNCHECKED_LABELS, read_assessed_pr_runs
 from ..assessing import RUN, AssessmentForm, LabelScale
+from ..pooling import JudgedPool, Pooling, drop_items, write_lines
 from ..base import (Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line, read_task_yaml,
                     reference_file)
 
@@ -58,6 +59,23 @@ class PRReference:
         self.excluded = excluded
         # run_rank mode: run name -> (qID, PassageRank) -> content key of the passage as it was assessed
         self.assessed = assessed
+
+
+class PRPooling(Pooling):
+    """A depth-k pool of the rankings (passages keyed as the qrels key them); the labels become `pr_qrels.tsv`,
+    `qID<TAB>passage_key<TAB>Lk` with a header (specs/r2c2.md 4.3)."""
+
+    def write_reference(self, judged: JudgedPool, folder: str) -> Dict[str, Any]:
+        write_lines(os.path.join(folder, "pr_qrels.tsv"), ["qID\tpassage_key\tLk"] +
+                    ["%s\t%s\t%s" % (topic, item, label) for (topic, item), label in judged.labels.items()])
+        return {"qrels": "pr_qrels.tsv", "topics": judged.topics}
+
+    def without(self, reference: PRReference, removed) -> PRReference:
+        """A question left without a relevant passage is left out, as the loader leaves it out."""
+        qrels = drop_items(reference.qrels, removed)
+        topics = [t for t in reference.topics if any(grade > 0 for grade in qrels.get(t, {}).values())]
+        excluded = list(reference.excluded) + [t for t in reference.topics if t not in topics]
+        return PRReference(qrels, topics, reference.gains, excluded, reference.assessed)
 
 
 def read_pr_qrels(path: str) -> Dict[str, Dict[str, int]]:
@@ -124,6 +142,7 @@ class R2C2PR(Task):
                                      "specs/r2c2.md: 65 questions, 64 scored; every PR run pooled to depth 20; the "
                                      "number of judged passages and the grade scale are not in the sources")
     assessment = ASSESSMENT
+    pooling = PRPooling()
 
     def team_of(self, run: ParsedRun) -> str:
         parsed = parse_run_name(run.name)

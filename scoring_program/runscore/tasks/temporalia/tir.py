@@ -22,6 +22,7 @@ from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, read_text
 from ...validate import record_schema
 from ..assessing import AssessmentForm, LabelScale
+from ..pooling import JudgedPool, Pooling, drop_items, write_lines
 from ..base import (PER_TOPIC, Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line,
                     read_task_yaml, reference_file)
 
@@ -97,6 +98,19 @@ class TirReference:
         return [s for s, docs in self.qrels.items() if any(level > 0 for level in docs.values())]
 
 
+class TirPooling(Pooling):
+    """A depth-k pool of the rankings; the labels become `qrels.txt`, NTCIREVAL `subtopic doc_id Lk`
+    (specs/temporalia.md 2.5)."""
+
+    def write_reference(self, judged: JudgedPool, folder: str) -> Dict[str, Any]:
+        write_lines(os.path.join(folder, "qrels.txt"), ["%s %s %s" % (topic, item, label)
+                                                        for (topic, item), label in judged.labels.items()])
+        return {"qrels": "qrels.txt", "options": {"qrels_format": "ntcir"}}
+
+    def without(self, reference: TirReference, removed) -> TirReference:
+        return TirReference(drop_items(reference.qrels, removed), reference.gains)
+
+
 class TirRun:
     """One run: per subtopic the (rank, line, doc_id) entries in file order."""
 
@@ -134,16 +148,17 @@ class TemporaliaTir(Task):
         Column("p20", "P@20"),
         Column("msndcg20", "MSnDCG@20"),
         Column("ndcg20_orig", "nDCG@20 (original)"),
-        Column("p20_past", "P@20 (past)"),
-        Column("p20_recency", "P@20 (recency)"),
-        Column("p20_future", "P@20 (future)"),
-        Column("p20_atemporal", "P@20 (atemporal)"),
+        Column("p20_past", "P@20 (past)", per_topic="p20", topics_ending="p"),
+        Column("p20_recency", "P@20 (recency)", per_topic="p20", topics_ending="r"),
+        Column("p20_future", "P@20 (future)", per_topic="p20", topics_ending="f"),
+        Column("p20_atemporal", "P@20 (atemporal)", per_topic="p20", topics_ending="a"),
     )
     per_topic_measures = tuple(MEASURES.values())
     hidden_reference = ReferenceSize(4578, 3, 200, "judged documents of 200 subtopics (L0, L1, L2)",
                                      "specs/temporalia.md section 2: 50 formal topics x 4 subtopics, 4,578 judged "
                                      "documents")
     assessment = ASSESSMENT
+    pooling = TirPooling()
 
     def team_of(self, run: ParsedRun) -> str:
         return run.data.group_id

@@ -77,7 +77,7 @@ class TemporaliaTqic(Task):
                "query (Proposed), or all four.", ("gold_classes", "all_classes")),
     )
     columns = (
-        Column("accuracy", "Accuracy"),
+        Column("accuracy", "Accuracy", per_topic="correct"),
         Column("macro_f1", "Macro F1"),
         Column("acc_past", "Accuracy (past)"),
         Column("acc_recency", "Accuracy (recency)"),

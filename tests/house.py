@@ -1,0 +1,193 @@
+"""The house of the package drawn from its code: its rooms (modules), the arrows between them (imports, also those
+inside functions, which are dependencies all the same), the arrows that climb back up the floors, and the circles.
+
+Why a script: "imports point down and never in a circle" (docs/architecture.md) is a claim anyone should be able to
+check in one command, and tests/test_layout.py holds the package to it. Run from the repository root:
+
+    python3 tests/house.py            # the figures: rooms, arrows, arrows climbing back, circles
+    python3 tests/house.py --list     # and every arrow that climbs back, every circle
+
+The floors, top first (a module may import its own floor or any floor below it):
+
+1. doors: the command line (`cli.py`, `__main__.py`, `commands/`), the Python API (`api.py`, `pytrec_eval*.py`,
+   `inmemory.py`) and the platform's entry (`codabench/entry.py`);
+2. wings: the platform (`codabench/`) and the campaign (`campaign/`), which serve the doors;
+3. stages: one submission judged and scored (`submission.py`, `pipeline.py`, `discover.py`, `report.py`,
+   `compare.py`, `ties.py`, `pipes.py`), used by every door and wing;
+4. tasks: the forms (`tasks/`), which the stages read;
+5. ranking: reading ranked lists, ranking and labelling (`ranking/`);
+6. measures (`measures/`);
+7. foundation: what every floor reads with (`errors.py`, `textfile.py`, `numeric.py`, `validate.py`,
+   `optional.py`, `__init__.py`).
+"""
+import ast
+import os
+import sys
+from typing import Dict, List, Set, Tuple
+
+PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program", "runscore")
+NAME = "runscore"
+
+# (floor, module or folder prefix), matched longest first; the floor numbers grow downwards.
+FLOORS: List[Tuple[int, str]] = [
+    (1, "cli"), (1, "__main__"), (1, "commands."), (1, "api"), (1, "pytrec_eval"), (1, "pytrec_eval_register"),
+    (1, "pytrec_eval_wheel"), (1, "inmemory"), (1, "codabench.entry"),
+    (2, "codabench."), (2, "campaign."),
+    (3, "submission"), (3, "pipeline"), (3, "discover"), (3, "report"), (3, "compare"), (3, "ties"), (3, "pipes"),
+    (4, "tasks."),
+    (5, "ranking."),
+    (6, "measures."),
+    (7, "errors"), (7, "textfile"), (7, "numeric"), (7, "validate"), (7, "optional"), (7, "__init__"),
+]
+FLOOR_NAMES = {1: "doors", 2: "wings", 3: "stages", 4: "tasks", 5: "ranking", 6: "measures", 7: "foundation"}
+
+
+def modules(package: str = PACKAGE) -> Dict[str, str]:
+    """Dotted name (relative to the package: `campaign.pool`, `tasks` for tasks/__init__.py) -> path."""
+    found = {}
+    for folder, subfolders, files in os.walk(package):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            parts = os.path.relpath(os.path.join(folder, name[:-3]), package).split(os.sep)
+            if parts[-1] == "__init__" and len(parts) > 1:
+                parts = parts[:-1]
+            found[".".join(parts)] = os.path.join(folder, name)
+    return found
+
+
+def floor_of(module: str) -> int:
+    """The floor of a module (the prefix that matches it longest); a module no prefix names is an error, so a new
+    folder is placed on a floor when it is made."""
+    best = None
+    for floor, prefix in FLOORS:
+        matches = module == prefix.rstrip(".") or (prefix.endswith(".") and module.startswith(prefix))
+        if matches and (best is None or len(prefix) > len(best[1])):
+            best = (floor, prefix)
+    if best is None:
+        raise KeyError("module %s is on no floor of tests/house.py" % module)
+    return best[0]
+
+
+def _resolve(module: str, is_package: bool, node: ast.AST, known: Set[str]) -> List[str]:
+    """The package's modules an import statement of `module` names (a name imported from a package that is itself
+    a module counts as that module)."""
+    out = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name == NAME or alias.name.startswith(NAME + "."):
+                target = alias.name[len(NAME) + 1:] if alias.name != NAME else "__init__"
+                out.append(target)
+        return [t for t in out if t in known]
+    assert isinstance(node, ast.ImportFrom)
+    if node.level == 0:
+        if node.module is None or not (node.module == NAME or node.module.startswith(NAME + ".")):
+            return []
+        base = node.module[len(NAME) + 1:] if node.module != NAME else ""
+    else:
+        parts = module.split(".") if module != "__init__" else []
+        here = parts if is_package else parts[:-1]
+        if node.level > 1:
+            here = here[:len(here) - (node.level - 1)]
+        base = ".".join(here + ([node.module] if node.module else []))
+    for alias in node.names:
+        candidate = "%s.%s" % (base, alias.name) if base else alias.name
+        if candidate in known:
+            out.append(candidate)
+        elif base in known:
+            out.append(base)
+        elif not base:
+            out.append("__init__")
+    return [t for t in out if t in known]
+
+
+def arrows(package: str = PACKAGE) -> Dict[str, Set[str]]:
+    """module -> the package's modules it imports (anywhere in its code)."""
+    found = modules(package)
+    known = set(found)
+    graph: Dict[str, Set[str]] = {}
+    for module, path in found.items():
+        tree = ast.parse(open(path, encoding="utf-8").read(), path)
+        is_package = os.path.basename(path) == "__init__.py"
+        targets: Set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                targets.update(_resolve(module, is_package, node, known))
+        targets.discard(module)
+        graph[module] = targets
+    return graph
+
+
+def climbing_back(graph: Dict[str, Set[str]]) -> List[Tuple[str, str]]:
+    """Every arrow from a module to one on a higher floor."""
+    return sorted((a, b) for a, targets in graph.items() for b in targets if floor_of(b) < floor_of(a))
+
+
+def circles(graph: Dict[str, Set[str]]) -> List[List[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iteratively): each holds at
+    least one circle of imports; none means there is none."""
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    on_stack: Set[str] = set()
+    stack: List[str] = []
+    groups: List[List[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return sorted(groups)
+
+
+def figures(package: str = PACKAGE) -> Dict[str, int]:
+    graph = arrows(package)
+    return {"rooms": len(graph), "arrows": sum(len(t) for t in graph.values()),
+            "arrows climbing back": len(climbing_back(graph)), "circles": len(circles(graph))}
+
+
+def main(argv: List[str]) -> int:
+    package = next((a for a in argv if not a.startswith("-")), PACKAGE)
+    graph = arrows(package)
+    for name, value in figures(package).items():
+        print("%s: %d" % (name, value))
+    if "--list" in argv:
+        for a, b in climbing_back(graph):
+            print("climbs back: %s (%s) -> %s (%s)" % (a, FLOOR_NAMES[floor_of(a)], b, FLOOR_NAMES[floor_of(b)]))
+        for group in circles(graph):
+            print("circle: %s" % " <-> ".join(group))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
