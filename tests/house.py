@@ -4,8 +4,8 @@ inside functions, which are dependencies all the same), the arrows that climb ba
 Why a script: "imports point down and never in a circle" (docs/architecture.md) is a claim anyone should be able to
 check in one command, and tests/test_layout.py holds the package to it. Run from the repository root:
 
-    python3 tests/house.py            # the figures: rooms, arrows, arrows climbing back, circles
-    python3 tests/house.py --list     # and every arrow that climbs back, every circle
+    python3 tests/house.py            # the figures: rooms, arrows, arrows climbing back, circles, task-id branches
+    python3 tests/house.py --list     # and every arrow that climbs back, every circle, every task-id branch
 
 The floors, top first (a module may import its own floor or any floor below it):
 
@@ -15,9 +15,10 @@ The floors, top first (a module may import its own floor or any floor below it):
 3. stages: one submission judged and scored (`submission.py`, `pipeline.py`, `discover.py`, `report.py`,
    `compare.py`, `ties.py`, `pipes.py`), used by every door and wing;
 4. tasks: the forms (`tasks/`), which the stages read;
-5. ranking: reading ranked lists, ranking and labelling (`ranking/`);
-6. measures (`measures/`);
-7. foundation: what every floor reads with (`errors.py`, `textfile.py`, `numeric.py`, `validate.py`,
+5. kernels: reading ranked lists, ranking and labelling (`ranking/`) and the measures (`measures/`), one floor:
+   the measures read the labelled rankings of `ranking/label.py` and the columns of `ranking/columnar_run.py`,
+   and `ranking/rankeval.py` and the fast path rank, label and measure with them, never in a circle;
+6. foundation: what every floor reads with (`errors.py`, `textfile.py`, `numeric.py`, `validate.py`,
    `optional.py`, `__init__.py`).
 """
 import ast
@@ -34,12 +35,11 @@ FLOORS: List[Tuple[int, str]] = [
     (1, "pytrec_eval_wheel"), (1, "inmemory"), (1, "codabench.entry"),
     (2, "codabench."), (2, "campaign."),
     (3, "submission"), (3, "pipeline"), (3, "discover"), (3, "report"), (3, "compare"), (3, "ties"), (3, "pipes"),
-    (4, "tasks."),
-    (5, "ranking."),
-    (6, "measures."),
-    (7, "errors"), (7, "textfile"), (7, "numeric"), (7, "validate"), (7, "optional"), (7, "__init__"),
+    (4, "tasks"), (4, "tasks."),
+    (5, "ranking."), (5, "measures."),
+    (6, "errors"), (6, "textfile"), (6, "numeric"), (6, "validate"), (6, "optional"), (6, "__init__"),
 ]
-FLOOR_NAMES = {1: "doors", 2: "wings", 3: "stages", 4: "tasks", 5: "ranking", 6: "measures", 7: "foundation"}
+FLOOR_NAMES = {1: "doors", 2: "wings", 3: "stages", 4: "tasks", 5: "kernels", 6: "foundation"}
 
 
 def modules(package: str = PACKAGE) -> Dict[str, str]:
@@ -170,22 +170,80 @@ def circles(graph: Dict[str, Set[str]]) -> List[List[str]]:
     return sorted(groups)
 
 
-def figures(package: str = PACKAGE) -> Dict[str, int]:
+# ---------------------------------------------------------------------------------------- task ids ---
+# Names under which code holds a task's id: `task.id`, `run.task_id`, `args.task`, a variable `task_id`.
+_ID_ATTRIBUTES = {"id", "task_id", "task"}
+_ID_NAMES = {"task_id"}
+
+
+def _is_task_id(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr in _ID_ATTRIBUTES) or \
+        (isinstance(node, ast.Name) and node.id in _ID_NAMES)
+
+
+def _strings(node: ast.AST) -> bool:
+    """A string constant, or a tuple, list or set of them."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and bool(node.elts) and all(_strings(e) for e in node.elts)
+
+
+def task_id_branches(task_ids: Set[str], package: str = PACKAGE) -> List[Tuple[str, int, str]]:
+    """Where code outside the task forms (tasks/, which holds the registry) chooses by a task's id: (module, line,
+    what). Read from the syntax tree, so no spelling or line break hides one:
+
+    * a task id written as a string anywhere (`"r2c2-ac"`, a tuple of ids, a dict keyed by ids);
+    * an id (`task.id`, `task_id`, `args.task`) compared with a string (`==`, `!=`, `in`, `not in`), or
+      asked `startswith` / `endswith` one.
+
+    A task's id may still be compared with another task's id (finding a task by its id), and printed."""
+    found = []
+    for module, path in modules(package).items():
+        if module == "tasks" or module.startswith("tasks."):
+            continue
+        tree = ast.parse(open(path, encoding="utf-8").read(), path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in task_ids:
+                found.append((module, node.lineno, "the task id %r written out" % node.value))
+            elif isinstance(node, ast.Compare):
+                sides = [node.left] + list(node.comparators)
+                if any(_is_task_id(a) for a in sides) and any(_strings(a) for a in sides):
+                    found.append((module, node.lineno, "a task id compared with a string"))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("startswith", "endswith") and _is_task_id(node.func.value):
+                found.append((module, node.lineno, "a task id asked %s" % node.func.attr))
+    return sorted(set(found))
+
+
+def registered_task_ids() -> Set[str]:
+    sys.path.insert(0, os.path.dirname(PACKAGE))
+    from runscore.tasks import all_tasks
+
+    return {task.id for task in all_tasks()}
+
+
+def figures(package: str = PACKAGE, task_ids: Set[str] = frozenset()) -> Dict[str, int]:
     graph = arrows(package)
-    return {"rooms": len(graph), "arrows": sum(len(t) for t in graph.values()),
-            "arrows climbing back": len(climbing_back(graph)), "circles": len(circles(graph))}
+    out = {"rooms": len(graph), "arrows": sum(len(t) for t in graph.values()),
+           "arrows climbing back": len(climbing_back(graph)), "circles": len(circles(graph))}
+    if task_ids:       # counted by line: `if task.id == "x"` is one branch, however it is found
+        out["task-id branches outside tasks/"] = len({(m, line) for m, line, _ in task_id_branches(task_ids, package)})
+    return out
 
 
 def main(argv: List[str]) -> int:
     package = next((a for a in argv if not a.startswith("-")), PACKAGE)
     graph = arrows(package)
-    for name, value in figures(package).items():
+    task_ids = registered_task_ids()
+    for name, value in figures(package, task_ids).items():
         print("%s: %d" % (name, value))
     if "--list" in argv:
         for a, b in climbing_back(graph):
             print("climbs back: %s (%s) -> %s (%s)" % (a, FLOOR_NAMES[floor_of(a)], b, FLOOR_NAMES[floor_of(b)]))
         for group in circles(graph):
             print("circle: %s" % " <-> ".join(group))
+        for module, line, what in task_id_branches(task_ids, package):
+            print("task-id branch: %s:%d: %s" % (module, line, what))
     return 0
 
 

@@ -383,10 +383,8 @@ def assign_tasks(candidates: Sequence[Candidate], tasks: Sequence) -> Tuple[List
 
 def accepts(task, candidate: Candidate) -> bool:
     """Does the task accept the file by its format rules alone (no error; warnings allowed)?"""
-    from .pipeline import check_file     # here: the parsers import every task's readers
-
-    options = task.resolve_options({}, "defaults")
-    return not check_file(task, candidate.path, candidate.display, None, options, 1, False).diags.has_errors
+    _runs, diags = task.read_file(candidate.path, candidate.display, None, task.resolve_options({}, "defaults"), 1)
+    return not diags.has_errors
 
 
 def _layout_of(path: str) -> str:

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .discover import Candidate, accepts, read_head
 from .errors import ERROR, WARNING, ConfigError, Diagnostic, Diagnostics, RunError
 from .tasks.base import FULL, ParsedRun, RunScores, Task, read_task_yaml, short_repr
 
@@ -114,12 +115,7 @@ def check_file(task: Task, path: str, display: str, reference: Optional[LoadedRe
     """Parse and check one run file; never raises for a bad run (the problem becomes a diagnostic).
     name_other_task: say when the file looks like a run of another task (off when testing whether a task accepts
     a file, discover.accepts)."""
-    diags = Diagnostics(display, max_errors)
-    runs: List[ParsedRun] = []
-    try:
-        runs = task.parse(path, display, diags, reference.data if reference else None, options)
-    except RunError as exc:
-        diags.add(exc.diagnostic)
+    runs, diags = task.read_file(path, display, reference.data if reference else None, options, max_errors)
     if name_other_task:
         _say_other_task(task, path, display, diags)
     runs = runs if not diags.has_errors else []
@@ -140,8 +136,6 @@ def _say_other_task(task: Task, path: str, display: str, diags: Diagnostics) -> 
     """When the file looks like a run of another task and not of this one, say which, whatever its name (issue
     23): with the errors it causes (an error), or beside the warnings of a task that reads it anyway (a warning).
     Said once: a task's own layout check (Task.wrong_layout) may have said it already."""
-    from .discover import Candidate, accepts, read_head     # here: discover imports this module's callers
-
     if any("looks like a run of task" in d.message for d in diags.sorted_items()):
         return
     try:

@@ -517,15 +517,17 @@ def starting_kit_files(root: str, tasks: Sequence[Task]) -> Dict[str, str]:
     return files
 
 
-def kit_note(task: Task) -> str:
+def kit_note(task: Task, readme: str = "") -> str:
     """The first lines of a competition's kit README: the kit is one task's, and the README's worked examples
-    (written for every task of the repository) take that task's id."""
+    (written for every task of the repository, with the task the first `--task` of `readme` names) take that
+    task's id."""
     note = ("> **This starting kit is the one of the `%s` competition**: it holds that task's sample submission "
             "(`sample_submission/%s/`), sample reference data (`reference_data/%s/`), schema and baselines."
             % (task.id, task.id, task.id))
-    if task.id != "ntcir1-adhoc":
-        note += (" The examples below use `ntcir1-adhoc`; with this kit, write `--task %s` and "
-                 "`reference_data/%s`." % (task.id, task.id))
+    example = re.search(r"--task ([a-z0-9][a-z0-9-]*)", readme)
+    if example is not None and example.group(1) != task.id:
+        note += (" The examples below use `%s`; with this kit, write `--task %s` and `reference_data/%s`."
+                 % (example.group(1), task.id, task.id))
     return note + "\n\n"
 
 
@@ -648,7 +650,7 @@ def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
     kit = _read(starting_kit_files(plan.root, plan.tasks))
     if "README.md" in kit:
         title, _, rest = str(kit["README.md"], "utf-8").partition("\n\n")
-        kit["README.md"] = ("%s\n\n%s%s" % (title, kit_note(plan.task), rest)).encode("utf-8")
+        kit["README.md"] = ("%s\n\n%s%s" % (title, kit_note(plan.task, rest), rest)).encode("utf-8")
     if not v1:
         members = generated_files(plan)
         for prefix, files in (("scoring_program/", program), ("reference_data/", reference),

@@ -10,55 +10,24 @@ import shutil
 import signal
 import sys
 import tempfile
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence
 
 from .. import __version__
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
-from ..pipeline import CheckedFile, LoadedReference, RunQueue, leaderboard_run, load_reference
+from ..pipeline import CheckedFile, RunQueue, leaderboard_run
 from ..pipes import readers_may_leave
 from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..submission import examine
-from ..tasks import all_tasks, get_task
-from ..tasks.base import FULL, Task, read_task_yaml, submission_scope
+from ..tasks.base import FULL, Task, submission_scope
 from . import disclosure, worker_data
 from .receipt import receipt_line, receipt_table, receipts_of, team_of_run
+from .references import phase_references
 
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
 # The comparison section tests every pair of the runs it shows: only the best runs by the primary measure are
 # compared, so its cost and size stay bounded whatever the number of runs (docs/limits.md).
 MAX_COMPARED_RUNS = 10
-
-
-def task_references(ref_dir: str, data_dir: Optional[str] = None) -> Dict[str, LoadedReference]:
-    """The tasks this competition scores: ref/<task-id>/ folders, or ref/ itself if its task.yaml names one. A
-    folder whose task.yaml points to data on the organiser's worker (codabench/worker_data.py) is read there, in
-    `data_dir`, once its files match the fingerprints."""
-    return _phase_references(ref_dir, data_dir)[0]
-
-
-def _phase_references(ref_dir: str, data_dir: Optional[str]) -> Tuple[Dict[str, LoadedReference], bool]:
-    """task_references, and whether any of them is kept on the worker."""
-    if not os.path.isdir(ref_dir):
-        raise ConfigError("reference folder %s does not exist (was reference_data uploaded?)" % ref_dir)
-    own = read_task_yaml(ref_dir).get("task")
-    folders = [(get_task(own), ref_dir)] if own else [(task, os.path.join(ref_dir, task.id)) for task in all_tasks()
-                                                       if os.path.isdir(os.path.join(ref_dir, task.id))]
-    if not folders:
-        raise ConfigError("no task folder in %s; expected one or more of %s"
-                          % (ref_dir, ", ".join(t.id for t in all_tasks())))
-    loaded, on_worker = {}, False
-    for task, folder in folders:
-        config = read_task_yaml(folder)
-        where = os.path.join(folder, "task.yaml")
-        pointer = worker_data.pointer_of(config, where)
-        on_worker = on_worker or pointer is not None
-        data = worker_data.resolve(pointer, data_dir, where) if pointer is not None else folder
-        reference = load_reference(task, data)
-        # The phase's disclosure level: the zip's task.yaml says it (hidden unless it says full).
-        reference.detail = disclosure.level_of(config, where)
-        loaded[task.id] = reference
-    return loaded, on_worker
 
 
 def refuse_programs(res_dir: str) -> None:
@@ -105,7 +74,7 @@ def run(input_dir: str, output_dir: str) -> int:
     remove_old_scores(output_dir)
     page = os.path.join(output_dir, DETAILED)
     atomic_write(page, detailed_html("Scoring in progress", [], "started"))
-    references, on_worker = _phase_references(os.path.join(input_dir, "ref"), worker_data.data_folder_of(input_dir))
+    references, on_worker = phase_references(os.path.join(input_dir, "ref"), worker_data.data_folder_of(input_dir))
     res_dir = os.path.join(input_dir, "res")
     if not os.path.isdir(res_dir):
         raise RunError("the submission is empty (no input/res folder)")

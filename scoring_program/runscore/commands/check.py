@@ -49,7 +49,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _tasks_and_references(args):
-    from ..codabench.entry import task_references
+    from ..codabench.references import task_references
     from ..tasks import all_tasks, get_task
 
     if args.ref:

@@ -49,6 +49,9 @@ def all_tasks() -> List[Task]:
     return list(_load().values())
 
 
+Task.registered = staticmethod(all_tasks)       # what a form asks to name the task a file belongs to instead
+
+
 def _module_named_after(task_id: str) -> Optional[str]:
     """The module a task id names: `tasks/<id>.py` (ntcir1-adhoc -> ntcir1_adhoc) or, for a campaign package,
     `tasks/<campaign>/<rest>.py` (r2c2-pr -> r2c2.pr), or None."""

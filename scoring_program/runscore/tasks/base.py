@@ -12,9 +12,9 @@ from functools import lru_cache
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from ..errors import ConfigError, Diagnostics
+from ..errors import ConfigError, Diagnostics, RunError
 from .assessing import AssessmentForm
 from .pooling import Pooling
 from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describe_layout, layout_misses
@@ -232,6 +232,10 @@ class Task:
     # (`map`, `AP`) means the first.
     measure_variants: Sequence[str] = ()
 
+    # Every task of the registry, handed in by the registry (tasks/__init__.py) when it loads: a form names the other
+    # task that claims a file (wrong_layout), and a form cannot import the registry, which imports every form.
+    registered: Callable[[], Sequence["Task"]] = staticmethod(lambda: ())
+
     # ---------------------------------------------------------------------------- discovery ---
     def claims_name(self, basename: str) -> bool:
         return bool(self.name_pattern) and re.fullmatch(self.name_pattern, basename) is not None
@@ -311,10 +315,8 @@ class Task:
         return True
 
     def _other_task_claiming(self, text: str) -> "Optional[Task]":
-        from . import all_tasks     # here: the registry imports every task module
-
         head = text[:4096]
-        for task in all_tasks():
+        for task in Task.registered():
             if task.id != self.id and task.sniff(head):
                 return task
         return None
@@ -348,6 +350,18 @@ class Task:
         (checking without reference data: only the rules that need no reference apply), or what
         public_reference gave (a hidden phase)."""
         raise NotImplementedError
+
+    def read_file(self, path: str, display: str, reference: Any, options: Dict[str, Any],
+                  max_errors: int = 50) -> Tuple[List[ParsedRun], Diagnostics]:
+        """parse() with what it finds collected, never raised: the runs it gave and the diagnostics (a RunError
+        from a reader becomes one). A file is valid for this task when the diagnostics hold no error."""
+        diags = Diagnostics(display, max_errors)
+        runs: List[ParsedRun] = []
+        try:
+            runs = self.parse(path, display, diags, reference, options)
+        except RunError as exc:
+            diags.add(exc.diagnostic)
+        return runs, diags
 
     def public_reference(self, reference: Any) -> Any:
         """What of a loaded reference the participants are given anyway to write their runs (the official topic or

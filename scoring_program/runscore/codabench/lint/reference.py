@@ -35,7 +35,7 @@ class ReferenceRules(LinterBase):
         tmp = tempfile.mkdtemp(prefix="runscore-lint-")
         try:
             reference.extract(tmp)
-            from ..entry import task_references
+            from ..references import task_references
 
             if self._on_worker(tmp, label, where):
                 return
