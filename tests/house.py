@@ -70,6 +70,17 @@ def floor_of(module: str) -> int:
     return best[0]
 
 
+_TREES: Dict[Tuple[str, float], ast.AST] = {}
+
+
+def _tree(path: str) -> ast.AST:
+    """A module's syntax tree, parsed once while the file is unchanged (the figures and the scan read the same)."""
+    key = (path, os.path.getmtime(path))
+    if key not in _TREES:
+        _TREES[key] = ast.parse(open(path, encoding="utf-8").read(), path)
+    return _TREES[key]
+
+
 def _resolve(module: str, is_package: bool, node: ast.AST, known: Set[str]) -> List[str]:
     """The package's modules an import statement of `module` names (a name imported from a package that is itself
     a module counts as that module)."""
@@ -108,7 +119,7 @@ def arrows(package: str = PACKAGE) -> Dict[str, Set[str]]:
     known = set(found)
     graph: Dict[str, Set[str]] = {}
     for module, path in found.items():
-        tree = ast.parse(open(path, encoding="utf-8").read(), path)
+        tree = _tree(path)
         is_package = os.path.basename(path) == "__init__.py"
         targets: Set[str] = set()
         for node in ast.walk(tree):
@@ -201,8 +212,7 @@ def task_id_branches(task_ids: Set[str], package: str = PACKAGE) -> List[Tuple[s
     for module, path in modules(package).items():
         if module == "tasks" or module.startswith("tasks."):
             continue
-        tree = ast.parse(open(path, encoding="utf-8").read(), path)
-        for node in ast.walk(tree):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in task_ids:
                 found.append((module, node.lineno, "the task id %r written out" % node.value))
             elif isinstance(node, ast.Compare):

@@ -7,6 +7,9 @@ import ast
 import os
 import re
 
+import pytest
+
+import house
 from conftest import ROOT
 
 PACKAGE = os.path.join(ROOT, "scoring_program", "runscore")
@@ -72,3 +75,68 @@ def test_ranking_and_measures_never_import_a_command():
             source = open(os.path.join(PACKAGE, wing, name), encoding="utf-8").read()
             imports = [line for line in source.splitlines() if re.match(r"\s*(from|import)\s", line)]
             assert not [line for line in imports if "commands" in line], (wing, name, imports)
+
+
+# ------------------------------------------------------------------------------------ the house's figures ---
+def test_every_module_is_on_a_floor():
+    """tests/house.py places each module on a floor by its folder or name: a new folder is placed when it is made."""
+    for module in house.modules():
+        house.floor_of(module)          # KeyError names the module on no floor
+
+
+def test_no_import_circle_and_at_most_two_imports_climb_back():
+    """Imports point down the floors (docs/architecture.md) and never in a circle, lazy imports included: a circle
+    means neither module can be understood, tested or moved without the other."""
+    graph = house.arrows()
+    assert house.circles(graph) == []
+    assert len(house.climbing_back(graph)) <= 2, house.climbing_back(graph)
+
+
+def test_the_house_script_finds_circles_and_imports_that_climb_back(tmp_path):
+    """The figures are those of the code: a package with a lazy circle and a stage importing a door is seen so."""
+    package = tmp_path / "runscore"
+    (package / "commands").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "commands" / "__init__.py").write_text("")
+    (package / "commands" / "go.py").write_text("from ..pipeline import run\n")
+    (package / "pipeline.py").write_text("def run():\n    from . import discover\n\n\nfrom .commands import go\n")
+    (package / "discover.py").write_text("def accepts():\n    from .pipeline import run\n")
+    graph = house.arrows(str(package))
+    assert house.circles(graph) == [["commands.go", "discover", "pipeline"]]
+    assert ("pipeline", "commands.go") in house.climbing_back(graph)
+
+
+# ------------------------------------------------------------------------------------ task ids ---
+def test_no_task_id_dispatch_outside_the_task_forms():
+    """The campaign wing, the platform and the stages ask the task's form, never which task it is: no task id is
+    written out, and no id is compared with a string, outside tasks/ (which holds the registry)."""
+    found = house.task_id_branches(house.registered_task_ids())
+    assert found == [], "\n".join("%s:%d: %s" % f for f in found)
+
+
+@pytest.mark.parametrize("code", [
+    'def f(task):\n    if task.id == "r2c2-ac":\n        return 1\n',
+    "def f(task):\n    if (task\n            .id\n            != 'r2c2-ac'):\n        return 1\n",
+    'def f(pool):\n    return pool.task_id in ("x", "y")\n',
+    'def f(args):\n    return "r2c2" not in args.task\n',
+    'def f(task_id):\n    return task_id.startswith("r2c2")\n',
+    'WRITERS = {"r2c2-ac": 1}\n',
+    'def f(task):\n    return {"x": 1}.get(task.id) or "" "r2c2-ac"\n',
+])
+def test_the_scan_finds_a_task_id_branch_however_it_is_written(tmp_path, code):
+    package = tmp_path / "runscore"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "wing.py").write_text(code)
+    assert [module for module, _line, _what in house.task_id_branches({"r2c2-ac"}, str(package))] != []
+
+
+def test_the_scan_leaves_ids_compared_with_ids_and_the_forms_alone(tmp_path):
+    package = tmp_path / "runscore"
+    (package / "tasks").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "tasks" / "__init__.py").write_text('ORDER = ["r2c2-ac"]\n')
+    (package / "wing.py").write_text('"""Pools r2c2-ac\'s units."""\ndef f(task, tasks, ref):\n'
+                                     '    print("task %s" % task.id)\n'
+                                     '    return [t for t in tasks if t.id == task.id] or ref.task.id != task.id\n')
+    assert house.task_id_branches({"r2c2-ac"}, str(package)) == []
