@@ -1,6 +1,6 @@
 """Benchmark of submissions with many files: score.py on N = 100, 1,000 and 10,000 tiny run files.
 
-Why: issue 16 found submissions whose cost grew with the square of their file count (every pair of runs
+Why: hostile testing found submissions whose cost grew with the square of their file count (every pair of runs
 compared; every PR run re-parsed for every AC run beside it), so that a 200 KB submission could pass
 Codabench's 600 s limit. This measures score.py as Codabench runs it, as its own process on the shipped sample
 reference data, for two tasks: ntcir1-adhoc (tiny NACSIS runs) and r2c2-ac (tiny AC runs of distinct teams

@@ -1,5 +1,5 @@
 """The shape table: runscore against trec_eval 9.0.8 -O2 and pytrec-eval-terrier on every shape of input users
-really have, each shape paired in one run (issue 26).
+really have, each shape paired in one run.
 
 Why: `bench.py` measures one shape (clean, sorted, short ids). A promise of speed must hold for 300-byte ids,
 non-ASCII ids, CRLF, space-separated fields, lines in random order, a big qrels file with a small run, many small
@@ -15,7 +15,7 @@ recorded with the table.
     python benchmarks/shapes.py --markdown table.md   # also write the table as Markdown
     python benchmarks/shapes.py --update-docs         # also put it into README.md and docs/performance.md
 
-Targets (issue 26), wall time of the pair: every file shape <= 1.0 x trec_eval -O2, clean 1M <= 0.8 x, clean 5M
+Targets, wall time of the pair: every file shape <= 1.0 x trec_eval -O2, clean 1M <= 0.8 x, clean 5M
 <= 0.35 x, peak memory <= trec_eval's from 1M lines up, every shape within 1.5 x of the clean run of its size;
 in memory <= 0.7 x pytrec_eval at 1M and 5M pairs, <= 1.0 x at 5,000 x 100, on tiny inputs and with all_trec.
 """

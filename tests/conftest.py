@@ -171,7 +171,7 @@ def codabench_input(tmp_path, task_id, files):
 
 # Every unexpected exception of the scoring code (exit 2 "internal error, please report", errors.py) is logged to
 # this file, also from subprocesses (the environment is inherited); a test that produced one fails, whatever it
-# asserted about exit codes (issue 16: the test suite fails on any internal error).
+# asserted about exit codes (a crash that a test's exit code happened to match once went unseen).
 _INTERNAL_LOG = os.path.join(os.environ.get("TMPDIR", "/tmp"), "runscore-internal-%d.log" % os.getpid())
 os.environ["RUNSCORE_INTERNAL_ERROR_LOG"] = _INTERNAL_LOG
 

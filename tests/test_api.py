@@ -77,7 +77,7 @@ def five_team_reference(tmp_path):
     answers = ["run_id\tqID\tcorrect"] + ["%s\t%s\t%d" % (name[:-4], q, (i + k) % 2)
                                          for i, name in enumerate(TEAMS) for k, q in enumerate(TOPICS)]
     (ref / "answers.tsv").write_text("\n".join(answers) + "\n", encoding="utf-8")
-    (ref / "assessed").mkdir()      # the runs as assessed: replayed labels apply only to them (issue 16)
+    (ref / "assessed").mkdir()      # the runs as assessed: replayed labels apply only to them
     for i, name in enumerate(TEAMS):
         (ref / "assessed" / name).write_text(team_run(i), encoding="utf-8")
     (ref / "task.yaml").write_text(json.dumps({"task": "r2c2-ac", "topics": "topics.txt", "pr_runs": "pool",
@@ -87,7 +87,7 @@ def five_team_reference(tmp_path):
 
 
 def test_five_teams_r2c2_ac_runs_in_one_call(tmp_path):
-    """Issue 18: a researcher rescores several teams' official AC runs at once; the per-team cap of a platform
+    """A researcher rescores several teams' official AC runs at once; the per-team cap of a platform
     submission (4 AC runs) does not apply to that (submission_rules is off)."""
     ref = five_team_reference(tmp_path)
     result = api.score("r2c2-ac", str(ref), {name: team_run(i) for i, name in enumerate(TEAMS)})
@@ -107,8 +107,8 @@ def test_five_teams_r2c2_ac_runs_in_one_call(tmp_path):
 
 
 def test_submission_rules_apply_the_platforms_rules_on_request(tmp_path):
-    """submission_rules=True judges as the platform does (issues 22, 23): a submission is one team's and the cap
-    counts every run of it; off, a researcher scores five teams' runs in one call (issue 18)."""
+    """submission_rules=True judges as the platform does (one verdict at every door): a submission is one team's and the cap
+    counts every run of it; off, a researcher scores five teams' runs in one call."""
     ref = five_team_reference(tmp_path)
     five_teams = {name: team_run(i) for i, name in enumerate(TEAMS)}
     api.score("r2c2-ac", str(ref), five_teams)

@@ -120,7 +120,7 @@ def test_a_zip_over_the_size_limit_is_refused(tmp_path, monkeypatch):
 def test_too_many_entries(tmp_path, monkeypatch):
     monkeypatch.setattr(discover, "MAX_ZIP_MEMBERS", 50)
     archive = _zip(tmp_path / "sub.zip", [("f%d" % i, b"") for i in range(51)])
-    # refused by the end record's count, before zipfile reads the directory (issue 22)
+    # refused by the end record's count, before zipfile reads the directory
     with pytest.raises(RunError, match=r"zip holds 51 entries \(as its end record declares\), more than the "
                                        r"limit of 50"):
         safe_extract(archive, str(tmp_path), "sub.zip")

@@ -44,7 +44,7 @@ def test_zip_layout(bundle_zip):
         assert not any(p.startswith(".") or p in ("__pycache__", "tests", "run") for p in parts), name
         assert not name.endswith((".pyc", ".egg-info")), name
     assert {n.split("/")[1] for n in names if n.startswith("reference_data/")} == {FIRST.id}
-    # without --reference the formal phase collects runs: its folder is one task.yaml saying so (issue 24)
+    # without --reference the formal phase collects runs: its folder is one task.yaml saying so
     assert [n for n in names if n.startswith("reference_data_formal/")] == \
         ["reference_data_formal/%s/task.yaml" % FIRST.id]
     with zipfile.ZipFile(bundle_zip) as archive:
@@ -70,7 +70,7 @@ def test_leaderboard_columns_follow_the_registry(bundle_zip):
     assert competition["version"] == 2 and competition["docker_image"] == "codalab/codalab-legacy:py39"
     assert competition["enable_detailed_results"] is True
     assert competition["leaderboards"][0]["submission_rule"] == "Force_Latest_Multiple"
-    # the dry run scores the sample data; without --reference the formal phase collects (issue 24)
+    # the dry run scores the sample data; without --reference the formal phase collects
     assert len(competition["tasks"]) == 2 and [p["tasks"] for p in competition["phases"]] == [[0], [1]]
     assert competition["tasks"][0]["reference_data"] == "reference_data/%s/" % FIRST.id
     assert competition["tasks"][1]["reference_data"] == "reference_data_formal/%s/" % FIRST.id
@@ -296,7 +296,7 @@ def test_titles_are_shortened_at_a_word_boundary(title, expected):
     assert shorten_title(title, MAX_TITLE) == expected and len(expected) <= MAX_TITLE
 
 
-# ----------------------------------------------------------------------------- submission limits (issue 22) ---
+# ------------------------------------------------------------------------------------- submission limits ---
 
 def test_formal_phase_takes_the_campaigns_submission_limits():
     """Per day and in all, from Task.formal_submissions (the seeds' run limits), else 5 / 100; the dry run 20 /

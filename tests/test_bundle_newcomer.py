@@ -1,4 +1,4 @@
-"""What a newcomer meets in the built competitions (issue 23): every page of every dist/<task>.zip is
+"""What a newcomer meets in the built competitions: every page of every dist/<task>.zip is
 self-contained (its links resolve in the bundle or are absolute public URLs, it cites no repository file, its
 tables keep their columns), each kit holds only its task's files, the leaderboard sorts every column by its
 measure's better direction, `make bundle REFERENCE=dir` writes nothing when a task folder is missing, and the

@@ -79,7 +79,7 @@ def test_a_good_multi_task_zip(tmp_path):
     score_out, _ = _same_as_score_py(tmp_path, submission, REFERENCE, out, code)
     for task_id in ("ntcir1-adhoc", "temporalia-tqic", "qqa23-mrc"):
         assert task_id in score_out
-    # without --task or --ref: as a competition would, and each competition scores one task (issue 23): every
+    # without --task or --ref: as a competition would, and each competition scores one task: every
     # file is still checked by its own task, and the message says which competition takes which file
     code, offline, err = run_cli("check", submission)
     assert code == 1 and _table(offline) == rows, offline
@@ -145,7 +145,7 @@ def test_one_competition_with_a_companion_and_other_tasks_runs(tmp_path):
     files.update(_sample_files("temporalia-tqic"))
     submission = _zip(tmp_path / "mixed.zip", files)
     code, out, err = run_cli("check", "--ref", os.path.join(REFERENCE, "r2c2-ac"), submission)
-    # the competition reads every file as its task's run, and says what the file looks like (issue 23)
+    # the competition reads every file as its task's run, and says what the file looks like
     assert code == 1 and _table(out)["tqic_sample"][:3] == ("r2c2-ac", "-", "invalid")
     assert ("tqic_sample: error: the file looks like a run of task temporalia-tqic, not of r2c2-ac; a run of "
             "r2c2-ac is a file named [TeamName]-AC-[RunNumber]") in out

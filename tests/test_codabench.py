@@ -163,7 +163,7 @@ def test_empty_submission_names_what_was_expected(tmp_path):
 def test_unrecognised_file_is_named(tmp_path):
     inp, out = layout(tmp_path, {"notes.txt": "hello world\n"})
     code, _, stderr = run_score_py(inp, out)
-    # a competition scores one task: every file is read as its run, and the task says what is wrong (issue 23)
+    # a competition scores one task: every file is read as its run, and the task says what is wrong
     assert code == 1 and "notes.txt:1: error: expected 6 TAB-separated fields" in stderr
 
 

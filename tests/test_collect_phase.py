@@ -1,4 +1,4 @@
-"""The collection phase (issue 24): a formal phase built without judgements checks every run as a scored phase
+"""The collection phase: a formal phase built without judgements checks every run as a scored phase
 does, gives a receipt naming each run's SHA-256 instead of scores, and finishes as Codabench requires."""
 import copy
 import hashlib

@@ -102,7 +102,7 @@ def test_runs_dir_compares_a_campaign_and_writes_a_figure(runs, tmp_path):
     assert any(t.startswith("0031: ") for t in titles)                 # a per-topic difference bar
     means = [c for c in svg.getElementsByTagName("circle") if c.getElementsByTagName("title")]
     assert len(means) == 3                                             # one mean per run
-    # a legend says what the marks mean (issue 23): the dot, the bars' colours, the dashed line, the band
+    # a legend says what the marks mean: the dot, the bars' colours, the dashed line, the band
     texts = " ".join(t.firstChild.data for t in svg.getElementsByTagName("text") if t.firstChild)
     for key in ("mean (dot) and its bootstrap CI (line)", "a topic where the first run scores higher",
                 "where the second run scores higher", "mean difference", "CI of the mean difference"):

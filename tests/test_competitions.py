@@ -1,4 +1,4 @@
-"""One competition per task, ranked as Codabench ranks it (issue 14).
+"""One competition per task, ranked as Codabench ranks it.
 
 Codabench orders a leaderboard's rows by the primary column, then every other column in index order (each a SQL
 Sum annotation), then submission time (src/apps/api/serializers/leaderboards.py, get_submissions). Its database
@@ -75,7 +75,7 @@ def codabench_order(rows, columns, primary_index=0):
 
 def test_the_simulation_ranks_an_empty_primary_cell_first():
     """The withdrawn layout (two tasks' columns on one leaderboard): a TQIC-only row, with no NTCIR-1 value,
-    is ranked above every NTCIR-1 row, as issue 14 found on Codabench."""
+    is ranked above every NTCIR-1 row, as Codabench's own code ranks it."""
     columns = [{"key": "ntcir1_adhoc_map_rel1", "index": 0}, {"key": "temporalia_tqic_accuracy", "index": 1}]
     rows = [(0, {"ntcir1_adhoc_map_rel1": 0.4}), (1, {"temporalia_tqic_accuracy": 0.1}),
             (2, {"ntcir1_adhoc_map_rel1": 0.2})]
@@ -185,7 +185,7 @@ def test_leaderboard_ranks_by_the_tasks_primary_measure(zips, tmp_path, capsys, 
     reference = str(tmp_path / "bundle" / [t for t in competition["tasks"]
                                            if t["index"] == phase["tasks"][0]][0]["reference_data"])
     if task.id == "r2c2-ac":
-        # a replay leaderboard rejects any change to the assessed sample (issue 16, changed_parts: error); the
+        # a replay leaderboard rejects any change to the assessed sample (changed_parts: error); the
         # variant is scored as what it keeps of the labels instead
         yaml_path = os.path.join(reference, "task.yaml")
         with open(yaml_path, encoding="utf-8") as handle:
@@ -331,7 +331,7 @@ def test_root_competition_is_one_tasks_competition():
         [task.leaderboard_key(c) for c in task.columns]
     assert [t["reference_data"] for t in competition["tasks"]] == ["reference_data/%s/" % task.id,
                                                                    "reference_data_formal/%s/" % task.id]
-    assert competition["leaderboards"][0]["hidden"] is True       # the formal phase collects (issue 24)
+    assert competition["leaderboards"][0]["hidden"] is True       # the formal phase collects
     assert os.path.isfile(os.path.join(ROOT, "reference_data_formal", task.id, "task.yaml"))
 
 

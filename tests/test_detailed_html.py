@@ -266,7 +266,7 @@ console.log('VALUES cells=' + cells.length + ' outside=' + out);
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_leaderboard_values_are_on_screen_and_each_title_said_once(scored_page, tmp_path, width):
-    """Issue 23: at 390 px the summary repeated the task's title on every row and pushed the values off screen.
+    """At 390 px the summary once repeated the task's title on every row and pushed the values off screen.
     Now one table per task, its title in the caption, the value beside each column's title, inside the screen."""
     page = scored_page[0].read_text(encoding="utf-8")
     summary = page[page.index('id="leaderboard"'):page.index("<section>")]

@@ -1,4 +1,4 @@
-"""Diagnostics that find the cause (issue 15): a file in the wrong layout is named once for what it is (comma- or
+"""Diagnostics that find the cause: a file in the wrong layout is named once for what it is (comma- or
 semicolon-separated, JSON, UTF-16, a run of another task) instead of one field-count error per line; identical
 messages on many lines are grouped (text and HTML); no warning contradicts an error of its line; a bad reference
 file lists all its errors at once."""

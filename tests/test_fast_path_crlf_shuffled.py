@@ -1,4 +1,4 @@
-"""CRLF line ends and lines in random order stay on the fast path (issue 26) and change no number.
+"""CRLF line ends and lines in random order stay on the fast path and change no number.
 
 CRLF: trec_eval's reading (`c_space`) takes a chunk of CR LF ended lines in the one scan of `_fixed_fields`; the
 columns must be the general tokeniser's (CR is C whitespace), whatever the chunk boundaries, and a file that mixes

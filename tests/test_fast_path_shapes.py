@@ -1,4 +1,4 @@
-"""Every shape of the benchmark's shape table (benchmarks/shapes.py, issue 26), at a small size: the fast path
+"""Every shape of the benchmark's shape table (benchmarks/shapes.py), at a small size: the fast path
 takes it (it does not fall back to the line-by-line reader) and prints the exact path's numbers bit for bit, for
 every measure of all_trec, per topic, at full precision. In memory: runscore.pytrec_eval on the table's shapes
 (many topics in any order, a training loop, all_trec) gives pytrec-eval-terrier's values exactly.

@@ -217,8 +217,9 @@ def test_scoring_one_task_imports_only_its_module():
               "print(sorted(m for m in sys.modules if m.startswith('runscore.tasks.')))\n"
               "print(task is [t for t in all_tasks() if t.id == 'temporalia-tir'][0], len(all_tasks()))\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["['runscore.tasks.assessing', 'runscore.tasks.base', 'runscore.tasks.temporalia', "
-                                "'runscore.tasks.temporalia.format', 'runscore.tasks.temporalia.tir']",
+    assert out.splitlines() == ["['runscore.tasks.assessing', 'runscore.tasks.base', 'runscore.tasks.pooling', "
+                                "'runscore.tasks.temporalia', 'runscore.tasks.temporalia.format', "
+                                "'runscore.tasks.temporalia.tir']",
                                 "True %d" % len(all_tasks())]
 
 
@@ -230,7 +231,7 @@ SAMPLE_RUNS = {"datasearch-qa": "ds2qa_sample.tsv", "ntcir1-adhoc": "ntc1", "qqa
 @pytest.mark.parametrize("task_id", sorted(SAMPLE_RUNS))
 def test_every_task_sniffs_its_sample_run_and_not_a_blank_start(task_id):
     """Content sniffing (discovery of runs whose names follow no rule) on each task's shipped sample; leading
-    blank lines, however many, are skipped (issue 16: five made a valid run "not a run of any task"), and a
+    blank lines, however many, are skipped (five once made a valid run "not a run of any task"), and a
     blank start is nobody's run."""
     import os
 

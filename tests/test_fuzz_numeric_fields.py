@@ -2,7 +2,7 @@
 
 Why: the mutation fuzzers (test_fuzz_runs.py) change random bytes of the first lines of a small seed, so they
 missed a Topic-ID `³` on line 2 (`str.isdigit()` true, `int()` fails) and digit strings past Python's 4,300-digit
-int limit (issue 16). Here each run of ASCII digits of a line (a numeric field or the digits of an id) is replaced
+int limit. Here each run of ASCII digits of a line (a numeric field or the digits of an id) is replaced
 by each hostile VARIANT, on line positions spread over the whole file (every line under `make fuzz`), and the
 result must score or get FILE:LINE diagnostics (hostile/harness.py `verdict`: never a traceback). Reference files
 get the same treatment and must load or raise ConfigError (exit 2). RUNSCORE_FUZZ_NUMERIC_LINES sets how many line

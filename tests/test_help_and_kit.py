@@ -1,4 +1,4 @@
-"""A newcomer's first steps (issue 15): every subcommand's --help has a description and an example; the starting
+"""A newcomer's first steps: every subcommand's --help has a description and an example; the starting
 kit's commands work from where the kit says to run them (the kit's folder as the site gives it, and the root of a
 repository clone); a test that skips for want of ../shared says what is missing and how to get it."""
 import os

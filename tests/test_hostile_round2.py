@@ -1,6 +1,6 @@
-"""Issue 16 ("Hostile submissions, round 2"): one regression test per defect found by the attack on the landed
-code, through the entry points a participant or an organiser uses (score.py, the CLI), plus issue 18 defect 2 (the
-per-team run cap). The replay loophole (item 1) is in test_r2c2_replay.py; the fuzzing of every numeric field in
+"""Hostile submissions, round 2: one regression test per defect found by the attack on the landed code, through
+the entry points a participant or an organiser uses (score.py, the CLI), plus the per-team run cap a researcher
+rescoring several teams must not be held to. The replay loophole (item 1) is in test_r2c2_replay.py; the fuzzing of every numeric field in
 test_fuzz_numeric_fields.py."""
 import os
 import shutil
@@ -139,7 +139,7 @@ FIVE_TEAMS = ["BITEM-AC-2", "Error404-AC-3", "WaterlooClarke-AC-2", "hit-u-AC-1"
 
 
 def test_five_teams_ac_runs_in_one_cli_call_are_all_scored(tmp_path):
-    """Issue 18 defect 2: a researcher rescoring several teams' runs is not held to one team's cap."""
+    """A researcher rescoring several teams' runs is not held to one team's cap."""
     paths = []
     for name in FIVE_TEAMS:
         (tmp_path / name).write_text(_ac_run(name), encoding="utf-8")
@@ -156,12 +156,12 @@ def test_five_teams_ac_runs_in_one_cli_call_are_all_scored(tmp_path):
     same_team = [tmp_path / ("T-AC-%d" % k) for k in range(1, 5)] + [tmp_path / "T-AC-1.txt"]
     args = ("score", "--task", "r2c2-ac", "--ref", os.path.join(REFS, "r2c2-ac"), "--option",
             "unlabelled_runs=auto_only")
-    # T-AC-1 and T-AC-1.txt are two runs of one name: an error of its own (issue 23), but no cap
+    # T-AC-1 and T-AC-1.txt are two runs of one name: an error of its own, but no cap
     code, _, err = run_cli(*(args + tuple(same_team)))
     assert code == 1 and "T-AC-1.txt: error: run T-AC-1 of task r2c2-ac is also in " in err
     assert "runs of team T" not in err
     code, _, err = run_cli(*(args + ("--team-cap",) + tuple(same_team)))
-    # --team-cap applies the platform's rule, so validate, check and score.py say the same (issue 23)
+    # --team-cap applies the platform's rule, so validate, check and score.py say the same
     assert code == 1 and "5 runs of task r2c2-ac in the submission" in err, err
 
 
@@ -177,7 +177,7 @@ def _ref_copy(tmp_path, task_id, options):
 
 
 def test_platform_submission_is_one_teams_and_the_cap_counts_its_runs(tmp_path):
-    """Issue 18 counted the cap per team as the names told it; issue 22: a submission is one team's, so several
+    """The cap was once counted per team as the names told it; a submission is one team's, so several
     teams' runs are an error, and the cap counts the submission's runs (test_submission_rules.py has the rest)."""
     input_dir = _ref_copy(tmp_path, "r2c2-ac", {"unlabelled_runs": "auto_only"})
     for name in FIVE_TEAMS[:2]:
@@ -216,7 +216,7 @@ def test_comparison_is_bounded_to_the_best_runs(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("task_id", ["ntcir1-adhoc", "r2c2-ac"])
 def test_a_1000_file_submission_takes_seconds_not_minutes(tmp_path, task_id):
-    """Generous guard (issue 16: 1,000 tiny r2c2-ac files took 6.9 s, 2,000 took 26.7 s, growing with the
+    """Generous guard (1,000 tiny r2c2-ac files once took 6.9 s, 2,000 took 26.7 s, growing with the
     square); the measured figures are in docs/performance.md (`make bench`)."""
     if task_id == "ntcir1-adhoc":
         input_dir = codabench_input(tmp_path, task_id, {})

@@ -1,4 +1,4 @@
-"""Issue 22 part 3, the attack's lesser findings: one regression test each, through score.py as Codabench runs
+"""Hostile submissions, round 3, the attack's lesser findings: one regression test each, through score.py as Codabench runs
 it (in-process, entry.main): hostile zips that gave exit 2 "internal error" instead of exit 1, the entry limit
 applied only after zipfile parsed the whole central directory, memory and time that added up across files, the
 detailed page left at "Scoring in progress" after an early rejection, old scores left in a reused output folder."""

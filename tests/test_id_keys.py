@@ -1,4 +1,4 @@
-"""Document ids longer than one word on the fast path (issue 26): one hashed key a line for the duplicate check and
+"""Document ids longer than one word on the fast path: one hashed key a line for the duplicate check and
 the qrels join (columnar_words.row_keys, vectorised._topic_key), confirmed on the words where two keys meet, and
 ids over 64 bytes coded by a dict of their bytes (LongIdCodes). Every case gives the exact path's numbers.
 

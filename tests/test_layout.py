@@ -6,6 +6,7 @@ behind by a move, makes it lie.
 import ast
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -67,7 +68,7 @@ def test_no_import_circles_between_the_modules_named():
 
 def test_ranking_and_measures_never_import_a_command():
     """The fast path and the readers are ranking concerns: commands/ uses them, never the other way round (an
-    import circle ranking/fastpath.py <-> commands/trec_eval.py was opened in issue 26)."""
+    import circle ranking/fastpath.py <-> commands/trec_eval.py was once opened that way)."""
     for wing in ("ranking", "measures"):
         for name in sorted(os.listdir(os.path.join(PACKAGE, wing))):
             if not name.endswith(".py"):
@@ -140,3 +141,54 @@ def test_the_scan_leaves_ids_compared_with_ids_and_the_forms_alone(tmp_path):
                                      '    print("task %s" % task.id)\n'
                                      '    return [t for t in tasks if t.id == task.id] or ref.task.id != task.id\n')
     assert house.task_id_branches({"r2c2-ac"}, str(package)) == []
+
+
+# ------------------------------------------------------------------------------------ our own tracker ---
+# "issue N", "issues N, M", "Issue N defect 2", "issue" and its number across a line break, "test_issue_N_...": a
+# number on this project's tracker, which a reader of the code does not have. Another project's tracker is cited by
+# its name (Codabench, CodaLab, trec_eval, numpy, a GitHub address) within the few words before the number. (The
+# examples the scan is tested on below are written with %d, so that this file holds none.)
+OWN_ISSUE = re.compile(r"(?<![A-Za-z])issues?[\s#*>/\"_-]*#?[0-9]+", re.IGNORECASE)
+UPSTREAM = re.compile(r"codabench|codalab|trec_eval|numpy|pytrec|github|upstream", re.IGNORECASE)
+SKIPPED_FOLDERS = {".git", "__pycache__", "dist", "build", "node_modules"}
+
+
+def tracked_files():
+    """The repository's tracked files (git ls-files), or every file of the tree outside virtual environments and
+    build output when it is not a git checkout."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+        return [os.path.join(ROOT, name) for name in listed.decode("utf-8").split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        found = []
+        for folder, subfolders, files in os.walk(ROOT):
+            subfolders[:] = [d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith(".venv")]
+            found.extend(os.path.join(folder, name) for name in files)
+        return found
+
+
+def own_issue_mentions(text):
+    return [match.group(0) for match in OWN_ISSUE.finditer(text)
+            if not UPSTREAM.search(text[max(0, match.start() - 60):match.start()])]
+
+
+def test_no_tracked_file_cites_our_own_tracker():
+    """A comment, docstring, doc or test name says the reason itself, never only "see issue N"."""
+    found = []
+    for path in tracked_files():
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except (UnicodeDecodeError, OSError):            # binary files (zips, images) and files gone since listed
+            continue
+        found.extend("%s: %r" % (os.path.relpath(path, ROOT), m) for m in own_issue_mentions(text))
+    assert found == [], "\n".join(found)
+
+
+@pytest.mark.parametrize("text, mentions", [
+    ("the cap (issue %d: five runs)" % 22, 1), ("issues %d, 23" % 22, 1), ("(issue\n    %d): with" % 23, 1),
+    ("Issue #%d" % 18, 1), ("def test_issue_%d_cases():" % 19, 1), ("Codabench issue #%d says" % 1669, 0),
+    ("CB #164", 0), ("query_issue_time", 0),
+])
+def test_the_tracker_scan_reads_every_spelling(text, mentions):
+    assert len(own_issue_mentions(text)) == mentions

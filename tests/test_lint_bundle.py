@@ -395,7 +395,7 @@ def test_cli_exit_codes(tmp_path, members):
     assert code == 2 and "neither a folder nor a zip" in err
 
 
-# ----------------------------------------------------------------------------- submission limits (issue 22) ---
+# ------------------------------------------------------------------------------------- submission limits ---
 
 @pytest.mark.parametrize("v1", [False, True])
 def test_phases_without_submission_limits_get_a_warning(members, members_v1, v1):

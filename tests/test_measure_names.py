@@ -1,4 +1,4 @@
-"""One name per measure (issue 15): the key `runscore score` prints, lower-cased after the task prefix, is the
+"""One name per measure: the key `runscore score` prints, lower-cased after the task prefix, is the
 leaderboard key; where a measure is typed, the other spellings (leaderboard key, column title, ir_measures-style
 `AP`, `P@10`, `nDCG@10`, trec_eval's `P.10`, any case) are accepted, and a typo gets the close names only."""
 import os

@@ -1,4 +1,4 @@
-"""One verdict from the three front doors (issue 23): `runscore validate` on the files, `runscore check` on the
+"""One verdict from the three front doors: `runscore validate` on the files, `runscore check` on the
 folder and score.py on the platform's layout give the same exit code and the same error and warning lines, for
 every task's sample submission, a seeded family of variants of it (separators, line ends, BOM, blank lines and
 trailing spaces, file names, companions, other tasks' files, copies) and the hostile corpus.
@@ -236,7 +236,7 @@ def test_the_hostile_corpus_gets_one_verdict(tmp_path, monkeypatch, kind, task_i
     assert_one_verdict(three_doors(task_id, str(folder), str(tmp_path / "work"), monkeypatch), rel)
 
 
-# ------------------------------------------------------------------ the findings of issue 23, one by one ---
+# ------------------------------------------- what once differed between the three doors, one by one ---
 def _with(task_id, edit):
     def build():
         files = _sample(task_id)

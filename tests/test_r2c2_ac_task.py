@@ -300,7 +300,7 @@ def test_missing_and_extra_labels_are_warnings(tmp_path):
     assert "T-AC-1:3: warning: no label for nugget 2 of question 0001; counted as not entailed and not relevant" \
         in found
     assert "T-AC-1:5: warning: no answer label for question 0002 of run T-AC-1; counted as incorrect" in found
-    # counts only: a participant never sees a reference path or a line of a label file (issue 16)
+    # counts only: a participant never sees a reference path or a line of a label file
     assert "T-AC-1: warning: 1 answer label(s) of run T-AC-1 match no question this run answers" in found
     assert "T-AC-1: warning: 1 nugget label(s) of run T-AC-1 match no nugget line of this run" in found
     assert not any(labels in f or nuggets in f or str(ref) in f for f in found)
@@ -346,7 +346,7 @@ def unlabelled_run_text():
 
 
 def test_unlabelled_run_avconf_is_its_mean_confidence(tmp_path):
-    """Defect of issue 18: avconf (and n_answered, nugget counts, per-topic confidence) need no labels, so a run
+    """avconf (and n_answered, nugget counts, per-topic confidence) need no labels, so a run
     without labels gets them; BITEM-AC-2 is such a run (official avconf 0.8331)."""
     topics = ["0001", "0002", "0003", "0004", "0005"]
     ref = make_reference(tmp_path, topics, {"ORG-PO-1": pool_run(topics)}, options={"unlabelled_runs": "auto_only"})

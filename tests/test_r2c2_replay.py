@@ -1,5 +1,5 @@
-"""Replayed labels apply only to the text they judged (issue 16, item 1): r2c2-ac answers, confidences and nugget
-lines, r2c2-pr passages in passage_key_mode run_rank. The attacks of the issue, the options, the messages (never a
+"""Replayed labels apply only to the text they judged: r2c2-ac answers, confidences and nugget
+lines, r2c2-pr passages in passage_key_mode run_rank. The attacks that once earned labels, the options, the messages (never a
 reference path or the assessed text), and the property: a run renamed to an assessed run's name never earns that
 run's labels, for every task."""
 import json

@@ -1,4 +1,4 @@
-"""Start-up costs every command pays (issue 26): numpy's OpenBLAS would start one thread per core at import, as
+"""Start-up costs every command pays: numpy's OpenBLAS would start one thread per core at import, as
 much CPU as the rest of numpy's import, for commands that multiply no matrices. The program entry points ask for
 one thread unless the user chose otherwise; a library import leaves the user's process alone."""
 import os

@@ -1,4 +1,4 @@
-"""Issue 22 part 2: on the platform a submission is one team's. Runs naming several teams or groups are an error,
+"""On the platform a submission is one team's. Runs naming several teams or groups are an error,
 the campaign's cap counts the runs of the submission (never the names inside the files), and the leaderboard row
 of a hidden phase is the team's primary run (its lowest run number) unless the organiser chooses best-of.
 

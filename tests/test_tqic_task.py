@@ -100,8 +100,8 @@ def test_more_than_three_runs_in_a_submission(tmp_path, ref, capsys):
     a, b = tmp_path / "tqic_a", tmp_path / "tqic_b"
     a.write_text(ALL_RIGHT + ALL_RIGHT.replace("r1", "r2"), encoding="utf-8")
     b.write_text(ALL_RIGHT.replace("r1", "r3") + ALL_RIGHT.replace("r1", "r4"), encoding="utf-8")
-    # the campaign's cap, checked on the command line only with --team-cap (issue 18), as the platform counts it:
-    # every run of the submission (issue 22), the same verdict as score.py's (issue 23)
+    # the campaign's cap, checked on the command line only with --team-cap, as the platform counts it:
+    # every run of the submission, the same verdict as score.py's
     exit_code, _, err = cli(capsys, "validate", "--task", "temporalia-tqic", "--ref", ref, a, b)
     assert exit_code == 0, err
     exit_code, _, err = cli(capsys, "validate", "--task", "temporalia-tqic", "--ref", ref, "--team-cap", a, b)

@@ -403,7 +403,7 @@ def test_a_nan_score_is_a_warning_and_ranks_below_every_number(tmp_path, capsys)
 
 
 def test_running_out_of_memory_is_a_message_and_exit_2(tmp_path, monkeypatch, capsys):
-    """The line-by-line reader holds about ten times the file (issue 16: a 505 MB run raised MemoryError): a
+    """The line-by-line reader holds about ten times the file (a 505 MB run once raised MemoryError): a
     message and trec_eval's exit code for files, no traceback and no partial output."""
     from runscore.commands import trec_eval as command
 

@@ -2,7 +2,7 @@
 
 Seeded tricky qrels/run pairs (trec_eval_peer.pair: C-isspace separators and the bytes that are not, BOM,
 CRLF, non-ASCII and long docnos, lenient scores and grades, duplicates, one-sided topics, malformed lines) x
-the option sets of issue 19 x both versions. The suite runs a few seconds' worth; `make fuzz` sets
+the option sets users run trec_eval with x both versions. The suite runs a few seconds' worth; `make fuzz` sets
 RUNSCORE_FUZZ_TREC_EVAL_PAIRS for the long run. Skips (with the reason) where ../shared or a C compiler is
 absent.
 """
@@ -38,7 +38,7 @@ def test_random_tricky_pairs_match_trec_eval_byte_for_byte(tmp_path, monkeypatch
     assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])
 
 
-# Hand-made cases of issue 19, each a (qrels, run, options) that once differed.
+# Hand-made cases, each a (qrels, run, options) that once differed.
 CASES = [
     ("set_map arithmetic: rel_ret**2 / (ret * R)",
      b"".join(b"1 0 r%d 1\n" % i for i in range(10)),
@@ -80,7 +80,7 @@ CASES = [
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("name,qrels,run,options", CASES, ids=[c[0] for c in CASES])
-def test_issue_19_cases_match_trec_eval(tmp_path, monkeypatch, version, name, qrels, run, options):
+def test_hand_made_cases_match_trec_eval(tmp_path, monkeypatch, version, name, qrels, run, options):
     _need(version)
     monkeypatch.setenv("RUNSCORE_FAST_PATH", "0")
     problem = peer.compare(qrels, run, options, version, str(tmp_path))
@@ -153,7 +153,7 @@ PARAMETER_SPECS = [
     "set_F.-1", "utility.1,2,3,4,5", "relstring.abc", "ndcg_rel.1=1", "P.5,3,5", "iprec_at_recall.0.3,0.1",
     "11pt_avg.0.9,0.1", "Rprec_mult.2,0.5", "infAP.3", "bpref.x", "ndcg.1=1.5,2=0.1", "ndcg.1=5,2=5",
     "ndcg.3=1,1=3", "G.1=0.3,2=0.7", "rbp.0.5", "rbp.p=0.5", "rbp.p=0.5,1=2", "unj.3", "unj.0",
-    # Issue 16: huge, infinite and NaN multiples and recall points (C's (long) gives LONG_MIN; Python's int()
+    # Hostile parameters: huge, infinite and NaN multiples and recall points (C's (long) gives LONG_MIN; Python's int()
     # raised OverflowError), one beside an ordinary one, names cut as snprintf cuts them, hex and strtod forms.
     "Rprec_mult.1e308", "iprec_at_recall.1e308", "Rprec_mult.1e300", "iprec_at_recall.-1e300", "Rprec_mult.0.5,1e20",
     "iprec_at_recall.0.5,1e20", "iprec_at_recall.nan", "Rprec_mult.nan,0.2", "iprec_at_recall.inf,0.1",
@@ -178,9 +178,10 @@ def test_measure_parameter_forms_match_trec_eval(tmp_path, monkeypatch, version)
     assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])
 
 
-# Issue 27's classes. Where trec_eval prints, the bytes must be its bytes; where it crashes (a signal), runscore
+# Edge classes (trec_eval 10.0 -c, rbp_resid, -l far above the grades, ...). Where trec_eval prints, the bytes
+# must be its bytes; where it crashes (a signal), runscore
 # prints values and must say why on stderr (docs/trec_eval.md, "Differences left").
-CLASSES_27 = [
+EDGE_CLASSES = [
     ("--v10 -c: a missing topic keeps parameterised utility and relstring values",
      b"1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 2\n", b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n",
      ["-q", "-c", "-m", "utility.2,-1,0,0", "-m", "relstring.3", "-m", "relstring", "-m", "utility", "-m", "map"]),
@@ -196,7 +197,7 @@ CLASSES_27 = [
      b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 r\n1 Q0 c 3 0.2 r\n",
      ["-q", "-l", "40000", "-m", "bpref", "-m", "gm_bpref", "-m", "map", "-m", "P.5", "-m", "num_rel", "-m", "ndcg_cut.5", "-m", "relstring", "-m", "infAP"]),
 ]
-CRASHES_27 = [
+CRASHES = [
     ("a topic whose highest grade is <= -2 after another topic", b"1 0 a 1\n2 0 b -2\n2 0 c -3\n",
      b"1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n2 Q0 c 2 0.5 r\n", ["-q", "-m", "all_trec"], "trec_eval crashes on such a topic"),
     ("bpref with -l far above the highest grade", b"1 0 a 1\n1 0 b 0\n2 0 c 2\n",
@@ -222,8 +223,8 @@ def _crash_or_same(qrels, run, options, version, folder, because):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("name,qrels,run,options", CLASSES_27, ids=[c[0] for c in CLASSES_27])
-def test_issue_27_classes_match_trec_eval(tmp_path, monkeypatch, version, name, qrels, run, options):
+@pytest.mark.parametrize("name,qrels,run,options", EDGE_CLASSES, ids=[c[0] for c in EDGE_CLASSES])
+def test_the_edge_classes_match_trec_eval(tmp_path, monkeypatch, version, name, qrels, run, options):
     _need(version)
     for fast in ("0", "1"):
         monkeypatch.setenv("RUNSCORE_FAST_PATH", fast)
@@ -232,7 +233,7 @@ def test_issue_27_classes_match_trec_eval(tmp_path, monkeypatch, version, name, 
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("name,qrels,run,options,because", CRASHES_27, ids=[c[0] for c in CRASHES_27])
+@pytest.mark.parametrize("name,qrels,run,options,because", CRASHES, ids=[c[0] for c in CRASHES])
 def test_where_trec_eval_crashes_runscore_says_why(tmp_path, monkeypatch, version, name, qrels, run, options,
                                                    because):
     _need(version)
@@ -241,9 +242,9 @@ def test_where_trec_eval_crashes_runscore_says_why(tmp_path, monkeypatch, versio
     assert problem is None, problem
 
 
-# Random pairs with the issue-27 option sets (make fuzz runs RUNSCORE_FUZZ_TREC_EVAL_PAIRS of them): a crash of
+# Random pairs with those classes' option sets (make fuzz runs RUNSCORE_FUZZ_TREC_EVAL_PAIRS of them): a crash of
 # trec_eval is explained only by the warning of its class.
-OPTION_SETS_27 = [
+EDGE_OPTION_SETS = [
     (["-q", "-l", "30000", "-m", "all_trec"], "can crash trec_eval"),
     (["-q", "-c", "-m", "utility.2,-1,0,0", "-m", "relstring.3", "-m", "map"], "trec_eval crashes on such a topic"),
     (["-q", "-c", "-m", "rbp_resid.p=0.5", "-m", "rbp.p=0.5", "-m", "unj.3"], "trec_eval crashes on such a topic"),
@@ -251,13 +252,13 @@ OPTION_SETS_27 = [
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_random_pairs_with_the_issue_27_options_match_trec_eval(tmp_path, monkeypatch, version):
+def test_random_pairs_with_the_edge_classes_options_match_trec_eval(tmp_path, monkeypatch, version):
     _need(version)
     monkeypatch.setenv("RUNSCORE_FAST_PATH", "0")
     failures = []
     for seed in range(PAIRS):
         qrels, run = peer.pair(seed, version == "10.0")
-        for options, because in OPTION_SETS_27:
+        for options, because in EDGE_OPTION_SETS:
             problem = _crash_or_same(qrels, run, options, version, str(tmp_path), because)
             if problem:
                 failures.append("seed %d: %s" % (seed, problem))

@@ -143,7 +143,7 @@ def pair(seed: int, v10: bool = False) -> Tuple[bytes, bytes]:
     return qrels, run
 
 
-# Option sets: those named in issue 19, and the measures' parameter forms.
+# Option sets: those users run trec_eval with (-q, -c, -M, -l, -J, ...), and the measures' parameter forms.
 OPTION_SETS = [
     [],
     ["-q"],

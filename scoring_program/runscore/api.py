@@ -135,7 +135,7 @@ def score(task: Union[str, Task], ref: Union[PathLike, LoadedReference], runs: A
     reads the run name from, e.g. `BITEM-AC-2`). companions: other in-memory files the runs read beside them
     (e.g. the r2c2 PR runs an AC run cites), not scored. options: task options over task.yaml's (only with a
     reference path). submission_rules: also apply the rules of one platform submission, as score.py and `runscore
-    check` do (the runs are one team's, the campaign's cap counts them all: issues 22, 23); a researcher scoring
+    check` do (the runs are one team's, the campaign's cap counts them all: one verdict at every door); a researcher scoring
     many teams' runs leaves it off.
 
     Raises InvalidRunsError (a RunError) listing every error of every file when a run is invalid, and
@@ -167,7 +167,7 @@ def score(task: Union[str, Task], ref: Union[PathLike, LoadedReference], runs: A
         limit = [str(d) for d in check_run_limit(task, checked, one_team=True, cap=reference.runs_per_submission)] \
             if submission_rules else []
         failed = [c for c in checked if c.diags.has_errors]
-        if failed or limit:         # decided from the diagnostics' data, never from their text (issue 16)
+        if failed or limit:         # decided from the diagnostics' data, never from their text (a field may quote ": error:")
             lines = [m for c in checked for m in c.diags.lines()] + limit
             raise InvalidRunsError(lines, {c.display: c.diags.items for c in checked})
         parsed = [run for c in checked for run in c.runs]

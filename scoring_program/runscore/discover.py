@@ -29,8 +29,7 @@ MAX_ZIP_DEPTH = 2                       # a zip inside a zip inside the submissi
 MAX_FOLDER_DEPTH = 32                   # folders inside folders
 MAX_FILES = 10000                       # files of the whole submission, after unpacking
 CHUNK = 1024 * 1024
-# What zipfile raises on a hostile archive besides BadZipFile: each was an "internal error" (exit 2) before
-# issue 22 (an entry with an empty name: IndexError; a damaged LZMA stream: LZMAError; a name flagged UTF-8 that
+# What zipfile raises on a hostile archive besides BadZipFile: each was once an "internal error" (exit 2) (an entry with an empty name: IndexError; a damaged LZMA stream: LZMAError; a name flagged UTF-8 that
 # is not: UnicodeDecodeError) and is the participant's unreadable zip (exit 1).
 ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError, zlib.error, lzma.LZMAError,
               UnicodeDecodeError, IndexError, KeyError, ValueError, OverflowError, struct.error)
@@ -127,7 +126,7 @@ def _walk(folder: str, prefix: str, workdir: str, depth: int, budget: _Budget, l
 def _is_zip(entry: str, path: str) -> bool:
     """A zip to unpack: named .zip, or starting with a zip's local-file signature. One that zipfile cannot read
     (fake end markers in its comment, a truncated file) is then refused as an unreadable zip, never read as a
-    run (issue 16: it got "not valid UTF-8")."""
+    run (it once got "not valid UTF-8")."""
     if not os.path.isfile(path):
         return False
     return entry.lower().endswith(".zip") or read_start(path) in (b"PK\x03\x04", b"PK\x05\x06")
@@ -181,7 +180,7 @@ def safe_extract(zip_path: str, target: str, display: str, budget: Optional[_Bud
     budget = budget or _Budget()
     try:
         entries = declared_entries(zip_path)
-        if entries > MAX_ZIP_MEMBERS:      # told by the end record, before zipfile reads every entry (issue 22)
+        if entries > MAX_ZIP_MEMBERS:      # told by the end record, before zipfile reads every entry
             raise RunError("zip holds %d entries (as its end record declares), more than the limit of %d"
                            % (entries, MAX_ZIP_MEMBERS), display)
         with zipfile.ZipFile(zip_path) as archive:
@@ -210,7 +209,7 @@ def safe_extract(zip_path: str, target: str, display: str, budget: Optional[_Bud
 def declared_entries(zip_path: str) -> int:
     """The entry count the zip's end-of-central-directory record declares (its ZIP64 record's when the plain one
     says 0xFFFF), read from the file's last 64 KiB: a zip of a million tiny entries is refused by this number
-    before zipfile parses its whole central directory (issue 22: 5.8 MB, 1M entries, 13 s and 547 MB). 0 when
+    before zipfile parses its whole central directory (a 5.8 MB zip of 1M entries took 13 s and 547 MB). 0 when
     no record is found (zipfile then says what is wrong)."""
     with open(zip_path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
@@ -302,7 +301,8 @@ MAX_BLANK_HEAD = 1024 * 1024     # leading blank bytes skipped by read_head befo
 
 def read_head(path: str, size: int = 4096) -> str:
     """The first `size` bytes of a file from its first non-blank byte, as text (undecodable bytes replaced),
-    for content sniffing: leading blank lines never hide what a file is (issue 16)."""
+    for content sniffing: leading blank lines never hide what a file is (five of them once made a run of one task
+    pass as another's)."""
     with open(path, "rb") as handle:
         data = handle.read(size)
         if data.startswith(BOM):
@@ -345,7 +345,8 @@ def utf16_problem(path: str) -> Optional[str]:
 
 def assign_tasks(candidates: Sequence[Candidate], tasks: Sequence) -> Tuple[List[Tuple[Candidate, object]],
                                                                              List[Diagnostic]]:
-    """Pair each candidate with the one task it is a run of (issue 23: the same rule in every front door).
+    """Pair each candidate with the one task it is a run of (the same rule at every door: `validate`,
+    `check` and score.py give one verdict).
 
     One task (a competition, `runscore validate --task T`): every file is a run of it, so the task's own checks
     say what is wrong with a file in another layout (comma-separated, JSON, a run of another task), whatever its

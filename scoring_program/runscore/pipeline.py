@@ -133,8 +133,8 @@ def _size(path: str) -> int:
 
 
 def _say_other_task(task: Task, path: str, display: str, diags: Diagnostics) -> None:
-    """When the file looks like a run of another task and not of this one, say which, whatever its name (issue
-    23): with the errors it causes (an error), or beside the warnings of a task that reads it anyway (a warning).
+    """When the file looks like a run of another task and not of this one, say which, whatever its name (a
+    file in the wrong task's format is told so at every door): with the errors it causes (an error), or beside the warnings of a task that reads it anyway (a warning).
     Said once: a task's own layout check (Task.wrong_layout) may have said it already."""
     if any("looks like a run of task" in d.message for d in diags.sorted_items()):
         return

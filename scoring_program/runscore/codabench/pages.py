@@ -264,7 +264,7 @@ REPOSITORY_SECTIONS = re.compile(r"(Open|Verification|Licences|Usage|Options|Sta
 REPOSITORY_PATH = re.compile(r"(\.\./|\b(?:shared|docs|tests|benchmarks|scoring_program|starting_kit)/|"
                              r"\brunscore/[\w/.*-]+|\b[\w/]+/[\w*]+\.py\b|\b[\w-]+\.md\b)")
 # A citation of where a rule comes from, in a participant's terms meaningless: "(spec 1.1)", "(seed)", "(spec
-# section 3; `runscore/measures/confidence.py`)", "(issue 16)".
+# section 3; `runscore/measures/confidence.py`)", or a number on our own tracker ("issue" and its number).
 CITATION = re.compile(r"\b(spec|specs|seed|seeds|issue \d+)\b")
 
 

@@ -1,4 +1,4 @@
-"""The receipt of a run: what the platform received, told back to the participant (issue 22).
+"""The receipt of a run: what the platform received, told back to the participant.
 
 Why: in a phase whose reference data is hidden the participant sees little beyond the aggregates, so the page
 and the log say exactly which bytes were scored: the run's name, its team, its line count and the SHA-256 of its

@@ -54,7 +54,7 @@ def check_gains(gains: Sequence[float]) -> None:
         raise ValueError("gains: between 1 and %d levels are needed, found %d" % (MAX_LEVELS, len(gains)))
     if any(not math.isfinite(g) or g <= 0 for g in gains):
         raise ValueError("gains must be positive numbers: %s" % ":".join("%g" % g for g in gains))
-    if any(g > MAX_GAIN for g in gains):     # sums of 1e308 overflow to inf, and inf / inf is NaN (issue 16)
+    if any(g > MAX_GAIN for g in gains):     # sums of 1e308 overflow to inf, and inf / inf is NaN
         raise ValueError("gains must be at most %g: %s" % (MAX_GAIN, ":".join("%g" % g for g in gains)))
     if any(b < a for a, b in zip(gains, gains[1:])):
         raise ValueError("gains must not decrease from L1 to Lk: %s" % ":".join("%g" % g for g in gains))

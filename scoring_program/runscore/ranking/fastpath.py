@@ -83,7 +83,7 @@ def read(path: str, layout: str, comments: bool = False, why: Optional[List[str]
     _keep_freed_memory()
     try:
         with open(path, "rb") as handle:
-            # a task's run: a UTF-8 BOM is dropped, as the task's exact reader drops it (issue 16); the trec_eval
+            # a task's run: a UTF-8 BOM is dropped, as the task's exact reader drops it; the trec_eval
             # command (c_space) reads bytes as trec_eval does, BOM included
             if c_space or handle.read(len(BOM)) != BOM:
                 handle.seek(0)

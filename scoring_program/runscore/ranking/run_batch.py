@@ -1,7 +1,7 @@
 """Many small runs of one submission ranked, labelled and measured as one columnar run.
 
 Why: the exact path (rankeval) pays its Python and numpy set-up once a topic, about 0.3 ms, so a submission of
-1,000 runs of 5 topics scored at two relevance levels spent 3 s there (issue 26, "many tiny files"). Here every
+1,000 runs of 5 topics scored at two relevance levels spent 3 s there (the shape table's "many tiny files"). Here every
 (run, topic) pair of a batch becomes one topic of a single ColumnarRun, and the whole-run kernels
 (measures/vectorised.py, the fast path's, equal to the exact path bit for bit) measure them all in a few dozen
 numpy calls. Each run's per-topic values come back as rankeval.evaluate_rankings gives them.

@@ -63,7 +63,7 @@ class Option:
 
 
 def short_repr(value: Any, limit: int = 80) -> str:
-    """repr() of a configuration value, bounded: a YAML value built from aliases may be huge (issue 16)."""
+    """repr() of a configuration value, bounded: a YAML value built from aliases may be huge."""
     import reprlib
 
     shown = reprlib.Repr()
@@ -592,7 +592,8 @@ def reference_file(folder: str, name: str, what: str) -> str:
 class SubmissionCache:
     """Caches that live while one submission (one score.py run, one CLI call) is checked, when its files do not
     change: a task may keep there what every run of the submission reads (r2c2-ac: the PR runs beside its AC
-    runs, parsed once however many AC runs cite them; issue 16). Outside submission_scope() nothing is kept,
+    runs, parsed once however many AC runs cite them, so a submission's cost grows with its files, not their
+    square). Outside submission_scope() nothing is kept,
     since a file may be rewritten between two calls within one file-system timestamp tick."""
 
     active = False

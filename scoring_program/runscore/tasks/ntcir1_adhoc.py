@@ -165,7 +165,7 @@ class Ntcir1Adhoc(Task):
 
     def sniff(self, head: str) -> bool:
         line = first_line(head)
-        # not a tag line: a datasearch-qa <SYSDESC> may hold TABs too (issue 16)
+        # not a tag line: a datasearch-qa <SYSDESC> may hold TABs too
         return line is not None and not line.lstrip().startswith("<") and len(line.split("\t")) == 6
 
     def answered_topics(self, run: ParsedRun) -> Optional[List[str]]:

@@ -1,7 +1,7 @@
 """Fingerprints of the runs that were assessed: a replayed label applies only to the text it judged.
 
 Why: R2C2 labels are keyed by (run name, question, nugget). Replayed by name alone, a file named like an
-assessed run earns that run's labels whatever it holds (issue 16: three made-up answers at confidence 100 named
+assessed run earns that run's labels whatever it holds (three made-up answers at confidence 100 named
 `SAMPLE-AC-1` scored HMR 1.0). So the reference keeps, for each assessed run, a fingerprint (SHA-1) of every judged
 part, derived from the assessed run files themselves (task.yaml `assessed_runs:`): the answer with its confidence
 per question, and every nugget line (NuggetNum, cited PR run, PassageRank, text) of r2c2-ac; the passage (docID +

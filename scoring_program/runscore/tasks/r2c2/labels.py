@@ -173,7 +173,7 @@ def unused_labels(labels: Labels, run: str, used_answers: set, used_nuggets: set
     """Counts of the labels of `run` that match no answered question or no nugget line of the run.
 
     Counts only: a message shown to a participant never names a reference file, a line of it, or what the
-    labels hold beyond what the participant sent (issue 16)."""
+    labels hold beyond what the participant sent."""
     answers = sum(1 for key in labels.answers if key[0] == run and key not in used_answers)
     nuggets = sum(1 for key in labels.nuggets if key[0] == run and key not in used_nuggets)
     out = []

@@ -48,7 +48,7 @@ class PassagePool:
 
     def merged(self, extra: Dict[str, PRRun]) -> "PassagePool":
         """This pool plus runs not already in it (pool runs win, see the module docstring); a view, not a copy,
-        so that each AC run of a many-file submission costs the same (issue 16)."""
+        so that each AC run of a many-file submission costs the same."""
         return PassagePool(ChainMap(self.runs, extra), self.aliases)
 
 
@@ -114,7 +114,7 @@ def submission_pr_runs(ac_path: str, ac_display: str, diags: Diagnostics,
         if SubmissionCache.active:
             _RESOLVED[key] = cached
     found, clashes, invalid, _ = cached
-    # one warning of each kind per AC run, whatever the number of PR runs (issue 16: no N x M messages)
+    # one warning of each kind per AC run, whatever the number of PR runs (no N x M messages)
     if clashes:
         diags.warning(0, "PR run %s of the submission has the name of a run of the reference pool; the pool's run "
                       "is used to resolve PassageKeys" % clashes[0] + _more(len(clashes) - 1))
@@ -129,7 +129,7 @@ def _more(count: int) -> str:
 
 
 # Within one submission (tasks.base.submission_scope, opened by score.py and the CLI) each PR run is parsed once,
-# however many AC runs lie beside it, and each folder is listed once (issue 16: re-reading them for every AC file
+# however many AC runs lie beside it, and each folder is listed once (re-reading them for every AC file once
 # made a submission's cost grow with the square of its files). Outside a scope nothing is cached.
 _SIBLINGS: Dict[tuple, tuple] = SubmissionCache.register({})
 _RESOLVED: Dict[tuple, tuple] = SubmissionCache.register({})

@@ -65,7 +65,7 @@ def default_run_name(display: str) -> str:
 class RunBook:
     """The runs of one file by run_id, created on first sight. The cap of MAX_RUNS_PER_GROUP runs per group_id is
     not checked here but by pipeline.check_run_limit over the whole submission (Task.team_of = group_id), on the
-    platform only: a researcher may score a group's every run in one call (issue 18)."""
+    platform only: a researcher may score a group's every run in one call."""
 
     def __init__(self, diags: Diagnostics, make_run: Callable[[str, str], object]):
         self.diags = diags
