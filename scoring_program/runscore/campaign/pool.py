@@ -165,7 +165,9 @@ def ranked_lists(task: Task, run: ParsedRun, options: Dict,
                  depth: Optional[int] = None) -> "OrderedDict[str, List[RankedItem]]":
     """A run's ranking per topic by the task's own rule, as far as the evaluation reads it (its document cap), the
     first `depth` items of each topic (a run already reduced to them at reading, TopRanked, gives them)."""
-    if isinstance(run.data, TopRanked) and depth is not None and depth <= run.data.depth:
+    if isinstance(run.data, TopRanked):
+        if depth is None or depth > run.data.depth:
+            raise ValueError("run %s was kept to depth %d only" % (run.name, run.data.depth))
         return run.data.lists(depth)
     found = task.ranked_lists(run, options, depth)
     if found is None:
