@@ -19,8 +19,8 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test test-cpu test-dispatch lint bench bench-docs clean bundle bundle-files test-latest fuzz fuzz-ci \
-	package-check tau-coverage
+.PHONY: setup demo test test-cpu test-dispatch lint bench bench-docs clean bundle bundle-files channel-docs \
+	test-latest fuzz fuzz-ci package-check tau-coverage
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
 $(VENV)/.done: pyproject.toml
@@ -42,7 +42,7 @@ demo: setup
 	@$(PY) starting_kit/dry_run.py $$(for z in dist/*.zip; do echo --bundle $$z; done)
 
 # Bytecode is kept under the venv: where PYTHONDONTWRITEBYTECODE is set (as on this project's machines), every run
-# compiled runscore again in each Python the tests start and pytest rewrote every test file (10-15 s of CPU a run).
+# compiled runscore again in each Python the tests start, and pytest rewrote every test file (3 s of CPU a worker).
 # The source tree stays free of __pycache__ all the same; `make clean` removes the venv and its bytecode.
 TEST_ENV = PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache
 TEST_ENV_LATEST = PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV_LATEST)/pycache
@@ -100,16 +100,17 @@ FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_f
 # trec_eval inputs, numeric fields on 30 lines of each sample and reference file (3 in `make test`), 60 variants of
 # each task's sample and every hostile case given to validate, check and score.py (8 and a quarter in `make test`),
 # 240 random pairs against pytrec_eval (120 in `make test`), 150 hostile campaigns through pool, judgements and report
-# and 400 damaged sheets, runs tables and pool statistics each (6 and 20 in `make test`); `make test` runs a fortieth
-# of the run variants (250), a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays
-# near two minutes on two CPUs.
+# and 400 damaged sheets, runs tables and pool statistics each (6 and 20 in `make test`), 600 random cases through every
+# door of trec_eval and against ir_measures (60 in `make test`); `make test` runs a fortieth of the run variants (250),
+# a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays near two minutes on two CPUs.
 fuzz-ci: setup
 	$(TEST_ENV) RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_REFERENCE_INPUTS=100 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 \
 		RUNSCORE_FUZZ_CAMPAIGNS=150 RUNSCORE_FUZZ_CAMPAIGN_FILES=400 \
 		RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
 		RUNSCORE_FUZZ_NUMERIC_LINES=30 RUNSCORE_VERDICT_VARIANTS=60 RUNSCORE_VERDICT_HOSTILE=all \
-		RUNSCORE_PYTREC_CASES=240 \
-		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py tests/test_pytrec_eval_compat.py
+		RUNSCORE_PYTREC_CASES=240 RUNSCORE_DOORS_CASES=600 \
+		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py tests/test_pytrec_eval_compat.py \
+		tests/test_all_doors.py
 
 # The coverage of runscore report's tau interval, by simulation at CI's size (tests/test_report_tau_coverage.py: four
 # scenarios of 400 campaigns, and the intervals that do not hold the tau of the population means; about 6 CPU
@@ -126,7 +127,39 @@ fuzz: setup
 		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_trec_eval_differential.py
 	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest -n auto tests/test_pytrec_eval_compat.py
 
-# The sdist and wheel built, checked by twine, and the wheel installed in a fresh venv and run (a few minutes).
+# The platform suite (tests/platform/, docs/codabench.md): the real Codabench of ../shared/peers/codabench (its
+# Django site on PostgreSQL and Redis from Debian's packages, its compute worker) with every task's bundles. Its own
+# venv, .venv-codabench, holds Codabench's pinned dependencies (its pyproject.toml and uv.lock) on Python 3.13 as
+# pinned (3.12 if absent: its IPython pin needs 3.12), made once and remade when those pins change. Skips, saying
+# why, without ../shared or such a Python; PLATFORM_ARGS are pytest's (RUNSCORE_PLATFORM_TASKS=a,b: some tasks).
+SHARED ?= $(or $(RUNSCORE_SHARED),../shared)
+CODABENCH := $(SHARED)/peers/codabench
+VENV_CB := .venv-codabench
+PY_CB := $(VENV_CB)/bin/python
+PYTHON_CB ?= $(shell for p in $$HOME/.pyenv/versions/3.13*/bin/python3 $$(command -v python3.13) \
+	$$HOME/.pyenv/versions/3.12*/bin/python3 $$(command -v python3.12 python3.11 python3); do \
+	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && echo "$$p" && break; done)
+
+.PHONY: test-platform
+test-platform: setup
+	@if [ ! -f "$(CODABENCH)/manage.py" ]; then \
+		echo "test-platform: skipped: needs Codabench's sources at $(CODABENCH) (codalab/codabench)"; exit 0; fi; \
+	if [ -z "$(PYTHON_CB)" ]; then echo "test-platform: skipped: needs Python >= 3.12 for Codabench's pins"; exit 0; fi; \
+	pins=$$(cat "$(CODABENCH)/uv.lock" "$(CODABENCH)/compute_worker/uv.lock" "$(CODABENCH)/pyproject.toml" \
+		"$(CODABENCH)/compute_worker/pyproject.toml" | sha256sum | cut -c1-16); \
+	if [ "$$(cat $(VENV_CB)/.done 2>/dev/null)" != "$$pins" ]; then \
+		echo "setting up $(VENV_CB) with Codabench's pins (pip log: $(VENV_CB)/setup.log)"; \
+		rm -rf $(VENV_CB) && "$(PYTHON_CB)" -m venv $(VENV_CB) && \
+		( RUNSCORE_SHARED=$(abspath $(SHARED)) $(PY_CB) tests/platform/codabench_harness.py requirements $(VENV_CB) && \
+		  $(PY_CB) -m pip install -q --upgrade pip && \
+		  $(PY_CB) -m pip install -q -r $(VENV_CB)/requirements.txt -c $(VENV_CB)/constraints.txt \
+		) > $(VENV_CB)/setup.log 2>&1 || { cat $(VENV_CB)/setup.log; exit 1; }; \
+		echo "$$pins" > $(VENV_CB)/.done; fi; \
+	RUNSCORE_SHARED=$(abspath $(SHARED)) $(PY_CB) -m pytest -c tests/platform/pytest.ini tests/platform $(PLATFORM_ARGS)
+
+# The sdist and wheel built, checked by twine; the wheel installed alone (numpy only) on every Python 3.9-3.13 under
+# ~/.pyenv, with its extras, and beside ir_measures and BEIR by the recipe of docs/python-api.md, `pip check`
+# clean (BEIR brings torch: about 5 minutes and 2 GB; RUNSCORE_TORCH=wheel-or-requirement picks the torch).
 package-check: setup
 	RUNSCORE_PACKAGE_TEST=1 $(PY) -m pytest tests/test_packaging.py
 
@@ -135,14 +168,21 @@ lint: setup
 	$(PY) -m compileall -q scoring_program
 	$(PY) -m pyflakes scoring_program tests benchmarks starting_kit/dry_run.py starting_kit/baselines
 
+# The table of what a hidden phase's leaderboard can tell, per task (codabench/channel.py), rewritten into
+# docs/codabench.md ("How much a leaderboard tells"); tests/test_channel.py fails when the page differs.
+channel-docs: setup
+	cd scoring_program && ../$(PY) -m runscore.codabench.channel --update-docs ../docs/codabench.md
+
 # Regenerate the committed bundle files (competition.yaml, pages/, logo.png, starting_kit/schemas/) from the registry.
 bundle-files: setup
 	$(PY) -m runscore bundle --write-root
 
 # The Codabench upload zips, one competition per task: dist/<task-id>.zip (TASKS=a,b for some tasks,
-# REFERENCE=dir for the organiser's real reference data, a folder per task id, in the formal phase).
+# REFERENCE=dir for the organiser's real reference data, a folder per task id, in the formal phase: it is written to
+# dist/<task-id>.worker-data/ for the organiser's compute worker, never into the zip, unless PUBLISH_REFERENCE=1;
+# QUEUE=vhost names the organiser's own Codabench queue in competition.yaml; docs/codabench.md).
 bundle: setup
-	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE)) $(if $(FORMAL_END),--formal-end "$(FORMAL_END)")
+	$(PY) -m runscore bundle --per-task dist $(if $(TASKS),--tasks $(TASKS)) $(if $(REFERENCE),--reference $(REFERENCE)) $(if $(PUBLISH_REFERENCE),--publish-reference) $(if $(QUEUE),--queue $(QUEUE)) $(if $(FORMAL_END),--formal-end "$(FORMAL_END)")
 
 # The shape table (issue 26: every shape of input against trec_eval -O2 and pytrec_eval; about 30 minutes on a
 # quiet machine), then the size and form benchmark and the many-files benchmark. SHAPES_FLAGS=--quick for a look.
@@ -151,10 +191,11 @@ bench: setup
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/many_files.py
 	$(PY) benchmarks/report_bench.py
+	$(PY) benchmarks/collection_bench.py
 
 # The shape table of the last `make bench` (benchmarks/shapes.json) written into README.md and docs/performance.md.
 bench-docs: setup
 	$(PY) benchmarks/shapes.py --from-json benchmarks/shapes.json --update-docs
 
 clean:
-	rm -rf $(VENV) $(VENV_LATEST) build *.egg-info scoring_program/*.egg-info .pytest_cache
+	rm -rf $(VENV) $(VENV_LATEST) $(VENV_CB) build *.egg-info scoring_program/*.egg-info .pytest_cache

@@ -1,7 +1,7 @@
 """Local dry run, laid out exactly as Codabench does: program/, input/ref, input/res (+ the worker's metadata), output/.
 
 Usage: python3 starting_kit/dry_run.py [SUBMISSION_DIR_OR_ZIP] [--ref REFERENCE_DIR] [--bundle BUNDLE.zip ...]
-                                       [--phase dry|formal] [--workdir DIR] [--docker [IMAGE]]
+                                       [--phase dry|formal] [--worker-data DIR] [--workdir DIR] [--docker [IMAGE]]
 Without a submission it scores every sample submission of sample_submission/ against the shipped sample
 reference data (reference_data/<task-id>/, each task as its own competition) and prints the leaderboard row of
 each. scoring_program/ and reference_data/ are taken next to this script (the kit downloaded from the platform)
@@ -19,7 +19,10 @@ columns of competition.yaml: a key with no column would be dropped by Codabench,
 and each value is shown as the leaderboard shows it (str(round(value, precision)), src/apps/api/views/
 competitions.py). For a CodaLab v1.5 bundle, input/res is laid out as the legacy worker does: every top-level
 X.zip of the submission is also unzipped into X/ (competitions-v1-compute-worker, worker.py get_bundle), and no
-metadata file is added.
+metadata file is added. A formal phase whose reference data stays on the organiser's compute worker (runscore
+bundle --reference) reads it from the worker's data folder, which Codabench mounts read-only at /app/data beside
+/app/input: --worker-data DIR (by default the BUNDLE.worker-data/ folder written beside the zip) is laid out as
+data/ beside input/, read-only.
 """
 import argparse
 import json
@@ -42,16 +45,40 @@ def _yaml():
     return yaml
 
 
-def lay_out(workdir: str, program: str, reference: str, submission: str, legacy: bool = False) -> None:
+def _remove(folder: str) -> None:
+    """rmtree that also removes a read-only data/ folder an earlier run laid out."""
+    def writable(func, path, _):
+        os.chmod(os.path.dirname(path), 0o755)
+        os.chmod(path, 0o755)
+        func(path)
+
+    shutil.rmtree(folder, onerror=writable)
+
+
+def lay_out_data(workdir: str, worker_data: str) -> None:
+    """data/ beside input/: a copy of the worker's data folder, read-only as Codabench mounts it."""
+    data = os.path.join(workdir, "data")
+    shutil.copytree(worker_data, data)
+    for dirpath, dirnames, filenames in os.walk(data, topdown=False):
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o444)
+        os.chmod(dirpath, 0o555)
+
+
+def lay_out(workdir: str, program: str, reference: str, submission: str, legacy: bool = False,
+            worker_data: str = "") -> None:
     """program/ = the scoring program, input/ref = the reference data, input/res = the submission + metadata
-    (legacy CodaLab: the submission with every top-level X.zip also unzipped into X/, no metadata)."""
+    (legacy CodaLab: the submission with every top-level X.zip also unzipped into X/, no metadata), data/ = the
+    worker's data folder when one is given."""
     if os.path.exists(workdir):
-        shutil.rmtree(workdir)
+        _remove(workdir)
     program_dir, ref, res, out = (os.path.join(workdir, *p) for p in
                                   (("program",), ("input", "ref"), ("input", "res"), ("output",)))
     shutil.copytree(program, program_dir, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
     shutil.copytree(reference, ref)
     os.makedirs(out)
+    if worker_data:
+        lay_out_data(workdir, worker_data)
     if os.path.isdir(submission):
         shutil.copytree(submission, res)
     else:
@@ -92,6 +119,8 @@ def docker_command(workdir: str, image: str):
     mounts = []
     for name in ("program", "input", "output"):
         mounts += ["-v", "%s:/app/%s" % (os.path.abspath(os.path.join(workdir, name)), name)]
+    if os.path.isdir(os.path.join(workdir, "data")):         # the worker's data folder, read-only as it mounts it
+        mounts += ["-v", "%s:/app/data:ro" % os.path.abspath(os.path.join(workdir, "data"))]
     return ["docker", "run", "--rm", "--network", "none"] + mounts + ["-w", "/app/program", image] + text.split(" ")
 
 
@@ -141,8 +170,8 @@ def leaderboard_row(scores, columns):
 
 
 def score_submission(workdir: str, program: str, reference: str, submission: str, columns,
-                     image: str = "", legacy: bool = False) -> int:
-    lay_out(workdir, program, reference, submission, legacy)
+                     image: str = "", legacy: bool = False, worker_data: str = "") -> int:
+    lay_out(workdir, program, reference, submission, legacy, worker_data)
     output = os.path.join(workdir, "output")
     argv = docker_command(workdir, image) if image else command(workdir)
     rc = subprocess.call(argv, cwd=os.path.join(workdir, "program"))
@@ -186,7 +215,7 @@ def _shown_path(path: str) -> str:
 def _from_bundle(bundle: str, target: str):
     """Unzip an upload zip into target; its competition.yaml then says where the program and data are."""
     if os.path.exists(target):
-        shutil.rmtree(target)
+        _remove(target)
     with zipfile.ZipFile(bundle) as archive:
         archive.extractall(target)
     return target
@@ -201,6 +230,7 @@ class Competition:
         self.legacy, self.task, self.kit = legacy, task, kit
         self.about = ""
         self.root = None
+        self.worker_data = ""      # the compute worker's data folder, laid out as data/ beside input/
 
 
 def _path_in(root: str, value: str, where: str) -> str:
@@ -275,6 +305,9 @@ def main(argv=None) -> int:
                         help="take the program, reference data and columns from this upload zip (repeatable)")
     parser.add_argument("--phase", choices=("dry", "formal"), default="dry",
                         help="with --bundle: the phase whose reference data is used (default: dry, the sample data)")
+    parser.add_argument("--worker-data", metavar="DIR", help="the compute worker's data folder (its "
+                        "$HOST_DIRECTORY/data), laid out read-only as data/ beside input/, as Codabench mounts it at "
+                        "/app/data (default with --bundle X.zip: X.worker-data/ beside the zip, when it exists)")
     parser.add_argument("--workdir", default=os.path.join(HERE, "run"), help="where each submission's program/, "
                         "input/, output/ go (one folder per submission)")
     parser.add_argument("--docker", nargs="?", const="codalab/codalab-legacy:py39", metavar="IMAGE",
@@ -290,6 +323,8 @@ def main(argv=None) -> int:
             competition.about = "%s: %s" % (_shown_path(bundle), competition.about)
             if args.ref:
                 competition.reference = args.ref
+            beside = os.path.splitext(bundle)[0] + ".worker-data"
+            competition.worker_data = args.worker_data or (beside if os.path.isdir(beside) else "")
             subs = [args.submission] if args.submission else _samples(competition.kit or HERE, competition.task)
             jobs += [(name, competition, s) for s in subs]
     else:
@@ -315,7 +350,8 @@ def main(argv=None) -> int:
         sys.stdout.flush()
         workdir = os.path.join(args.workdir, label)
         status = score_submission(workdir, competition.program, competition.reference, submission,
-                                  competition.columns, args.docker or "", competition.legacy) or status
+                                  competition.columns, args.docker or "", competition.legacy,
+                                  competition.worker_data or args.worker_data or "") or status
         sys.stdout.flush()
     return status
 

@@ -374,8 +374,8 @@ def test_api_trec_eval_takes_ir_measures_names_with_ir_measures_values():
             assert math.isclose(result["all"][str(measure)], value, rel_tol=1e-12, abs_tol=1e-15), (seed, measure)
     both = api.trec_eval(qrels, run, measures=["map", "P.5", "P@10", "Judged@5"])
     assert sorted(both["all"]) == ["Judged@5", "P@10", "P_5", "map"]
-    with pytest.raises(api.ConfigError, match="ir_measures parameters"):
-        api.trec_eval(qrels, run, measures=["P(rel=2)@10"])
+    assert api.trec_eval(qrels, run, measures=["P(rel=2)@10"])["all"]["P(rel=2)@10"] == \
+        api.trec_eval(qrels, run, measures=["P.10"], level=2)["all"]["P_10"]
     with pytest.raises(api.ConfigError, match="needs a cutoff"):
         api.trec_eval(qrels, run, measures=["R"])
 

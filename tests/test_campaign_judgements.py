@@ -178,18 +178,28 @@ def test_two_sheets_report_kappa_per_topic_and_overall(tmp_path, capsys):
     assert found["overall"] == pytest.approx(expected["overall"]) and set(found["per_topic"]) == {"001p", "002f"}
 
 
-def test_majority_resolution_and_its_tie(tmp_path, capsys):
+def test_majority_resolution_and_its_tie_rule(tmp_path, capsys):
+    """Majority decides; a tie goes to the median of the labels given (the lower middle one for an even count), so
+    two assessors who disagree give one label and three always do. Before, every tie refused the import."""
     pool = make_pool(tmp_path)
-    sheets = [fill(pool, tmp_path / ("%s.tsv" % n), lambda v, lab=lab: lab)
-              for n, lab in (("a", "L1"), ("b", "L1"), ("c", "L2"))]
-    ref = str(tmp_path / "ref")
-    assert main(["judgements", "--task", "temporalia-tir", "--pool", pool] + sheets +
-                ["--resolve", "majority", "-o", ref]) == 0
-    assert set(l.split()[-1] for l in open(os.path.join(ref, "qrels.txt")).read().split("\n") if l) == {"L1"}
+    sheets = {lab + n: fill(pool, tmp_path / ("%s%s.tsv" % (lab, n)), lambda v, lab=lab: lab)
+              for lab in ("L0", "L1", "L2") for n in ("a", "b")}
+
+    def labels(names, rule, ref):
+        assert main(["judgements", "--task", "temporalia-tir", "--pool", pool] + [sheets[n] for n in names] +
+                    ["--resolve", rule, "-o", str(tmp_path / ref)]) == 0
+        return set(l.split()[-1] for l in open(str(tmp_path / ref / "qrels.txt")).read().split("\n") if l)
+
+    assert labels(["L1a", "L1b", "L2a"], "majority", "r1") == {"L1"}
     assert "krippendorff_alpha" in capsys.readouterr().out
-    assert main(["judgements", "--task", "temporalia-tir", "--pool", pool, sheets[0], sheets[2],
-                 "--resolve", "majority", "-o", str(tmp_path / "ref2")]) == 2
-    assert "no majority" in capsys.readouterr().err and not os.path.exists(str(tmp_path / "ref2"))
+    assert labels(["L1a", "L2a"], "majority", "r2") == {"L1"}                 # a tie of two: the lower
+    assert labels(["L0a", "L1a", "L2a"], "majority", "r3") == {"L1"}          # three different: the middle
+    assert labels(["L0a", "L0b", "L2a", "L2b"], "majority", "r4") == {"L0"}   # 2 against 2: the lower middle
+    assert labels(["L0a", "L2a", "L2b"], "median", "r5") == {"L2"}
+    assert main(["judgements", "--task", "temporalia-tir", "--pool", pool, sheets["L1a"], sheets["L2a"],
+                 "-o", str(tmp_path / "r6")]) == 2                           # no rule named: still an error
+    assert "choose --resolve majority, median, max or min" in capsys.readouterr().err
+    assert not os.path.exists(str(tmp_path / "r6"))
 
 
 def test_ntcir1_grade_letters_any_case_become_rel1_and_rel2(tmp_path):
@@ -206,3 +216,26 @@ def test_ntcir1_grade_letters_any_case_become_rel1_and_rel2(tmp_path):
     rel2 = sorted(open(os.path.join(ref, "rel2")).read().split("\n"))[1:]
     assert rel1 == ["0031\tA\tgakkai-2\t1", "0031\tB\tgakkai-3\t0", "0031\tC\tgakkai-4\t0", "0031\tS\tgakkai-1\t1"]
     assert rel2 == ["0031\tA\tgakkai-2\t1", "0031\tB\tgakkai-3\t1", "0031\tC\tgakkai-4\t0", "0031\tS\tgakkai-1\t1"]
+
+
+def test_a_pool_file_that_no_longer_reads_is_named_by_a_path_that_exists(tmp_path, capsys):
+    """An official PR run of the pool folder changed after pooling: the refusal names it by its path in the pool
+    folder (before: by its bare file name, which exists nowhere from where the organiser stands)."""
+    from conftest import ROOT
+
+    kit = os.path.join(ROOT, "starting_kit", "sample_submission", "r2c2-ac")
+    out = str(tmp_path / "pool")
+    assert main(["pool", "--task", "r2c2-ac", os.path.join(kit, "SAMPLE-AC-1"), "--pr-runs",
+                 os.path.join(kit, "SAMPLE-PG-1.txt"), "-o", out]) == 0
+    sheet = str(tmp_path / "sheet.tsv")
+    columns, rows = read_sheet(os.path.join(out, "pool.tsv"))
+    write_sheet(sheet, columns, [dict(r.values, label="1") for r in rows])
+    damaged = os.path.join(out, "pr_runs", "SAMPLE-PG-1")
+    with open(damaged, "ab") as handle:
+        handle.write(b"\xff\xfe not UTF-8\n")
+    capsys.readouterr()
+    assert main(["judgements", "--task", "r2c2-ac", "--pool", os.path.join(out, "pool.tsv"), sheet,
+                 "-o", str(tmp_path / "ref")]) == 2
+    err = [line for line in capsys.readouterr().err.split("\n") if ": error:" in line][0]
+    named = err.split(": error:", 1)[0].replace("runscore: ", "").rsplit(":", 1)[0]
+    assert os.path.samefile(named, damaged), err

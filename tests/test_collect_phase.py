@@ -6,12 +6,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import zipfile
 
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, run_score_py
 from runscore.cli import main
 
 SCORE_PY = os.path.join(ROOT, "scoring_program", "score.py")
@@ -28,9 +27,8 @@ def score_py(tmp_path, ref_folder, run_text=None, name="tir_sample"):
         shutil.copyfile(SAMPLE_RUN, str(run))
     else:
         run.write_text(run_text)
-    proc = subprocess.run([sys.executable, SCORE_PY, str(work / "input"), str(work / "output")],
-                          capture_output=True, text=True)
-    return proc, work / "output", run
+    code, out, err = run_score_py(work / "input", work / "output")
+    return subprocess.CompletedProcess([SCORE_PY], code, out, err), work / "output", run
 
 
 def collect_folder(tmp_path, extra=""):
@@ -44,9 +42,10 @@ def test_a_valid_run_gets_a_receipt_with_its_sha256_and_no_score(tmp_path):
     proc, output, run = score_py(tmp_path, collect_folder(tmp_path))
     assert proc.returncode == 0, proc.stderr
     digest = hashlib.sha256(run.read_bytes()).hexdigest()
-    lines = len(run.read_bytes().splitlines())
-    assert "receipt: run sample_run1, team sample, %d lines, sha256 %s (file tir_sample)" % (lines, digest) \
-        in proc.stdout
+    lines = run.read_bytes().splitlines()
+    own = sum(1 for line in lines if line.endswith(b"\tsample_run1"))        # the file holds two runs
+    assert "receipt: run sample_run1, team sample, %d lines (of %d in the file), sha256 %s (file tir_sample)" \
+        % (own, len(lines), digest) in proc.stdout
     scores = json.loads((output / "scores.json").read_text())
     assert scores == {"temporalia_tir_runs_received": 2.0}      # no leaderboard column: the row stays empty
     page = (output / "detailed_results.html").read_text()

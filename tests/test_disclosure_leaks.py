@@ -1,13 +1,20 @@
-"""Hidden means hidden (issue 22): what a participant sees of a phase whose reference data is hidden cannot tell
-two secret references apart unless their aggregates differ.
+"""Hidden means hidden: what a participant sees of a phase whose reference data is hidden cannot tell two secret
+references apart unless the leaderboard values they give differ.
 
 For every task: two secret references A and B hold the same questions and the same gold items, given to
 different questions (B is A with the gold of some questions swapped), so every probe below (one-class runs,
-one-document runs, one-line runs, empty runs) gets the same aggregate scores from both, while its per-question
+one-document runs, one-line runs, empty runs) gets the same leaderboard values from both, while its per-question
 values differ. Everything the participant sees (detailed page, stdout, stderr, scores.json, scores.txt) must be
 byte-identical after paths are replaced; the same probes with `detail: full` (the sample phase) must differ,
 so the test can fail. A canary test: gold strings no probe sends never appear in participant-visible output of
-a hidden phase.
+a hidden phase. The same holds for rejected submissions (each probe with a broken file beside it), which cost a
+team nothing on Codabench.
+
+Further cases, one per way a hidden reference leaked through messages and caps before the checks of a hidden
+phase read only the task's public part of the reference: qqa23-mrc's warning on questions whose answers are all
+dropped (it named the questions with gold answers), temporalia-tir's "subtopics not in the qrels" (and its exit
+code), r2c2-ac's list of the pool's PR runs and its replay's error counts, and ntcir1-adhoc's submission of any
+number of runs (each run's values shown).
 """
 import contextlib
 import io
@@ -195,7 +202,11 @@ def qqa23_case():
                            for q, ts in table.items()}, ensure_ascii=False)
 
     qs = list(answers)
+    stop_word = passage.split().index("إلى")           # an answer the scorer drops (a stop word)
+    dropped = json.dumps({q: [{"answer": "إلى", "rank": 1, "score": 1.0, "strt_token_indx": stop_word,
+                               "end_token_indx": stop_word}] for q in qs}, ensure_ascii=False)
     probes = {"one-answer": {"team_run01.json": run({q: ["الكتاب"] for q in qs})},
+              "all-dropped": {"team_run05.json": dropped},
               "no-answer": {"team_run02.json": run({q: [] for q in qs})},
               "one-line": {"team_run03.json": run({"901:1-3_004": ["الطالب"]})},
               "empty": {"team_run04.json": "{}"}}
@@ -225,19 +236,75 @@ def datasearch_case():
         probes, ["CANARY-DS-GOLD"]
 
 
+def ntcir1_runs_case():
+    """More runs than a hidden phase scores: each run's leaderboard values would be shown. Run ntc1 (the row) gets
+    the same values from both secrets, ntc2..ntc4 do not."""
+    yaml_text, a, b, _, canaries = ntcir1_case()
+
+    def run(name, topic, doc):
+        return "%s\t0\t%s\t1\t100\t%s\n" % (topic, doc, name)
+
+    probes = {"four-runs": {"ntc1": run("ntc1", "0031", "gakkai-0000000003"),
+                            "ntc2": run("ntc2", "0031", "gakkai-0000000001"),
+                            "ntc3": run("ntc3", "0032", "gakkai-0000000001"),
+                            "ntc4": run("ntc4", "0033", "gakkai-0000000001")}}
+    return yaml_text, a, b, probes, canaries
+
+
+def tir_judged_case():
+    """Which subtopics the assessors judged is hidden: A judges 005a, B judges 005p (neither has a relevant
+    document, so no mean counts them); a run answering 005a only scores 0 from both."""
+    yaml_text, a, b, _, canaries = tir_case()
+    a = {"qrels.txt": a["qrels.txt"] + "005a lk-20130101_000 L0\n005a lk-20130101_001 L0\n"}
+    b = {"qrels.txt": a["qrels.txt"].replace("005a", "005p")}
+    probe = "id\trank\tdoc_id\tgroup_id\trun_id\n005a\t1\tlk-20130101_002\tg\tr1\n"
+    return yaml_text, a, b, {"unjudged-subtopic": {"tir_g": probe}}, canaries
+
+
+def r2c2_ac_pool_case():
+    """Which PR runs the reference's pool holds is hidden: a nugget citing a run in neither pool."""
+    yaml_text, a, b, _, canaries = r2c2_ac_case()
+    yaml_text = yaml_text.replace("options:", "pr_runs: pool\noptions:")
+    a = dict(a, **{"pool/ORGA-PO-1.txt": "0001;1;Q1;Mira Okonkwo directed it.\n"})
+    b = dict(b, **{"pool/ORGB-PO-1.txt": "0001;1;Q1;Mira Okonkwo directed it.\n"})
+    b["gold.tsv"] = a["gold.tsv"]                                   # the same gold: only the pool differs
+    probe = "<D0001>Mira Okonkwo;80\n1;NOBODY-PO-1;1;Mira Okonkwo directed it.\n</D0001>\n"
+    return yaml_text, a, b, {"unknown-pr-run": {"TEAM-AC-1": probe}}, canaries + ["ORGA-PO-1", "ORGB-PO-1"]
+
+
+def r2c2_ac_replay_case():
+    """How much a run differs from the run assessed under its name is hidden: A's assessed copy differs from the
+    probe in one answer, B's in sixty (more different errors than a report lists)."""
+    topics = ["%04d" % q for q in range(1, 61)]
+
+    def run(confidence_of):
+        return "".join("<D%s>answer %s;%d\n</D%s>\n" % (q, q, confidence_of(q), q) for q in topics)
+
+    labels = "run_id\tqID\tcorrect\n" + "".join("TEAM-AC-1\t%s\t1\n" % q for q in topics)
+    yaml_text = ("task: r2c2-ac\ntopics: topics.txt\nanswer_labels: labels.tsv\nassessed_runs: assessed\n")
+    common = {"topics.txt": "".join(q + "\n" for q in topics), "labels.tsv": labels}
+    a = dict(common, **{"assessed/TEAM-AC-1": run(lambda q: 51 if q == "0001" else 50)})
+    b = dict(common, **{"assessed/TEAM-AC-1": run(lambda q: 51)})
+    return yaml_text, a, b, {"changed-run": {"TEAM-AC-1": run(lambda q: 50)}}, []
+
+
 CASES = {"temporalia-tqic": tqic_case, "ntcir1-adhoc": ntcir1_case, "temporalia-tir": tir_case,
-         "r2c2-pr": r2c2_pr_case, "r2c2-ac": r2c2_ac_case, "qqa23-mrc": qqa23_case, "datasearch-qa": datasearch_case}
+         "r2c2-pr": r2c2_pr_case, "r2c2-ac": r2c2_ac_case, "qqa23-mrc": qqa23_case, "datasearch-qa": datasearch_case,
+         "ntcir1-adhoc runs per submission": ntcir1_runs_case, "temporalia-tir judged subtopics": tir_judged_case,
+         "r2c2-ac pool": r2c2_ac_pool_case, "r2c2-ac replay": r2c2_ac_replay_case}
+# A file that is no run of any task: beside a probe it makes the submission rejected.
+BROKEN = {"zz-broken": "this is not a run\n"}
 
 
 def _reference(yaml_text, gold):
     return dict(gold, **{"task.yaml": yaml_text})
 
 
-def _outputs(tmp_path, task_id, secret, detail=None):
+def _outputs(tmp_path, task_id, secret, detail=None, extra=None):
     yaml_text, gold_a, gold_b, probes, _ = CASES[task_id]()
     gold = gold_a if secret == "A" else gold_b
     return {name: score_as_platform(tmp_path / ("%s-%s-%s" % (name, secret, detail)), _reference(yaml_text, gold),
-                                    files, detail)
+                                    dict(files, **(extra or {})), detail)
             for name, files in probes.items()}
 
 
@@ -247,6 +314,17 @@ def test_hidden_phase_output_is_the_same_for_two_secrets_with_the_same_aggregate
     for probe in a:
         assert "exit 2" not in a[probe], a[probe]
         assert a[probe] == b[probe], "probe %s of %s tells the secrets apart:\n%s" % (
+            probe, task_id, "\n".join(_first_difference(a[probe], b[probe])))
+
+
+@pytest.mark.parametrize("task_id", sorted(CASES))
+def test_a_rejected_submission_shows_the_same_reason_for_two_secrets(tmp_path, task_id):
+    """Each probe beside a broken file: the submission is rejected, and what it shows (its errors only) cannot
+    tell the secrets apart either. Rejected submissions are free on Codabench, so they must tell nothing."""
+    a, b = _outputs(tmp_path, task_id, "A", extra=BROKEN), _outputs(tmp_path, task_id, "B", extra=BROKEN)
+    for probe in a:
+        assert a[probe].startswith("exit 1"), a[probe]
+        assert a[probe] == b[probe], "rejected probe %s of %s tells the secrets apart:\n%s" % (
             probe, task_id, "\n".join(_first_difference(a[probe], b[probe])))
 
 
@@ -272,7 +350,7 @@ def _first_difference(a, b):
     return [repr(a[max(0, at - 300):at + 200]), "  vs", repr(b[max(0, at - 300):at + 200])]
 
 
-@pytest.mark.parametrize("task_id", sorted(CASES))
+@pytest.mark.parametrize("task_id", sorted(c for c in CASES if " " not in c))      # one case per task
 def test_a_per_topic_phase_shows_effectiveness_values_and_no_gold_counts(tmp_path, task_id):
     from runscore.codabench.disclosure import effectiveness_keys
     from runscore.tasks import get_task

@@ -1,21 +1,20 @@
 """The disclosure policy (codabench/disclosure.py): where a phase's level comes from, what each level shows, the
-receipt, r2c2-ac's replay message, `runscore check --ref`, and the bundle's formal phase (issue 22)."""
+receipt, r2c2-ac's replay verdict, `runscore check --ref`, and the bundle's formal phase."""
 import contextlib
 import hashlib
 import io
 import os
 import shutil
-import subprocess
-import sys
 import zipfile
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_cli
 from runscore.codabench import entry
 from runscore.codabench.bundle import with_detail
-from runscore.codabench.disclosure import WITHHELD, level_of
+from runscore.codabench.disclosure import level_of
 from runscore.errors import ConfigError
+from runscore.submission import HIDDEN_VERDICT
 
 SAMPLES = os.path.join(ROOT, "starting_kit", "sample_submission")
 
@@ -84,6 +83,9 @@ def test_what_each_level_shows_ntcir1(tmp_path, detail):
     assert ("<th>num_rel_rel1</th>" in page) == (detail == "full")     # relevant counts: full only
     assert ("<th>map_rel1</th>" in page) == (detail in ("per_topic", "full"))
     assert ("receipt: run ntc1" in out) == (detail != "full")           # the log of a hidden phase
+    # a hidden phase shows the leaderboard columns and no other measure (P@5 at two levels decoded grades)
+    assert ("P_5_rel1" in page) == (detail in ("per_topic", "full"))
+    assert ("gm_map_rel1" in page) == (detail in ("per_topic", "full"))
 
 
 def test_the_receipt_is_the_files_hash_and_lines(tmp_path):
@@ -91,8 +93,11 @@ def test_the_receipt_is_the_files_hash_and_lines(tmp_path):
     data = open(os.path.join(SAMPLES, "temporalia-tqic", "tqic_sample"), "rb").read()
     digest = hashlib.sha256(data).hexdigest()
     assert code == 0, err
-    assert "<td>%d</td><td>%s</td>" % (len(data.splitlines()), digest) in page.replace('<td class="text">', "<td>")
-    assert "receipt: run sample_run1, team sample, %d lines, sha256 %s" % (len(data.splitlines()), digest) in out
+    lines = data.splitlines()
+    own = sum(1 for line in lines if line.endswith(b"\tsample_run1"))        # the file holds several runs
+    assert "<td>%d of %d</td><td>%s</td>" % (own, len(lines), digest) in page.replace('<td class="text">', "<td>")
+    assert "receipt: run sample_run1, team sample, %d lines (of %d in the file), sha256 %s" % (own, len(lines),
+                                                                                              digest) in out
 
 
 def _change_the_first_confidence(res):
@@ -103,7 +108,7 @@ def _change_the_first_confidence(res):
 
 def test_r2c2_ac_replay_is_no_equality_oracle_in_a_hidden_phase(tmp_path):
     code, out, err, page = _phase(tmp_path / "hidden", "r2c2-ac", None, edit=_change_the_first_confidence)
-    assert code == 1 and WITHHELD in err and "differs from run" not in err + page
+    assert code == 1 and HIDDEN_VERDICT in err and "differs from run" not in err + page
     assert "SAMPLE-AC-1:" in err and ":2: error" not in err                       # no line named either
     assert "submission rejected: 1 error(s)" in err                              # nor how many parts differ
     code, out, err, page = _phase(tmp_path / "full", "r2c2-ac", "full", edit=_change_the_first_confidence)
@@ -117,22 +122,21 @@ def test_check_with_ref_follows_the_references_policy(tmp_path):
     res = tmp_path / "res"
     shutil.copytree(os.path.join(SAMPLES, "r2c2-ac"), str(res))
     _change_the_first_confidence(res)
-    proc = subprocess.run([sys.executable, "-m", "runscore", "check", "--ref", str(ref), str(res)],
-                          capture_output=True, text=True, cwd=os.path.join(ROOT, "scoring_program"))
-    assert proc.returncode == 1 and WITHHELD in proc.stdout + proc.stderr
-    assert "differs from run" not in proc.stdout + proc.stderr
-    assert "rejected: 1 error(s)" in proc.stdout and "invalid               1 " in proc.stdout
+    code, out, err = run_cli("check", "--ref", str(ref), str(res), cwd=os.path.join(ROOT, "scoring_program"))
+    assert code == 1 and HIDDEN_VERDICT in out + err
+    assert "differs from run" not in out + err
+    assert "rejected: 1 error(s)" in out and "invalid               1 " in out
 
 
 def test_the_command_line_score_shows_everything(tmp_path):
     ref = tmp_path / "ref"
     shutil.copytree(os.path.join(ROOT, "reference_data", "ntcir1-adhoc"), str(ref))
     (ref / "task.yaml").write_bytes(with_detail((ref / "task.yaml").read_bytes(), "aggregate"))
-    proc = subprocess.run([sys.executable, "-m", "runscore", "score", "--task", "ntcir1-adhoc", "--ref", str(ref),
-                           os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "--json", "--per-topic"],
-                          capture_output=True, text=True, cwd=os.path.join(ROOT, "scoring_program"))
-    assert proc.returncode == 0, proc.stderr
-    assert '"num_rel_rel1"' in proc.stdout and '"per_topic"' in proc.stdout
+    code, out, err = run_cli("score", "--task", "ntcir1-adhoc", "--ref", str(ref),
+                             os.path.join(SAMPLES, "ntcir1-adhoc", "ntc1"), "--json", "--per-topic",
+                             cwd=os.path.join(ROOT, "scoring_program"))
+    assert code == 0, err
+    assert '"num_rel_rel1"' in out and '"per_topic"' in out
 
 
 def _formal_task_yaml(zip_path, task_id):
@@ -147,28 +151,25 @@ def test_the_bundles_formal_phase_is_hidden_unless_the_organiser_says(tmp_path, 
     secret = tmp_path / "secret"
     shutil.copytree(os.path.join(ROOT, "reference_data", "temporalia-tqic"), str(secret))   # says detail: full
     out = tmp_path / "t.zip"
-    proc = subprocess.run([sys.executable, "-m", "runscore", "bundle", "--tasks", "temporalia-tqic", "-o", str(out),
-                           "--reference", str(secret), "--no-lint"] + option,
-                          capture_output=True, text=True, cwd=os.path.join(ROOT, "scoring_program"))
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = run_cli(*["bundle", "--tasks", "temporalia-tqic", "-o", str(out), "--reference", str(secret),
+                             "--no-lint"] + option, cwd=os.path.join(ROOT, "scoring_program"))
+    assert code == 0, err
     formal, sample, overview = _formal_task_yaml(out, "temporalia-tqic")
     assert [l.split("#")[0].strip() for l in formal.splitlines() if l.startswith("detail:")] == ["detail: " + expected]
     assert "\ndetail: full " in sample                                   # the dry run stays public
-    assert ("says detail: full" in proc.stderr) == (not option)
+    assert ("says detail: full" in err) == (not option)
+    shown = {"aggregate": "leaderboard columns", "per_topic": "aggregate measures"}[expected]
     assert "Formal run**: scored against the campaign's hidden reference data. Its detailed results and logs " \
-           "show each run's aggregate measures" in overview
+           "show each run's %s" % shown in overview
 
 
-def test_gold_derived_findings_are_withheld_below_full():
-    """r2c2-ac's and r2c2-pr's replay findings (code GOLD_DERIVED): one line per severity, counted once."""
-    from runscore.codabench.disclosure import diagnostic_lines, shown_counts
-    from runscore.errors import GOLD_DERIVED, Diagnostics
+def test_the_second_pass_of_a_hidden_phase_costs_no_read_budget(tmp_path, monkeypatch):
+    """r2c2-ac files are parsed again against the whole reference; that reading is not counted a second time
+    against the submission's byte budget (a valid submission just under it would otherwise be rejected)."""
+    from runscore import textfile
 
-    diags = Diagnostics("run.txt")
-    diags.error(3, "question 0001: secret detail", GOLD_DERIVED)
-    diags.error(4, "question 0002: secret detail", GOLD_DERIVED)
-    diags.warning(5, "a public warning")
-    assert diagnostic_lines(diags, "full") == diags.lines() and shown_counts(diags, "full") == (2, 1)
-    for level in ("aggregate", "per_topic"):
-        assert diagnostic_lines(diags, level) == ["run.txt:5: warning: a public warning", "run.txt: error: " + WITHHELD]
-        assert shown_counts(diags, level) == (1, 1)
+    folder = os.path.join(SAMPLES, "r2c2-ac")
+    size = sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder))
+    monkeypatch.setattr(textfile, "MAX_SUBMISSION_TEXT_BYTES", size + 16)
+    code, out, err, page = _phase(tmp_path, "r2c2-ac", "aggregate")
+    assert code == 0, err

@@ -1,5 +1,5 @@
-"""docs/campaign.md: every `$ ` command of its walkthrough runs, in order, from a folder whose starting_kit/ is the
-repository's, and does what the page says it does."""
+"""docs/campaign.md: every `$ ` command of its walkthrough runs, in order, from a folder whose starting_kit/ and
+docs/ are the repository's, and does what the page says it does."""
 import os
 import re
 import subprocess
@@ -20,6 +20,7 @@ def commands():
 
 def test_the_walkthrough_runs(tmp_path):
     os.symlink(os.path.join(ROOT, "starting_kit"), str(tmp_path / "starting_kit"))
+    os.symlink(os.path.join(ROOT, "docs"), str(tmp_path / "docs"))
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scoring_program"))
     listed = commands()
     assert [c.split()[1] for c in listed if c.startswith("runscore")] == ["bundle", "pool", "judgements", "score",
@@ -35,7 +36,10 @@ def test_the_walkthrough_runs(tmp_path):
     said = re.search(r"prints `(phases: [^`]*)`", text, re.S).group(1)
     assert " ".join(said.split()) in outputs[0]
     assert os.path.isfile(str(tmp_path / "pool" / "pool.tsv"))
-    assert os.path.isfile(str(tmp_path / "pool" / "assess" / "topic-001p.html"))
+    page = open(str(tmp_path / "pool" / "assess" / "topic-001p.html"), encoding="utf-8").read()
+    assert "When was the harbour bridge first closed for repairs?" in page and "lk-20130101_000" in page
+    assert os.path.isfile(str(tmp_path / "pool" / "assess" / "sheet-001p.tsv"))
+    assert "collection: 295 document(s) found" in outputs[1] and "topics: 15 entries read" in outputs[1]
     assert os.path.isfile(str(tmp_path / "reference" / "qrels.txt"))
     assert "agreement (cohen_kappa)" in outputs[-3]
     assert "p20" in outputs[-2]

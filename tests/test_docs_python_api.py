@@ -16,7 +16,8 @@ def test_every_example_of_the_python_api_page_runs_as_shown(monkeypatch):
     with warnings.catch_warnings():
         # register()'s example meets the real pytrec_eval that other tests imported in this process, and says so,
         # as the page explains; a reader's fresh interpreter has no such warning
-        warnings.filterwarnings("ignore", "pytrec_eval .* was imported before", RuntimeWarning)
+        from runscore.pytrec_eval import NotRegisteredWarning
+        warnings.filterwarnings("ignore", category=NotRegisteredWarning)
         failures, tried = doctest.testfile(os.path.join(ROOT, "docs", "python-api.md"), module_relative=False,
                                            optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
     assert tried >= 20

@@ -217,7 +217,7 @@ def test_scoring_one_task_imports_only_its_module():
               "print(sorted(m for m in sys.modules if m.startswith('runscore.tasks.')))\n"
               "print(task is [t for t in all_tasks() if t.id == 'temporalia-tir'][0], len(all_tasks()))\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["['runscore.tasks.base', 'runscore.tasks.temporalia', "
+    assert out.splitlines() == ["['runscore.tasks.assessing', 'runscore.tasks.base', 'runscore.tasks.temporalia', "
                                 "'runscore.tasks.temporalia.format', 'runscore.tasks.temporalia.tir']",
                                 "True %d" % len(all_tasks())]
 

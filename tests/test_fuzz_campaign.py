@@ -16,6 +16,7 @@ Sizes: RUNSCORE_FUZZ_CAMPAIGNS campaigns (6 in `make test`, 150 in `make fuzz-ci
 damaged files per kind (20; 400 in fuzz-ci).
 """
 import csv
+import io
 import os
 import random
 import re
@@ -192,9 +193,26 @@ def _pool_folder(folder, task):
     return pool, sheet
 
 
+def _as_csv(sheet):
+    """The sheet as a spreadsheet saves it as CSV: a BOM, commas, quoted fields, CRLF."""
+    from runscore.campaign.sheet import read_sheet
+
+    columns, rows = read_sheet(sheet)
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+    writer.writerow(columns)
+    writer.writerows([[row.values[c] + (", x" if c == "run_names" else "") for c in columns] for row in rows])
+    path = sheet[:-4] + ".csv"
+    with open(path, "wb") as handle:
+        handle.write(b"\xef\xbb\xbf" + out.getvalue().encode("utf-8"))
+    return path
+
+
 def _fuzz_one_file(tmp_path, task, damaged):
     pool, sheet = _pool_folder(str(tmp_path), task)
-    target = {"sheet": sheet, "runs": os.path.join(pool, "runs.tsv"),
+    if damaged == "csv":
+        sheet = _as_csv(sheet)
+    target = {"sheet": sheet, "csv": sheet, "runs": os.path.join(pool, "runs.tsv"),
               "stats": os.path.join(pool, "pool_stats.json")}[damaged]
     with open(target, "rb") as handle:
         clean = handle.read()
@@ -223,6 +241,10 @@ def _fuzz_one_file(tmp_path, task, damaged):
 
 def test_damaged_sheets_get_file_line_messages(tmp_path):
     _fuzz_one_file(tmp_path, "temporalia-tir", "sheet")
+
+
+def test_damaged_csv_sheets_get_file_line_messages(tmp_path):
+    _fuzz_one_file(tmp_path, "temporalia-tir", "csv")
 
 
 def test_damaged_r2c2_ac_sheets_get_file_line_messages(tmp_path):

@@ -5,6 +5,7 @@ with +-inf scores. Each side runs in its own process (tests/adopter_side.py): on
 `pytrec_eval` in a process. Test-only dependencies (ir_measures; beir installed without its dependencies by
 `make setup`, since its evaluator needs none of them); skips when they are absent.
 """
+import importlib.util
 import json
 import math
 import os
@@ -81,3 +82,94 @@ def test_beir_call_pattern_per_query_equals_pytrec_eval_terrier(both):
         assert list(got) == list(want), "seed %d" % seed
         for qid in want:
             assert got[qid] == want[qid], "seed %d topic %s" % (seed, qid)
+
+
+# ----------------------------------------------------------------- register() not taken: a warning says so ---
+
+SCENARIO = r"""
+import json, sys, warnings
+warnings.simplefilter("always")
+scenario = sys.argv[1]
+steps = scenario.split(", ")
+
+
+class NoPytrecEval:
+    "pytrec-eval-terrier not installed (the --no-deps set-up)"
+    def find_spec(self, name, path=None, target=None):
+        if name == "pytrec_eval":
+            raise ModuleNotFoundError("No module named 'pytrec_eval'", name=name)
+
+
+caught = []
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    if scenario == "ir_measures first, register late":
+        import ir_measures
+        ir_measures.calc_aggregate([ir_measures.RR], {"q": {"a": 1}}, {"q": {"a": 1.0}})
+        import runscore.pytrec_eval
+        runscore.pytrec_eval.register()
+    elif scenario == "beir first, register late":
+        import beir.retrieval.evaluation
+        import runscore.pytrec_eval
+        runscore.pytrec_eval.register()
+    else:
+        import runscore.pytrec_eval
+        if "no pytrec_eval" in steps:
+            sys.meta_path.insert(1, NoPytrecEval())
+        if "register" in steps:
+            runscore.pytrec_eval.register()
+        if "beir" in steps:
+            import beir.retrieval.evaluation
+        else:
+            import ir_measures
+            ir_measures.calc_aggregate([ir_measures.RR], {"q": {"a": 1}}, {"q": {"a": 1.0}})
+            provider = ir_measures.providers.registry["pytrec_eval"]
+            caught.append(type("Provider", (), {"message": "provider available: %s, %s" % (
+                provider._is_available, getattr(provider.pytrec_eval, "__name__", None)), "category": str}))
+print(json.dumps([[getattr(w.category, "__name__", ""), str(w.message)] for w in caught]))
+"""
+
+
+def scenario(name):
+    """The warnings of one scenario, run in a fresh interpreter (what is imported first is the point)."""
+    code = os.path.join(os.path.dirname(os.path.dirname(SIDE)), "scoring_program")
+    done = subprocess.run([sys.executable, "-c", SCENARIO, name], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=code))
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
+    return [(category, message) for category, message in json.loads(done.stdout)]
+
+
+def test_ir_measures_importing_pytrec_eval_before_register_is_warned_about():
+    found = scenario("ir_measures, no register")
+    assert ("NotRegisteredWarning", "ir_measures.providers.pytrec_eval_provider imports pytrec_eval, but "
+            "runscore.pytrec_eval.register() has not been called: it gets pytrec-eval-terrier, not runscore's. Call "
+            "register() first, or install the stand-in (docs/python-api.md)") in found
+    assert found[-1][1] == "provider available: True, pytrec_eval"
+
+
+def test_ir_measures_falling_back_silently_without_pytrec_eval_is_warned_about():
+    """The --no-deps set-up without register(): ir_measures finds no pytrec_eval and silently computes with its
+    other providers (other numbers); the warning is the only sign."""
+    found = scenario("no pytrec_eval, ir_measures")
+    assert any(c == "NotRegisteredWarning" and "no pytrec_eval is installed, so ir_measures fails or, for "
+               "ir_measures, silently computes with its other providers" in m for c, m in found), found
+    assert found[-1][1] == "provider available: False, None"
+
+
+def test_register_in_time_leaves_nothing_to_warn_about():
+    for name in ("register, ir_measures", "no pytrec_eval, register, ir_measures"):
+        found = scenario(name)
+        assert found == [("str", "provider available: True, runscore.pytrec_eval")], (name, found)
+
+
+def test_register_after_ir_measures_computed_or_beir_imported_says_what_keeps_another():
+    found = scenario("ir_measures first, register late")
+    assert len(found) == 1 and found[0][0] == "NotRegisteredWarning"
+    assert "register() came too late: pytrec_eval (" in found[0][1] and "ir_measures computes with pytrec_eval " \
+        "from" in found[0][1]
+    if importlib.util.find_spec("beir") is None:
+        pytest.skip("beir is not installed (make setup installs it with --no-deps)")
+    found = scenario("beir first, register late")
+    assert len(found) == 1 and "beir.retrieval.evaluation holds pytrec_eval from" in found[0][1]
+    found = scenario("beir, no register")
+    assert len(found) == 1 and found[0][1].startswith("beir.retrieval.evaluation imports pytrec_eval, but")

@@ -146,7 +146,8 @@ def test_unsupported_measures_say_which_and_are_value_errors():
     ({"1": {"a": 1}}, {"1": [("a", 1.0)]}, "must map document ids to scores"),
     ({"1": {"a": 2 ** 70}}, {"1": {"a": 1.0}}, "qrels: error: topic 1 document a: the grade must be an integer "
                                                "within"),
-    ({"1": {"a": 1}}, {"1": {"a": 2 ** 1100}}, "run: error: topic 1 document a: the score must be a finite number"),
+    ({"1": {"a": 1}}, {"1": {"a": 2 ** 1100}}, "run: error: topic 1 document a: the score must be a number within a "
+                                               "double, got 1358"),
 ])
 def test_bad_types_are_type_errors_with_a_reason(qrels, run, message):
     with pytest.raises(TypeError, match=message):
@@ -239,9 +240,12 @@ def _with_non_finite(seed, choices):
     return qrels, run, level, judged_only
 
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def test_infinite_scores_are_ranked_as_pytrec_eval_ranks_them_with_a_warning():
     """+-inf (and finite doubles beyond a C float, which trec_eval 9 reads as inf) tie with each other and break
-    the tie by docno, as pytrec_eval does; a RuntimeWarning says how many."""
+    the tie by docno, as pytrec_eval does; a RuntimeWarning says how many scores are infinite as a C float."""
     every = set(pytrec_eval.supported_measures)
     for seed in range(CASES // 2):
         qrels, run, level, judged_only = _with_non_finite(seed, [math.inf, -math.inf, 1e39, -1e39])
@@ -250,8 +254,9 @@ def test_infinite_scores_are_ranked_as_pytrec_eval_ranks_them_with_a_warning():
             warnings.simplefilter("always")
             mine = ours.RelevanceEvaluator(qrels, every, level, judged_only).evaluate(run)
         assert_same_output(theirs, mine, "seed %d" % seed)
-        has_inf = any(math.isinf(v) for qid in run for v in run[qid].values() if qid in theirs)
-        assert any("infinite score" in str(w.message) for w in caught) == has_inf, "seed %d" % seed
+        has_inf = any(math.isinf(v) or abs(v) > FLOAT32_MAX for qid in run for v in run[qid].values()
+                      if qid in theirs)
+        assert any("infinite score(s) (as a C float)" in str(w.message) for w in caught) == has_inf, "seed %d" % seed
 
 
 def test_nan_scores_rank_below_every_number_with_a_warning():
@@ -370,3 +375,22 @@ def test_numpy_scores_pytrec_eval_refuses_are_taken_at_their_value(value):
                          "{'1': {'a': float(%s), 'b': 1.5}})" % value)
     assert _ours("pytrec_eval.RelevanceEvaluator(Q, {'map', 'ndcg'}).evaluate({'1': {'a': %s, 'b': 1.5}})"
                  % value) == converted
+
+
+def test_a_run_topic_without_documents_gets_pytrec_evals_values_nan_included():
+    """pytrec_eval evaluates a run topic given with no documents as an empty ranking (unless it is the first topic
+    it evaluates: then it crashes): 0 everywhere, and trec_eval's 0/0 = NaN for iprec_at_recall at the recall
+    points whose cutoff (long)(p R + 0.9) is 0 and for 11pt_avg."""
+    every = set(pytrec_eval.supported_measures) | {"iprec_at_recall.0,0.05,0.5,1"}
+    for seed in range(CASES // 4):
+        qrels, run, level, judged_only = random_case(seed)
+        first = next((q for q in run if q in qrels and qrels[q]), None)
+        empty = [q for q in qrels if qrels[q] and q != first]
+        if first is None or not empty:
+            continue
+        run = dict(run, **{q: {} for q in empty})       # after the first evaluated topic: pytrec_eval survives
+        run = {first: run.pop(first), **run}
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, every, level, judged_only).evaluate(run)
+        assert any(math.isnan(v) for q in empty for v in theirs[q].values()), "seed %d" % seed
+        assert_same_output(theirs, ours.RelevanceEvaluator(qrels, every, level, judged_only).evaluate(run),
+                           "seed %d" % seed)

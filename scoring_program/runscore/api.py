@@ -8,7 +8,6 @@ exits 1; InvalidRunsError carries every diagnostic of every file) and ConfigErro
 or option). Results are plain dicts and lists. The drop-in for pytrec_eval is the module runscore.pytrec_eval.
 Documentation with examples: docs/python-api.md.
 """
-import math
 import os
 import shutil
 import tempfile
@@ -209,71 +208,79 @@ def trec_eval(qrels: Any, run: Any, measures: Optional[Sequence[str]] = None, co
     and the values it prints, at full precision (counts as ints, runid and relstring as text).
 
     qrels, run: file paths, dicts ({qid: {docno: grade}}, {qid: {docno: score}}) or pandas DataFrames with the
-    columns query_id, doc_id, relevance / score (or PyTerrier's qid, docno, label / score). measures: -m
-    arguments (`["map", "P.5,10", "ndcg_cut.10", "all_trec"]`; default: trec_eval's official set) or
-    ir_measures names (`nDCG@10`, `P@10`, `AP`, `R@100`, `RR`, `Judged@10`), returned under the name asked.
+    columns query_id, doc_id, relevance / score (or PyTerrier's qid, docno, label / score); the same data gives
+    the same values whatever it is given as (a run topic without documents is left out, as in a file).
+    measures: -m arguments (`["map", "P.5,10", "ndcg_cut.10", "all_trec"]`; default: trec_eval's official set) or
+    ir_measures names (`nDCG@10`, `P(rel=2)@5`, `AP`, `R@100`, `RR`, `RR@10`, `Judged@10`), returned under the
+    name asked, with ir_measures' own aggregation when complete=True (docs/python-api.md).
     complete: -c, level: -l, max_docs: -M, judged_only: -J, num_docs_in_coll: -N, version: "9.0.8" (default)
-    or "10.0" (--v10). run_id: the runid of a run given as a dict or DataFrame (a file's is its last line's tag).
+    or "10.0" (--v10); level and judged_only are trec_eval's options (an ir_measures name says its own rel and
+    judged_only). run_id: the runid of a run given as a dict or DataFrame (a file's is its last line's tag).
     Files are read as `runscore trec_eval` reads them (as trec_eval does, a warning for each lenient reading);
     strict: --strict, those readings are errors (ConfigError for the qrels, InvalidRunsError for the run).
     """
-    from .commands import trec_eval as command
     from .measures import ir_measures_names
-    from .ranking.trec_eval_files import TrecEvalFailure
 
     if isinstance(measures, str):
         measures = [measures]
     asked = [(m, ir_measures_names.parse(m) if isinstance(m, str) else None) for m in measures or ()]
     trec_args = [m for m, ir in asked if ir is None]
     ir_names = [ir for _, ir in asked if ir is not None]
-    if trec_args and ir_names:
-        # two evaluations, so that trec_eval's rule for a measure asked twice (the first -m wins) never drops
-        # a cutoff asked by its ir_measures name (P.5 and P@10)
-        options = dict(complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
-                       num_docs_in_coll=num_docs_in_coll, version=version,
-                       keep_first_duplicate=keep_first_duplicate, run_id=run_id, strict=strict)
-        result = trec_eval(qrels, run, trec_args, **options)
-        extra = trec_eval(qrels, run, [ir.name for ir in ir_names], **options)
-        result["all"].update(extra["all"])
-        for qid, values in extra["per_topic"].items():
-            result["per_topic"].setdefault(qid, {}).update(values)
-        return result
-    computed_args = trec_args or ir_measures_names.trec_eval_args(ir_names)
-    if measures and not computed_args:
-        computed_args = ["num_q"]               # only Judged@k: nothing of trec_eval's to compute
-    argv = _trec_argv(computed_args, complete, level, max_docs, judged_only, num_docs_in_coll, version,
+    options = dict(complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
+                   num_docs_in_coll=num_docs_in_coll, version=version, keep_first_duplicate=keep_first_duplicate,
+                   run_id=run_id, strict=strict)
+    if not ir_names:
+        return _trec_eval(qrels, run, trec_args, **options)
+    # Two evaluations when both kinds are asked, so that trec_eval's rule for a measure asked twice (the first -m
+    # wins) never drops a cutoff asked by its ir_measures name (P.5 and P@10).
+    result = _trec_eval(qrels, run, trec_args, **options) if trec_args else {"all": {}, "per_topic": {},
+                                                                                 "warnings": []}
+    extra = _ir_measures(qrels, run, ir_names, options, bool(trec_args))
+    result["all"].update(extra["all"])
+    for qid, values in extra["per_topic"].items():
+        result["per_topic"].setdefault(qid, {}).update(values)
+    result["warnings"] += [w for w in extra["warnings"] if w not in result["warnings"]]
+    return result
+
+
+def _trec_eval(qrels: Any, run: Any, measures: Sequence[str], complete: bool, level: int, max_docs: Optional[int],
+               judged_only: bool, num_docs_in_coll: int, version: str, keep_first_duplicate: bool, run_id: str,
+               strict: bool) -> Dict[str, Any]:
+    """trec_eval() for trec_eval's -m arguments: the files through the command's own reading and main loop (or
+    its fast path), anything else through the whole-run kernels, both into the command's summary."""
+    from .commands import trec_eval as command
+    from .ranking.trec_eval_files import TrecEvalFailure
+
+    argv = _trec_argv(measures, complete, level, max_docs, judged_only, num_docs_in_coll, version,
                       keep_first_duplicate)
     settings, _ = command.parse_settings(argv)
+    settings.qrels_path = os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else "qrels"
     if settings.max_docs is not None and settings.max_docs < 0:
         raise ConfigError("max_docs must be >= 0, got %d" % settings.max_docs)
     names, params = command.select_measures(settings.measure_args, settings.v10)
-    judged = [ir for ir in ir_names if not ir.trec_arg]
     warnings: List[str] = []
+    files = isinstance(qrels, (str, os.PathLike)) and isinstance(run, (str, os.PathLike))
     try:
-        if isinstance(qrels, (str, os.PathLike)) and isinstance(run, (str, os.PathLike)):
-            evaluation, run_id, judged_values = _trec_eval_files(command, settings, os.fspath(qrels),
-                                                                 os.fspath(run), names, params, warnings, strict,
-                                                                 judged)
-            summary = dict(command.summary_values(names, evaluation, params, run_id))
-            per_topic, printed = evaluation.values, evaluation.printed
+        if files:
+            evaluation, run_id = _trec_eval_files(command, settings, os.fspath(qrels), os.fspath(run), names,
+                                                  params, warnings, strict)
         else:
-            per_topic, printed, run_dict, qrels_dict = _trec_eval_memory(command, settings, qrels, run, names,
-                                                                         params, warnings, strict)
-            summary = None
-            judged_values = {ir: ir_measures_names.judged_at(run_dict, qrels_dict, list(per_topic), ir.cutoff)
-                             for ir in judged}
-    except TrecEvalFailure as exc:          # what trec_eval would stop on (the command's exit 4 or 7)
-        raise RunError(exc.detail.split(": error: ", 1)[-1], exc.detail.split(": error: ", 1)[0])
-    if not per_topic:
-        raise RunError("no topic of the run is in the qrels (nothing to evaluate)", "run")
-    if summary is None:
-        summary = _summary(command, names, per_topic, params, run_id)
-    out_topics = {qid: _topic_values(command, names, per_topic[qid], params) for qid in printed}
-    if ir_names:
-        summary, out_topics = _ir_measures_view(command, trec_args, ir_names, judged_values, summary, out_topics,
-                                                settings.v10)
-    return {"all": summary, "per_topic": {_text(qid): values for qid, values in out_topics.items()},
-            "warnings": warnings}
+            evaluation = _trec_eval_memory(command, settings, qrels, run, names, params, warnings, strict)[0]
+    except TrecEvalFailure as exc:
+        raise _failure(exc, settings.qrels_path)
+    summary = dict(command.summary_values(names, evaluation, params, run_id))
+    # ids read from files are their bytes as Latin-1 characters; the dicts' ids are the caller's own text
+    key = _text if files else str
+    return {"all": summary, "per_topic": {key(qid): _topic_values(command, names, evaluation.values[qid], params)
+                                          for qid in evaluation.printed}, "warnings": warnings}
+
+
+def _failure(exc, qrels_path: str) -> Exception:
+    """What trec_eval stops on (the command's exits 2, 4 and 7) as the API's error: ConfigError when the qrels
+    are at fault, RunError when the run is."""
+    where, _, message = exc.detail.partition(": error: ")
+    qrels_fault = where == qrels_path or where.startswith(qrels_path + ":")
+    return (ConfigError if qrels_fault else RunError)(message, where)
 
 
 def _text(name: str) -> str:
@@ -284,49 +291,144 @@ def _text(name: str) -> str:
         return name
 
 
-def _ir_measures_view(command, trec_args, ir_names, judged_values, summary, per_topic, v10):
-    """Values asked for by ir_measures names under those names (Judged@k added), and only the trec_eval values
-    asked for by trec_eval names."""
-    kept = set()
-    if trec_args:
-        names, params = command.select_measures(trec_args, v10)
-        for name in names:
-            measure = REGISTRY.get(name)
-            kept.update([name] if measure is None else measure.value_names(params.get(name, measure.params)))
+def _ir_measures(qrels: Any, run: Any, ir_names: Sequence[Any], options: Dict[str, Any], with_trec_eval_names: bool
+                 ) -> Dict[str, Any]:
+    """trec_eval() for ir_measures names: each evaluated with its own settings (relevance level, judged only,
+    gains), as ir_measures' pytrec_eval provider groups them. complete=True gives ir_measures' aggregation: the
+    drop-in's values (pytrec_eval's, bit for bit) for the topics it evaluates, 0 for every other qrels topic,
+    added up in ir_measures' order; otherwise trec_eval's evaluation and averaging over the evaluated topics."""
+    from .commands import trec_eval as command
+    from .measures import ir_measures_names as ir
+    from .ranking.trec_eval_files import TrecEvalFailure
 
-    def view(values, judged_of):
-        row = {k: v for k, v in values.items() if k in kept}
-        for ir in ir_names:
-            if ir.trec_arg:
-                if ir.value_name in values:
-                    row[ir.name] = values[ir.value_name]
-            else:
-                row[ir.name] = judged_of(ir)
-        return row
+    if (options["level"] != 1 or options["judged_only"]) and not with_trec_eval_names:
+        raise ConfigError("level= and judged_only= are trec_eval's -l and -J, for trec_eval names; an ir_measures "
+                          "name says its own (P(rel=2, judged_only=True)@10), as in ir_measures")
+    if options["complete"] and (options["version"] != "9.0.8" or options["max_docs"] is not None):
+        raise ConfigError("complete=True gives ir_measures' own numbers (pytrec_eval's evaluation: trec_eval 9.0.8 "
+                          "rules, every document); version= and max_docs= apply to trec_eval names")
+    settings, _ = command.parse_settings(_trec_argv(["num_q"], False, 1, None, False, 0, options["version"],
+                                                    options["keep_first_duplicate"]))
+    warnings: List[str] = []
+    qrels_topics = _qrels_topics(qrels)
+    settings.qrels_path = os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else "qrels"
+    try:
+        qrels, run = _memory_side(command, settings, qrels, run, warnings, options["strict"])
+    except TrecEvalFailure as exc:
+        raise _failure(exc, settings.qrels_path)
+    qrels_topics = qrels_topics if qrels_topics is not None else list(qrels)
+    graded = {}
+    for setting in dict.fromkeys(m.setting for m in ir_names if m.gains):
+        graded[setting[2]] = ir.map_grades(qrels, setting[2])
+    if options["complete"]:
+        per_topic, summary = _ir_measures_complete(ir, qrels, qrels_topics, graded, run, ir_names, warnings)
+    else:
+        per_topic, summary = _ir_measures_evaluated(ir, qrels, graded, run, ir_names, options, warnings)
+    return {"all": summary, "per_topic": per_topic, "warnings": warnings}
 
-    topics = {qid: view(values, lambda ir, qid=qid: judged_values[ir].get(qid, 0.0))
-              for qid, values in per_topic.items()}
-    every = {ir: list(judged_values[ir].values()) for ir in judged_values}
-    return view(summary, lambda ir: math.fsum(every[ir]) / len(every[ir]) if every[ir] else 0.0), topics
+
+def _qrels_topics(qrels: Any) -> Optional[List[str]]:
+    """Every topic of qrels given as a dict, also those without judgements (ir_measures averages over them)."""
+    return list(qrels) if isinstance(qrels, Mapping) and all(isinstance(q, str) for q in qrels) else None
 
 
-def _trec_eval_files(command, settings, qrels_path, run_path, names, params, warnings, strict, judged):
+def _ir_measures_complete(ir, qrels, qrels_topics, graded, run, ir_names, warnings):
+    """ir_measures' iter_calc and calc_aggregate: per topic, what its providers give (the drop-in's values for the
+    topics pytrec_eval evaluates, in the run's order; Judged@k and RR@k as its judged and MS MARCO providers
+    compute them) and 0 for every other topic it expects; each measure added up in that order."""
+    import warnings as python_warnings
+    from . import pytrec_eval as dropin
+
+    values: Dict[Any, Dict[str, float]] = {m: {} for m in ir_names}
+    by_setting: Dict[Any, List[Any]] = {}
+    for measure in ir_names:
+        if measure.kind == "trec":
+            by_setting.setdefault(measure.setting, []).append(measure)
+    for (rel, judged_only, gains, _), group in by_setting.items():
+        with python_warnings.catch_warnings(record=True) as caught:      # (the drop-in's: about scores)
+            python_warnings.simplefilter("always")
+            evaluator = dropin.RelevanceEvaluator(graded[gains] if gains else qrels, ir.trec_eval_args(group),
+                                                  relevance_level=rel, judged_docs_only_flag=judged_only)
+            evaluated = evaluator.evaluate(run)
+        for text in ("run: warning: %s" % str(w.message).split(": ", 1)[-1] for w in caught):
+            if text not in warnings:
+                warnings.append(text)
+        for measure in group:
+            key = _dropin_key(measure)
+            for qid, row in evaluated.items():
+                values[measure][qid] = row[key]
+    for measure in ir_names:
+        if measure.kind == "trec":
+            continue
+        for qid, docs in run.items():
+            judged = qrels.get(qid)
+            if measure.kind == "judged" and judged:
+                values[measure][qid] = ir.judged_at(ir.ranked_as_ir_measures(docs), judged, measure.cutoff)
+            elif measure.kind == "rr_cut" and any(g >= measure.rel for g in (judged or {}).values()):
+                values[measure][qid] = ir.rr_at(ir.ranked_as_ir_measures(docs), judged, measure.cutoff, measure.rel)
+    per_topic: Dict[str, Dict[str, float]] = {}
+    summary: Dict[str, Any] = {}
+    expected = ir.expected_topics(ir_names, qrels_topics, qrels)
+    for measure in ir_names:
+        found = values[measure]
+        listed = list(found.values()) + [0.0 for qid in expected if qid not in found]
+        summary[measure.name] = ir.aggregate(measure, listed)
+        for qid in list(found) + sorted(qid for qid in expected if qid not in found):
+            per_topic.setdefault(qid, {})[measure.name] = found.get(qid, 0.0)
+    return per_topic, summary
+
+
+def _dropin_key(measure) -> str:
+    """The key runscore.pytrec_eval gives the value of an ir_measures measure: trec_eval's output name for a
+    cutoff measure (P_5, iprec_at_recall_0.50), else the measure's name (map, set_F)."""
+    from .measures.trec import DOUBLE_CUTOFFS, LONG_CUTOFFS
+
+    base = measure.trec_arg.split(".")[0]
+    kind = REGISTRY[base].param_kind if base in REGISTRY else None        # (num_q is not a measure there)
+    return measure.value_name if kind in (LONG_CUTOFFS, DOUBLE_CUTOFFS) else base
+
+
+def _ir_measures_evaluated(ir, qrels, graded, run, ir_names, options, warnings):
+    """ir_measures names with trec_eval's evaluation (any version, max_docs) and its averaging: the topics of
+    both the run and the qrels, each measure's mean over them in trec_eval's order (counts summed)."""
+    by_setting: Dict[Any, List[Any]] = {}
+    for measure in ir_names:
+        by_setting.setdefault(measure.setting if measure.kind == "trec" else (1, False, None, ""), []).append(measure)
+    per_topic: Dict[str, Dict[str, float]] = {}
+    summary: Dict[str, Any] = {}
+    for (rel, judged_only, gains, _), group in by_setting.items():
+        settings = dict(options, complete=False, level=rel, judged_only=judged_only, strict=False)
+        out = _trec_eval(graded[gains] if gains else qrels, run, ir.trec_eval_args(group) or ["num_q"], **settings)
+        for warning in out["warnings"]:
+            if warning not in warnings:
+                warnings.append(warning)
+        for measure in group:
+            if measure.kind == "trec":
+                summary[measure.name] = out["all"][measure.value_name]
+                for qid, row in out["per_topic"].items():
+                    per_topic.setdefault(qid, {})[measure.name] = row[measure.value_name]
+                continue
+            listed = []
+            for qid in out["per_topic"]:
+                ranked = ir.ranked_as_ir_measures(run.get(qid, {}))
+                value = ir.judged_at(ranked, qrels[qid], measure.cutoff) if measure.kind == "judged" else \
+                    ir.rr_at(ranked, qrels[qid], measure.cutoff, measure.rel)
+                per_topic.setdefault(qid, {})[measure.name] = value
+                listed.append(value)
+            summary[measure.name] = ir.aggregate(measure, listed)
+    return per_topic, summary
+
+
+def _trec_eval_files(command, settings, qrels_path, run_path, names, params, warnings, strict):
     """The fast path for a big clean run (as `runscore trec_eval`), else both files read as the command reads
     them (trec_eval's lenient readings warned about, or refused with `strict`) and trec_eval's main loop:
-    (Evaluation, run id, {Judged measure: {qid: value}})."""
-    from .measures import ir_measures_names
-
-    fast = None if settings.complete or judged else fastpath.trec_eval(settings, qrels_path, run_path, names,
-                                                                       params)
+    (Evaluation, run id)."""
+    fast = None if settings.complete else fastpath.trec_eval(settings, qrels_path, run_path, names, params)
     if fast is not None:
-        return command.Evaluation.of_columns(fast, settings.complete), fast.run_id, {}
+        return command.Evaluation.of_columns(fast, settings.complete), fast.run_id
     qrels, run = _read_as_trec_eval(command, settings, qrels_path, run_path, warnings, strict)
     evaluation = command.evaluate(settings, qrels, run, names, params, run_path, [], warnings)
-    run_dict = {qid: dict(zip(topic.docnos, topic.scores)) for qid, topic in run.topics.items()}
-    qrels_dict = {qid: qrels.grades(qid) for qid in qrels.topics}
-    judged_values = {ir: ir_measures_names.judged_at(run_dict, qrels_dict, list(evaluation.values), ir.cutoff)
-                     for ir in judged}
-    return evaluation, run.run_id, judged_values
+    return evaluation, run.run_id
 
 
 def _read_as_trec_eval(command, settings, qrels_path, run_path, warnings, strict):
@@ -423,10 +525,14 @@ def _memory_side(command, settings, qrels, run, warnings, strict=False):
 
 
 def _trec_eval_memory(command, settings, qrels, run, names, params, warnings, strict=False):
-    """commands.trec_eval.evaluate for dicts: the same topics, the same values (whole-run kernels)."""
+    """commands.trec_eval.evaluate for dicts: the same topics, the same values (whole-run kernels), as the
+    command's Evaluation, and the checked dicts. A run topic without documents is left out, as a file written
+    from the dict would leave it (no line); infinite and NaN scores are ranked as trec_eval ranks them read from a
+    file, with a warning, as the command warns about them in a file."""
     qrels, run = _memory_side(command, settings, qrels, run, warnings, strict)
     if not qrels:
-        raise ConfigError("the qrels have no judgements")
+        raise ConfigError("the qrels have no judgements", "qrels")
+    run = {qid: ranked for qid, ranked in run.items() if ranked}
     topics = []
     for qid in sorted(qrels):
         if qid not in run and not settings.complete:
@@ -437,45 +543,44 @@ def _trec_eval_memory(command, settings, qrels, run, names, params, warnings, st
         topics.append(qid)
     from .measures.trec import TrecOptions
 
-    options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll)
+    options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll,
+                          empty_is_nan=True)
     computed = [m for m in names if m not in ("runid", "num_q")]
-    missing = [qid for qid in topics if qid not in run]
-    ranked = run
+    missing = {qid for qid in topics if qid not in run}
     if settings.v10 and missing:    # trec_eval 10.0 scores its placeholder ranking for a missing topic (-c)
-        ranked = dict(run)
-        ranked.update({qid: {command.BOGUS_DOCNO: 1.0} for qid in missing})
-    per_topic = inmemory.evaluate(ranked, inmemory.MemoryQrels(qrels), topics, computed, settings.level, options,
+        run = dict(run)
+        run.update({qid: {command.BOGUS_DOCNO: 1.0} for qid in missing})
+    else:                           # 9.0.8 averages a missing topic as 0 without evaluating it
+        topics = [qid for qid in topics if qid in run]
+    bound = 0
+    for qid in topics if computed else ():
+        bound = command.grade_counts(settings, qid, max(qrels[qid].values()), bound, computed, warnings)
+    non_finite: Dict[str, Any] = {}
+    per_topic = inmemory.evaluate(run, inmemory.MemoryQrels(qrels), topics, computed, settings.level, options,
                                   settings.max_docs, params, np.float64 if settings.v10 else np.float32,
-                                  settings.judged_only)
-    for qid in missing:
+                                  settings.judged_only, non_finite)
+    if non_finite.get("NaN") or non_finite.get("infinite"):
+        warnings.append("run: warning: %s (first in topic %s): ranked as trec_eval ranks them read from a file "
+                        "(ties by docno descending%s), NaN below every number"
+                        % (" and ".join("%d %s score(s)" % (non_finite[kind], kind) for kind in ("infinite", "NaN")
+                                        if non_finite.get(kind)), non_finite["topic"],
+                           "" if settings.v10 else "; a double beyond a C float is infinite in trec_eval 9"))
+    evaluation = command.Evaluation()
+    for qid in topics:
         values = per_topic[qid]
-        for name in values:
-            if settings.v10:        # then clears what commands.trec_eval.zero_bogus says
+        if qid in missing:          # then clears what commands.trec_eval.zero_bogus says
+            for name in values:
                 command.zero_bogus(values, name)
-            elif name == "utility" or name.startswith("utility_"):
-                values[name] = 0.0  # 9.0.8 averages a missing topic as 0 without evaluating it
-    return per_topic, [qid for qid in topics if qid in run or settings.v10], run, qrels
-
-
-def _summary(command, names, per_topic, params, run_id) -> Dict[str, Any]:
-    """summary_lines' values: the same measures, names and summaries, as numbers."""
-    from .measures.trec import REGISTRY, summarise
-
-    out: Dict[str, Any] = {}
-    for name in names:
-        if name == "runid":
-            out["runid"] = run_id
-            continue
-        if name == "num_q":
-            out["num_q"] = len(per_topic)
-            continue
-        measure = REGISTRY[name]
-        if measure.summary == "none":
-            continue
-        for value_name in measure.value_names(params.get(name, measure.params)):
-            value = summarise(measure, [v[value_name] for v in per_topic.values()])
-            out[value_name] = int(value) if measure.is_count else float(value)
-    return out
+        evaluation.values[qid] = values
+        evaluation.printed.append(qid)
+    if not evaluation.values:
+        raise RunError("no topic of the run is in the qrels (nothing to evaluate)", "run")
+    evaluation.denominator = len(evaluation.values)
+    if settings.complete:
+        evaluation.denominator = len(qrels)
+        evaluation.missing = evaluation.denominator - len(evaluation.values)
+        evaluation.complete_num_rel = sum(1 for judged in qrels.values() for grade in judged.values() if grade > 0)
+    return evaluation, run, qrels
 
 
 def _topic_values(command, names, values, params) -> Dict[str, Any]:

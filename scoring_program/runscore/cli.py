@@ -271,6 +271,13 @@ def _main(argv: List[str]) -> int:
     except MemoryError:
         print("runscore: out of memory (see docs/limits.md for the sizes runscore is built for)", file=sys.stderr)
         return EXIT_CONFIG
+    except ImportError as exc:     # an optional dependency this command needs (optional.py), else a defect
+        from .optional import missing
+
+        if missing(exc) is None:
+            return report_internal_error(exc, __version__)
+        print("runscore: %s" % missing(exc), file=sys.stderr)
+        return EXIT_CONFIG
     except Exception as exc:   # a defect of runscore: exit 2, never 1 (errors.report_internal_error)
         return report_internal_error(exc, __version__)
 

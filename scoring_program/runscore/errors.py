@@ -32,11 +32,6 @@ def clip_message(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
                                                       message[-tail:])
 
 
-# Diagnostic.code of a finding computed from individual items of the hidden reference data (r2c2-ac's replay: a part
-# that differs from the run as it was assessed): codabench/disclosure.py words it without its detail in a hidden phase.
-GOLD_DERIVED = "gold-derived"
-
-
 @dataclass(frozen=True)
 class Diagnostic:
     """One finding about one place of one file (line 0 = the file as a whole)."""

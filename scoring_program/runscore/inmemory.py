@@ -8,7 +8,8 @@ the exact path's, bit for bit (docs/performance.md). Document ids are never copi
 works as an id.
 
 Checks (strict where pytrec_eval is lenient or crashes): topic and document ids must be strings, grades
-integers within +-qrels.MAX_GRADE, scores finite numbers; a DataFrame may not list a document twice for a topic.
+integers within +-qrels.MAX_GRADE, scores numbers (infinite and NaN ones ranked as trec_eval ranks them); a
+DataFrame may not list a document twice for a topic.
 Bad qrels raise ConfigError (the organiser's side), a bad run RunError. pandas is never imported here: a
 DataFrame is recognised by its `columns`.
 """
@@ -133,7 +134,7 @@ def check_ids(run: Mapping[str, Mapping[str, float]], docnos: Optional[List[str]
 
 
 def check_run(run: Mapping[str, Mapping[str, float]], ids: bool = True) -> None:
-    """RunError unless every document id is a string and every score a finite number (the types of all the
+    """RunError unless every document id is a string and every score a number (the types of all the
     values are looked at once: a Python test per line would cost more than the evaluation). ids=False leaves
     the ids of the topics it evaluates to evaluate(), which checks them on the list of ids it makes anyway."""
     if ids:
@@ -195,23 +196,24 @@ def _is_float(value: Any) -> bool:
 def evaluate(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics: Sequence[str],
              measures: Sequence[str], level: int = 1, options: TrecOptions = TrecOptions(),
              max_docs: Optional[int] = None, params: Optional[Dict[str, Sequence]] = None, score_dtype=np.float64,
-             judged_only: bool = False) -> Dict[str, Dict[str, Any]]:
+             judged_only: bool = False, non_finite: Optional[Dict[str, Any]] = None) -> Dict[str, Dict[str, Any]]:
     """Per-topic values keyed by trec_eval output names for `topics` (a topic absent from the run is an empty
     ranking), as rankeval.evaluate_topic_run gives them topic by topic: trec_eval's ranking rule (score
     descending as `score_dtype`, then docno descending), -M truncation, -J (judged_only) after truncation.
     `run` must have passed check_run."""
     names, rows = evaluate_rows(run, qrels, topics, measures, level, options, max_docs, params, score_dtype,
-                                judged_only)
+                                judged_only, non_finite)
     return {topic: dict(zip(names, row)) for topic, row in zip(topics, rows)}
 
 
 def evaluate_rows(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics: Sequence[str],
                   measures: Sequence[str], level: int = 1, options: TrecOptions = TrecOptions(),
                   max_docs: Optional[int] = None, params: Optional[Dict[str, Sequence]] = None,
-                  score_dtype=np.float64, judged_only: bool = False) -> Tuple[List[str], List[list]]:
+                  score_dtype=np.float64, judged_only: bool = False,
+                  non_finite: Optional[Dict[str, Any]] = None) -> Tuple[List[str], List[list]]:
     """evaluate()'s values as (value names in output order, one list of values a topic in `topics` order)."""
     names, table, rows = evaluate_values(run, qrels, topics, measures, level, options, max_docs, params, score_dtype,
-                                         judged_only)
+                                         judged_only, non_finite)
     if table is not None:
         return names, (table.tolist() if names else [[] for _ in topics])
     return names, rows
@@ -220,15 +222,15 @@ def evaluate_rows(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, to
 def evaluate_values(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, topics: Sequence[str],
                     measures: Sequence[str], level: int = 1, options: TrecOptions = TrecOptions(),
                     max_docs: Optional[int] = None, params: Optional[Dict[str, Sequence]] = None,
-                    score_dtype=np.float64, judged_only: bool = False
+                    score_dtype=np.float64, judged_only: bool = False, non_finite: Optional[Dict[str, Any]] = None
                     ) -> Tuple[List[str], Optional[np.ndarray], Optional[List[list]]]:
     """(value names in output order, the values as one array topics x names when every measure has a kernel, else
     None and one list of values a topic): a caller making its own output rows keeps the array as long as it can.
 
     The join with the qrels is a dict lookup per document (no document id is copied or packed); the ranking is a
     sort by score of the topics not written in rank order, and only documents whose scores tie are sorted by their
-    ids. `run` must have
-    passed check_run."""
+    ids. `run` must have passed check_run. Infinite and NaN scores are ranked as trec_eval ranks them (see
+    _rank_non_finite); `non_finite`, when given, receives how many there were (the callers warn)."""
     params = params or {}
     counts = np.zeros(len(topics), dtype=np.int64)
     present = []
@@ -254,15 +256,12 @@ def evaluate_values(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, 
                              count=total)
     except (OverflowError, TypeError, ValueError):
         topic, doc, bad = next((t, d, v) for t, ranked in present for d, v in ranked.items() if not _is_float(v))
-        raise _run_error("topic %s document %s: the score must be a finite number, got %r" % (topic, doc, bad))
-    finite = np.isfinite(scores)
-    if not finite.all():
-        at = int(np.flatnonzero(~finite)[0])
-        topic = topics[int(np.searchsorted(np.cumsum(counts), at, side="right"))]
-        raise _run_error("topic %s document %s: the score must be a finite number, got %r"
-                       % (topic, docnos[at], float(scores[at])))
-    ranking = as_scores(scores, score_dtype)
+        raise _run_error("topic %s document %s: the score must be a number within a double, got %.60r"
+                         % (topic, doc, bad))
     ends = np.cumsum(counts)
+    ranking = as_scores(scores, score_dtype)        # (a double beyond a C float is inf in trec_eval 9 too)
+    if not np.isfinite(ranking).all():
+        ranking = _rank_non_finite(ranking, counts, ends, docnos, topics, non_finite)
     order = _break_ties(_by_score(ranking, counts, ends), ranking, ends, docnos)
     starts = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
@@ -278,6 +277,42 @@ def evaluate_values(run: Mapping[str, Mapping[str, float]], qrels: MemoryQrels, 
     np.cumsum(counts, out=offsets[1:])
     return columnar_values(None, qrels, topics, measures, level, options, "desc", max_docs, params, score_dtype,
                            ranking=(order, offsets), grades=ranked_grades)
+
+
+# A topic's ranks stand in for its scores as float32 (trec_eval 9's type) only while they are exact integers.
+_MAX_EXACT_RANKS = 2 ** 24
+
+
+def _rank_non_finite(ranking: np.ndarray, counts: np.ndarray, ends: np.ndarray, docnos: List[str],
+                     topics: Sequence[str], found: Optional[Dict[str, Any]]) -> np.ndarray:
+    """`ranking` (scores as the version's type) with each topic that holds an infinite or NaN score replaced by
+    its ranks counted down, in trec_eval's order: score descending, equal scores (inf and inf, and in 9.0.8 a
+    double beyond a C float, which is inf there) by docno descending, NaN below every number. Files reach trec_eval
+    with such scores (`inf`, `1e39`, `nan` read by atof) and models produce them, so every door ranks them the
+    same way. (NaN has no place in trec_eval's order: its qsort comparator breaks on it; below every number is
+    the order `runscore trec_eval` gives, docs/trec_eval.md.) `found` receives the counts and the first topic."""
+    ranking = ranking.astype(np.float64 if ranking.dtype == np.float32 else ranking.dtype)     # a copy to write
+    bad = np.flatnonzero(~np.isfinite(ranking))
+    starts = ends - counts
+    for k in np.unique(np.searchsorted(ends, bad, side="right")).tolist():
+        start, end = int(starts[k]), int(ends[k])
+        if end - start > _MAX_EXACT_RANKS:
+            raise _run_error("topic %s: %d documents with an infinite or NaN score among them; at most %d are "
+                             "ranked" % (topics[k], end - start, _MAX_EXACT_RANKS))
+        scores = ranking[start:end]
+        nan = np.isnan(scores).tolist()
+        negated = (-scores).tolist()
+        by_docno = sorted(range(end - start), key=docnos[start:end].__getitem__, reverse=True)
+        order = sorted(by_docno, key=lambda i: (nan[i], 0.0 if nan[i] else negated[i]))
+        ranks = np.empty(end - start)
+        ranks[order] = np.arange(end - start, 0, -1, dtype=np.float64)
+        if found is not None:
+            found["NaN"] = found.get("NaN", 0) + int(np.isnan(scores).sum())
+            found["infinite"] = found.get("infinite", 0) + int(np.isinf(scores).sum())
+            found.setdefault("topic", topics[k])
+            found["topics"] = found.get("topics", 0) + 1
+        ranking[start:end] = ranks
+    return ranking
 
 
 def _by_score(ranking: np.ndarray, counts: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -5,11 +5,11 @@ call these functions and differ only in how they print.
 """
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .errors import ERROR, ConfigError, Diagnostic, Diagnostics, RunError
-from .tasks.base import ParsedRun, RunScores, Task, read_task_yaml, short_repr
+from .errors import ERROR, WARNING, ConfigError, Diagnostic, Diagnostics, RunError
+from .tasks.base import FULL, ParsedRun, RunScores, Task, read_task_yaml, short_repr
 
 
 # Which run of a submission fills the leaderboard row (task.yaml `leaderboard_run:`): the team's primary run (its
@@ -37,7 +37,23 @@ class LoadedReference:
     runs_per_submission: Optional[int] = None    # task.yaml's cap on a submission's runs (None: the task's own)
     # What a participant may see of a phase scored against it (codabench/disclosure.py): the platform sets it from
     # task.yaml's `detail:`; the command line, whose user holds the reference, sees everything.
-    detail: str = "full"
+    detail: str = FULL
+    _public: Optional["LoadedReference"] = field(default=None, repr=False, compare=False)
+
+    @property
+    def hidden(self) -> bool:
+        """Is the reference hidden from the participants (a phase that shows less than everything)?"""
+        return self.detail != FULL
+
+    def for_checks(self) -> "LoadedReference":
+        """What the checks of a run read: the whole reference in a phase that shows everything; in a hidden phase
+        the task's public part of it (Task.public_reference: the official topics, QRCD's passages), so that no
+        message a participant sees can be computed from a hidden judgement, label or answer. Made once."""
+        if not self.hidden or self.data is None:
+            return self
+        if self._public is None or self._public.detail != self.detail:
+            self._public = replace(self, data=self.task.public_reference(self.data), _public=None)
+        return self._public
 
 
 def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]] = None) -> LoadedReference:
@@ -154,28 +170,32 @@ def _say_other_task(task: Task, path: str, display: str, diags: Diagnostics) -> 
 
 def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool = True,
                     per_submission: bool = True, one_team: bool = False,
-                    cap: Optional[int] = None) -> List[Diagnostic]:
+                    cap: Optional[int] = None, hidden: bool = False) -> List[Diagnostic]:
     """The caps on a submission's runs of one task (docs/limits.md), as error diagnostics.
 
     one_team: the platform's rule (score.py, `runscore check`): a submission is one team's, so runs naming
     several teams (Task.teams_named) are an error, and the campaign's cap (`cap`, else Task.max_runs_per_team)
-    counts every run of the submission, whatever names the files hold (issue 22: five runs of made-up groups
+    counts every run of the submission, whatever names the files hold (five runs of made-up groups
     g1..g5 in one file passed a per-team count).
     per_team (without one_team): the cap counted per team as the run names tell it, for `--team-cap` on the
-    command line, where a researcher rescoring a campaign may pass several teams' runs (issue 18).
+    command line, where a researcher rescoring a campaign may pass several teams' runs.
     per_submission: the platform's resource cap on runs of a task in one submission (Codabench stops a scoring
     program after 600 s), applied by score.py only.
+    hidden: the phase's reference is hidden; a task whose campaign sets no cap then has Task.hidden_phase_runs
+    (each run's leaderboard values are shown, and they are what a team learns of the hidden reference).
     """
     out: List[Diagnostic] = []
     files = [(c.display, r) for c in checked for r in c.runs]
-    limit = cap if cap is not None else task.max_runs_per_team
+    limit = cap if cap is not None else (task.hidden_phase_cap if hidden and one_team else task.max_runs_per_team)
     if one_team:
         out.extend(_several_teams(task, files))
         if limit is not None and len(files) > limit:
+            rule = "the campaign's rule" if cap is not None or limit == task.max_runs_per_team else \
+                "the rule of a phase whose reference data is hidden: every run's scores are shown"
             out.append(Diagnostic(files[limit][0], 0, ERROR,
                                   "%d runs of task %s in the submission (%s); at most %d are allowed in a "
-                                  "submission (the campaign's rule; a submission is one team's)"
-                                  % (len(files), task.id, _names([r.name for _, r in files]), limit)))
+                                  "submission (%s; a submission is one team's)"
+                                  % (len(files), task.id, _names([r.name for _, r in files]), limit, rule)))
     elif per_team and limit is not None:
         teams: Dict[str, List[Tuple[str, ParsedRun]]] = {}
         for display, run in files:
@@ -194,6 +214,27 @@ def check_run_limit(task: Task, checked: Sequence[CheckedFile], per_team: bool =
                               "%d runs of task %s in the submission; at most %d are scored in one submission "
                               "(docs/limits.md); send them in several submissions"
                               % (len(files), task.id, task.max_runs_per_submission)))
+    return out
+
+
+def check_official_topics(task: Task, display: str, runs: Sequence[ParsedRun],
+                          topics: Sequence[str]) -> List[Diagnostic]:
+    """Against an official topic list that comes without judgements (a collecting phase's task.yaml `topics:`):
+    a run that answers none of the topics is an error, topics outside the list a warning, as the tasks' own
+    reference checks do. A task that cannot tell a run's topics (Task.answered_topics None) is not checked."""
+    official = task.official_topics(topics)
+    out = []
+    for run in runs:
+        answered = task.answered_topics(run)
+        if answered is None:
+            continue
+        unknown = [t for t in answered if t not in official]
+        if answered and len(unknown) == len(answered):
+            out.append(Diagnostic(display, 0, ERROR, "run %s answers none of the %d official topics"
+                                  % (run.name, len(topics))))
+        elif unknown:
+            out.append(Diagnostic(display, 0, WARNING, "run %s: %d topic(s) are not official topics and will be "
+                                  "ignored: %s" % (run.name, len(unknown), ", ".join(unknown[:10]))))
     return out
 
 
@@ -231,7 +272,7 @@ def score_runs(reference: LoadedReference, runs: Sequence[ParsedRun]) -> List[Ru
     return reference.task.score_runs(list(runs), reference.data, reference.options) if runs else []
 
 
-# The bytes of run files whose parsed records RunQueue holds before it scores them (issue 22: the records of a
+# The bytes of run files whose parsed records RunQueue holds before it scores them (the records of a
 # submission's runs must not add up in memory; a batch of small runs is scored for the cost of a few).
 QUEUE_BYTES = 2 * 1024 * 1024
 

@@ -16,14 +16,16 @@ pytrec_eval on purpose (so that values match, see docs/python-api.md):
   a gm_* value per topic is the log of the value floored at 1e-5 (compute_aggregated_measure takes exp of the
   mean); runid and relstring are 0.0 and num_q 1.0 per topic.
 
-Where it differs: a topic of the run without any document is an empty ranking (pytrec_eval crashes), ids must be
-strings and grades integers (ConfigError / RunError, which are also TypeError); numpy scalar scores and grades
-pytrec_eval refuses are taken at their value; a NaN score ranks below every number (pytrec_eval's order of NaN
-is its C++ and C libraries' sorts), with a warning, as for +-inf, which are ranked as pytrec_eval ranks them; a
-relevance_level below 1 is a TypeError (pytrec_eval refuses 0 and lets negative ones through); a measure it does
-not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming it. Measure parameters may
-also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`). register() makes `import
-pytrec_eval` give this module (BEIR, mteb, ir_measures).
+Where it differs: a topic of the run without any document is an empty ranking, with trec_eval's NaN for
+iprec_at_recall and 11pt_avg as pytrec_eval gives it (pytrec_eval crashes when that topic is the first it
+evaluates), ids must be strings and grades integers (ConfigError / RunError, which are also TypeError); numpy
+scalar scores and grades pytrec_eval refuses are taken at their value; a NaN score ranks below every number
+(pytrec_eval's order of NaN is its C++ and C libraries' sorts), with a warning, as for +-inf, which are ranked as
+pytrec_eval ranks them; a relevance_level below 1 is a TypeError (pytrec_eval refuses 0 and lets negative ones
+through); a measure it does not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming
+it. Measure parameters may also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`).
+register() makes `import pytrec_eval` give this module (BEIR, mteb, ir_measures); so does the stand-in wheel that
+`runscore pytrec-eval-wheel` writes (pytrec_eval_wheel.py).
 """
 import collections
 import difflib
@@ -37,14 +39,13 @@ from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set
 import numpy as np
 
 from . import __version__ as _runscore_version
-from . import inmemory
+from . import inmemory, pytrec_eval_register
 from .errors import ConfigError, RunError
-from .measures.c_numbers import as_scores
 from .measures.trec import ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions
-from .measures.trec_blocks import recall_point_cutoff
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
-           "compute_aggregated_measure", "UnsupportedMeasure", "register", "__version__"]
+           "compute_aggregated_measure", "UnsupportedMeasure", "register", "NotRegisteredWarning", "__version__"]
+NotRegisteredWarning = pytrec_eval_register.NotRegisteredWarning
 
 # runscore's version: ir_measures uses a pytrec_eval module only if it has a __version__ (older pytrec_eval
 # builds had none), and a script that records `pytrec_eval.__version__` records what computed its numbers.
@@ -66,9 +67,10 @@ _OTHER_FORMATS = {"all_prefs", "prefs", "qrels_jg", "prefs_num_prefs_poss", "pre
                   "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
                   "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"}
 _CUTOFF_KINDS = (LONG_CUTOFFS, DOUBLE_CUTOFFS)
-# With nothing retrieved, m_iprec_at_recall.c and m_11pt_avg.c take precision 0/0 = NaN at every recall point whose
-# cutoff (long)(p R + 0.9) is 0 (in pytrec_eval only -J can leave a topic nothing retrieved).
-_NAN_WHEN_EMPTY = ("iprec_at_recall", "11pt_avg")
+# trec_eval 9's rules; with nothing retrieved (a topic of the run without documents, or every document dropped
+# by judged_docs_only_flag), m_iprec_at_recall.c and m_11pt_avg.c take precision 0/0 = NaN at every recall point
+# whose cutoff (long)(p R + 0.9) is 0, and pytrec_eval gives that NaN.
+_OPTIONS = TrecOptions(empty_is_nan=True)
 # pytrec_eval's grammar of parameters after `.` or `_` (numbers separated by commas).
 _NUMBERS = r"[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*"
 
@@ -196,47 +198,6 @@ def _c_int(value: Any, name: str) -> int:
                     % (name, value))
 
 
-def _trec_eval_order(docs: Sequence[str], scores: np.ndarray) -> List[int]:
-    """Indices of `docs` in trec_eval's ranking of a topic (score descending as a C float, then docno
-    descending), with NaN below every number: pytrec_eval's own order of NaN is whatever libstdc++'s std::sort
-    and glibc's qsort make of comparators NaN breaks, which no other program reproduces (docs/python-api.md)."""
-    by_docno = sorted(range(len(docs)), key=docs.__getitem__, reverse=True)
-    nan = np.isnan(scores).tolist()
-    negated = (-scores).tolist()
-    return sorted(by_docno, key=lambda i: (nan[i], 0.0 if nan[i] else negated[i]))
-
-
-def _rank_non_finite(run: Mapping[str, Mapping[str, Any]], topics: Sequence[str]) -> Mapping[str, Mapping[str, Any]]:
-    """The run with every topic that has an infinite or NaN score ranked as pytrec_eval ranks it, handed on as
-    scores that give that ranking (its rank, counted down), with a warning; other topics untouched. pytrec_eval
-    computes on such scores (models do produce them), so a drop-in must too. (The whole-run kernels take only
-    finite scores.)"""
-    changed: Dict[str, Dict[str, float]] = {}
-    counts = collections.Counter()
-    for topic in topics:
-        ranked = run[topic]
-        try:
-            values = np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked))
-        except (OverflowError, TypeError, ValueError):
-            continue                        # not numbers: evaluate() says which
-        bad = ~np.isfinite(values)
-        if not bad.any():
-            continue
-        counts["NaN"] += int(np.isnan(values).sum())
-        counts["infinite"] += int(np.isinf(values).sum())
-        docs = list(ranked)
-        order = _trec_eval_order(docs, as_scores(values))
-        changed[topic] = {docs[i]: float(len(docs) - rank) for rank, i in enumerate(order)}
-    if not changed:
-        return run
-    warnings.warn("runscore.pytrec_eval: %s in %d topic(s) (first: %s); ranked as pytrec_eval ranks them (score "
-                  "descending as a C float, then docno descending), NaN below every number (pytrec_eval's order "
-                  "of NaN depends on its C++ and C libraries' sorts)" % (" and ".join("%d %s score(s)" % (n, kind) for kind, n in sorted(counts.items())
-                                                  if n), len(changed), next(iter(changed))),
-                  RuntimeWarning, stacklevel=3)
-    return {topic: changed.get(topic, ranked) for topic, ranked in run.items()}
-
-
 class RelevanceEvaluator:
     """pytrec_eval.RelevanceEvaluator: the qrels and measures once, then evaluate(run) for any number of runs."""
 
@@ -300,30 +261,24 @@ class RelevanceEvaluator:
         except RunError as exc:
             raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
         params = {m: p for m, p in self._params.items() if p is not None}
-        # trec_eval divides 0 by 0 in iprec_at_recall and 11pt_avg when -J leaves a topic nothing retrieved
-        nan_rule = self.judged_docs_only_flag and any(m in self._params for m in _NAN_WHEN_EMPTY)
-        computed = (self._computed if nan_rule else self._valued) + \
-            [m for m in ("num_ret", "num_rel") if nan_rule and m not in self._computed]
-        for attempt in (1, 2):
-            try:
-                names, table, rows = inmemory.evaluate_values(run, self._qrels, topics, computed,
-                                                              self.relevance_level, TrecOptions(), None, params,
-                                                              np.float32, self.judged_docs_only_flag)
-                break
-            except RunError as exc:
-                # the kernels take finite scores only: a run with inf or NaN is ranked here first (no cost for
-                # the others); any other problem, or one left after that, is the caller's
-                try:
-                    inmemory.check_ids(run)
-                except RunError as bad_id:
-                    raise BadRun(bad_id.diagnostic.message, bad_id.diagnostic.path)
-                ranked = _rank_non_finite(run, topics) if attempt == 1 else run
-                if ranked is run:
-                    raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
-                run = ranked
+        non_finite: Dict[str, Any] = {}
+        try:
+            _names, table, rows = inmemory.evaluate_values(run, self._qrels, topics, self._valued,
+                                                           self.relevance_level, _OPTIONS, None, params, np.float32,
+                                                           self.judged_docs_only_flag, non_finite)
+        except RunError as exc:
+            raise BadRun(exc.diagnostic.message, exc.diagnostic.path)
+        if non_finite.get("NaN") or non_finite.get("infinite"):
+            warnings.warn("runscore.pytrec_eval: %s in %d topic(s) (first: %s); ranked as pytrec_eval ranks them "
+                          "(score descending as a C float, then docno descending), NaN below every number "
+                          "(pytrec_eval's order of NaN depends on its C++ and C libraries' sorts)"
+                          % (" and ".join(text % non_finite[kind] for kind, text in (
+                              ("infinite", "%d infinite score(s) (as a C float)"), ("NaN", "%d NaN score(s)"))
+                                          if non_finite.get(kind)), non_finite["topics"], non_finite["topic"]),
+                          RuntimeWarning, stacklevel=2)
         out: Dict[str, Dict[str, float]] = {}
         log, floor = math.log, MIN_GEO_MEAN
-        if not nan_rule and table is not None:
+        if table is not None:
             # the 0.0s and the fixed values of runid and num_q put in by numpy, every value a float: then one list a
             # topic, whose logs (libm's, as trec_eval takes them) are the only values made one by one
             table = table.astype(np.float64, copy=False)
@@ -337,47 +292,13 @@ class RelevanceEvaluator:
                 for i in logs:
                     values[i] = log(max(values[i], floor))
             return dict(zip(topics, [dict(zip(keys, values)) for values in rows]))
-        if table is not None:
-            rows = table.tolist() if names else [[] for _ in topics]
-        if not nan_rule:
-            keys, zeros, logs, tail = self._keys, self._zeros, self._logs, self._tail
-            for topic, values in zip(topics, rows):
-                for i in logs:
-                    values[i] = log(max(values[i], floor))
-                for i in zeros:
-                    values.insert(i, 0.0)
-                out[topic] = dict(zip(keys, map(float, values + tail)))
-            return out
-        for topic, listed in zip(topics, rows):
-            values = dict(zip(names, listed))
-            empty = values["num_ret"] == 0
-            if not empty:
-                row = {key: (0.0 if kind == "string" else log(max(values[name], floor)) if kind == "gm"
-                             else float(values[name])) for key, name, kind in self._fields}
-                for name in self._extra:
-                    row[name] = 1.0 if name == "num_q" else 0.0
-                out[topic] = row
-                continue
-            row: Dict[str, float] = {}
-            for name in self._computed:
-                measure = REGISTRY[name]
-                params_used = self._params[name] if self._params[name] is not None else measure.params
-                if empty and name in _NAN_WHEN_EMPTY:
-                    nan_at = [recall_point_cutoff(p, int(values["num_rel"]), "v9") <= 0 for p in params_used]
-                    if name == "11pt_avg":
-                        nan_at = [any(nan_at)]
-                for index, (key, value_name) in enumerate(zip(self._names[name], measure.value_names(params_used))):
-                    value = values[value_name]
-                    if measure.is_string:
-                        value = 0.0
-                    elif measure.summary == "gm":
-                        value = math.log(max(value, MIN_GEO_MEAN))
-                    elif empty and name in _NAN_WHEN_EMPTY and nan_at[index]:
-                        value = math.nan
-                    row[key] = float(value)
-            for name in self._extra:
-                row[name] = 1.0 if name == "num_q" else 0.0
-            out[topic] = row
+        keys, zeros, logs, tail = self._keys, self._zeros, self._logs, self._tail
+        for topic, values in zip(topics, rows):
+            for i in logs:
+                values[i] = log(max(values[i], floor))
+            for i in zeros:
+                values.insert(i, 0.0)
+            out[topic] = dict(zip(keys, map(float, values + tail)))
         return out
 
 
@@ -385,12 +306,9 @@ def register() -> "object":
     """Make `import pytrec_eval` give this module, for code that imports it by name (BEIR, mteb, ir_measures).
 
     Call it before that code first imports pytrec_eval (ir_measures imports it at its first computation): a
-    module that already holds the real pytrec_eval keeps it, so a warning says so when one is loaded."""
-    module = sys.modules[__name__]
-    current = sys.modules.get("pytrec_eval")
-    if current is not None and current is not module:
-        warnings.warn("pytrec_eval (%s) was imported before runscore.pytrec_eval.register(): modules that "
-                      "imported it keep it; later imports get runscore's" % getattr(current, "__file__", "?"),
-                      RuntimeWarning, stacklevel=2)
-    sys.modules["pytrec_eval"] = module
-    return module
+    module that already holds another pytrec_eval keeps it, so a NotRegisteredWarning says which; so does an
+    import of pytrec_eval by BEIR, mteb or ir_measures before register() (pytrec_eval_register.py)."""
+    return pytrec_eval_register.register(sys.modules[__name__])
+
+
+pytrec_eval_register.watch(__name__)

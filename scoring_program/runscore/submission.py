@@ -1,7 +1,7 @@
 """One judgement of a submission: which file is a run of which task, every file checked, the verdict.
 
 Why one: `runscore validate`, `runscore check` and score.py answer the same question ("will these files be
-accepted, and as what?"). They found the runs in three ways and disagreed (issue 23: a run that validate accepted
+accepted, and as what?"). They once found the runs in three ways and disagreed (a run that validate accepted
 with a warning was "not a run of any task" on the platform). All three now call examine() or examine_files() and
 differ only in how they print. The rules (docs/limits.md, "Which file is a run of which task"):
 
@@ -11,20 +11,31 @@ differ only in how they print. The rules (docs/limits.md, "Which file is a run o
 - `runscore check` without --task judges as the competition of the task the runs belong to; runs of several
   tasks are rejected, saying which competition takes which file;
 - two runs of one name in one task (`ntc1` and `old/ntc1`) are an error: both would be scored and shown.
+
+Hidden by construction. The caller says what each reference's phase shows (LoadedReference.detail) and whether it
+collects runs (LoadedReference.collect, with its official topics); this module imports nothing of the platform.
+Against a hidden reference every message comes from checks that read the task's public part of it only
+(LoadedReference.for_checks: the official topics, never a judgement). A task whose runs are shaped by the whole
+reference (Task.runs_need_reference: r2c2 joins labels while parsing) has each valid file parsed a second time
+against it, and of that pass the participant learns one thing only: whether it rejected the file (HIDDEN_VERDICT,
+counted as one error whatever it found).
 """
 import os
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .codabench import disclosure
 from .discover import Candidate, assign_tasks, list_candidates, list_file_candidates
-from .errors import ERROR, Diagnostic, RunError
-from .pipeline import CheckedFile, LoadedReference, check_file, check_run_limit
-from .tasks.base import FULL, Task
-from .textfile import submission_read_budget
+from .errors import ERROR, Diagnostic, Diagnostics, RunError
+from .pipeline import CheckedFile, LoadedReference, check_file, check_official_topics, check_run_limit
+from .tasks.base import Task
+from .textfile import read_again, submission_read_budget
 
 SUBMISSION = "submission"       # the "file" of a finding about the submission as a whole
+# The one line a file gets when the second pass against a hidden reference rejects it (see the module docstring).
+HIDDEN_VERDICT = ("the run cannot be scored as sent against this phase's hidden reference data (for a replay "
+                  "leaderboard: it differs from the run as it was assessed, or no assessed run has its name); what "
+                  "differs is not shown in this phase (the competition's Overview page says what each phase shows)")
 
 
 @dataclass
@@ -41,7 +52,10 @@ class Examination:
     messages: List[str]
     failed: bool
     errors: int = 0          # findings of severity error, counted from the diagnostics' data (never from text)
-    detail: Dict[str, str] = field(default_factory=dict)   # each checked file's disclosure level (its task's phase)
+    warnings: int = 0
+    # The error lines of `messages` only: what a rejected submission of a hidden phase shows (the reason, nothing
+    # else; a rejected submission costs a team nothing on Codabench, so it must tell no more than needed).
+    reasons: List[str] = field(default_factory=list)
 
 
 def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
@@ -54,6 +68,14 @@ def examine(res_dir: str, workdir: str, tasks: Sequence[Task],
     (score.py scores its runs there and frees their records, so memory does not add up over the files)."""
     return judge(list_candidates(res_dir, workdir), tasks, references, one_competition, True, True,
                  after_check=after_check)
+
+
+def collecting_topics(task: Task, reference: LoadedReference, files: List[CheckedFile]) -> List[Diagnostic]:
+    """A reference that collects runs (no judgements yet) may list the official topics: runs are checked
+    against them."""
+    if not (reference.collect and reference.topics):
+        return []
+    return [d for f in files for d in check_official_topics(task, f.display, f.runs, reference.topics)]
 
 
 def examine_files(paths: Sequence[str], workdir: str, tasks: Sequence[Task],
@@ -74,8 +96,9 @@ def judge(candidates: List[Candidate], tasks: Sequence[Task], references: Option
           options: Optional[Dict[str, Dict[str, Any]]] = None,
           after_check: Optional[Callable[[Task, CheckedFile], None]] = None) -> Examination:
     """Discover the runs among `tasks` and check each file (against its task's reference data when `references`
-    has it; else with the task's default options). Raises RunError when the submission holds no file at all, or
-    only companion files. Callers open tasks.base.submission_scope() around it."""
+    has it, as its phase lets a participant see: module docstring; else with the task's default options). Raises
+    RunError when the submission holds no file at all, or only companion files. Callers open
+    tasks.base.submission_scope() around it."""
     tasks = list(tasks)
     if not candidates:
         raise RunError("no run file found in the submission; expected %s" % expected(tasks), SUBMISSION)
@@ -103,9 +126,9 @@ def judge(candidates: List[Candidate], tasks: Sequence[Task], references: Option
                                    % (" or ".join(t.id for t in tasks), "" if said else "; expected %s"
                                       % expected(tasks))))
     messages: List[str] = [str(p) for p in problems]
+    reasons: List[str] = [str(p) for p in problems if p.severity == ERROR]
     checked: Dict[str, CheckedFile] = {}
     checked_by_task: Dict[str, List[CheckedFile]] = {}
-    detail: Dict[str, str] = {}
     # On the platform the files read line by line share one byte budget (its defence against a submission that
     # would cost minutes and gigabytes); the command line's files are the user's own, read one at a time.
     with submission_read_budget() if submission_cap else nullcontext():
@@ -113,11 +136,14 @@ def judge(candidates: List[Candidate], tasks: Sequence[Task], references: Option
             reference = (references or {}).get(task.id)
             chosen = reference.options if reference else (options or {}).get(task.id) or \
                 task.resolve_options({}, "defaults")
-            one = check_file(task, candidate.path, candidate.display, reference, chosen, max_errors)
+            one = check_file(task, candidate.path, candidate.display, reference.for_checks() if reference else None,
+                             chosen, max_errors)
+            if reference is not None and reference.hidden and task.runs_need_reference and one.runs:
+                one = _second_pass(task, candidate, reference, one, max_errors)
             checked[candidate.display] = one
             checked_by_task.setdefault(task.id, []).append(one)
-            detail[candidate.display] = reference.detail if reference else FULL
-            messages.extend(disclosure.diagnostic_lines(one.diags, detail[candidate.display]))
+            messages.extend(one.diags.lines())
+            reasons.extend(_error_lines(one.diags))
             if after_check is not None and one.runs:
                 after_check(task, one)
     for task_id, files in checked_by_task.items():
@@ -125,21 +151,43 @@ def judge(candidates: List[Candidate], tasks: Sequence[Task], references: Option
         reference = (references or {}).get(task_id)
         if team_cap or submission_cap:     # the platform's rule (a submission is one team's; --team-cap asks for it)
             limits = check_run_limit(task, files, per_submission=submission_cap, one_team=True,
-                                     cap=reference.runs_per_submission if reference else None)
-        else:                              # a researcher scoring every team's runs in one call (issue 18)
+                                     cap=reference.runs_per_submission if reference else None,
+                                     hidden=reference is not None and reference.hidden)
+        else:                              # a researcher scoring every team's runs in one call
             limits = []
         found = _same_run_names(task, files) + limits
-        if reference is not None and reference.collect and reference.topics:   # a collecting phase's topic check
-            from .codabench.collect import topic_problems
-            found += [d for f in files for d in topic_problems(task, f.display, f.runs, reference.topics)]
+        if reference is not None:
+            found += collecting_topics(task, reference, files)
         problems.extend(found)
         messages.extend(str(d) for d in found)
-    # Counted from the diagnostics' data, never from printed text (issue 16: a warning quoting ": error:" in a
-    # participant's field rejected the submission).
-    errors = sum(1 for p in problems if p.severity == ERROR) + \
-        sum(disclosure.shown_counts(c.diags, detail[name])[0] for name, c in checked.items())
+        reasons.extend(str(d) for d in found if d.severity == ERROR)
+    # Counted from the diagnostics' data, never from printed text (a warning quoting ": error:" in a participant's
+    # field must not reject the submission).
+    errors = sum(1 for p in problems if p.severity == ERROR) + sum(c.diags.error_count for c in checked.values())
+    warnings = sum(1 for p in problems if p.severity != ERROR) + \
+        sum(c.diags.warning_count for c in checked.values())
     return Examination(candidates, companions, pairs, problems, checked, checked_by_task, messages, errors > 0,
-                       errors, detail)
+                       errors, warnings, reasons)
+
+
+def _second_pass(task: Task, candidate: Candidate, reference: LoadedReference, public: CheckedFile,
+                 max_errors: int) -> CheckedFile:
+    """A file that passed the public checks of a hidden phase, parsed against the whole reference: its runs as
+    the task scores them, and of its findings only whether there was an error (HIDDEN_VERDICT)."""
+    with read_again():
+        whole = check_file(task, candidate.path, candidate.display, reference, reference.options, max_errors,
+                           name_other_task=False)
+    if not whole.diags.has_errors:
+        return CheckedFile(public.display, public.diags, whole.runs, whole.size)
+    public.diags.error(0, HIDDEN_VERDICT)
+    return CheckedFile(public.display, public.diags)
+
+
+def _error_lines(diags: Diagnostics) -> List[str]:
+    """The error lines of a file's report, and the note of how many more errors there were."""
+    lines, items = diags.lines(), diags.sorted_items()
+    out = [line for line, item in zip(lines, items) if item.severity == ERROR]
+    return out + (lines[len(items):len(items) + 1] if diags.hidden_errors else [])
 
 
 def expected(tasks: Sequence[Task]) -> str:
@@ -168,8 +216,8 @@ def _owners(candidates: List[Candidate], tasks: List[Task]) -> Dict[str, List[st
 
 
 def _same_run_names(task: Task, files: List[CheckedFile]) -> List[Diagnostic]:
-    """Two files holding a run of the same name (ntc1 and old/ntc1): both would be scored and shown under one name
-    (issue 23)."""
+    """Two files holding a run of the same name (ntc1 and old/ntc1): both would be scored and shown under one
+    name."""
     first: Dict[str, str] = {}
     out = []
     for checked in files:
@@ -183,8 +231,8 @@ def _same_run_names(task: Task, files: List[CheckedFile]) -> List[Diagnostic]:
 
 
 def _companion_problems(companions: List[Candidate], tasks: Sequence[Task]) -> List[Diagnostic]:
-    """A companion file that cannot be read at all is reported as its own error, not as one of the runs citing it
-    (issue 16)."""
+    """A companion file that cannot be read at all is reported as its own error, not as one of the runs citing
+    it."""
     out = []
     for companion in companions:
         base = os.path.basename(companion.display)

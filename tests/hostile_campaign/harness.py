@@ -18,6 +18,8 @@ from typing import List, Optional, Tuple
 from hostile.harness import Hang, time_limit
 
 ERROR_LINE = re.compile(r"^\S.*?(:\d+)?: (error|warning|note): \S")
+ARCHIVES = (".zip", ".tar", ".tgz", ".tar.gz", ".tar.bz2", ".tbz2")     # a member is named ARCHIVE/MEMBER
+MESSAGE_FILE = re.compile(r"^(\S.*?)(?::\d+)?: (?:error|warning|note): ")
 USAGE_LINE = re.compile(r"^(error|usage): \S")         # a usage error names no file
 SUMMARIES = ("pool refused:", "no report written")
 CLI_PREFIX = "runscore: "
@@ -78,7 +80,7 @@ def problems(argv: List[str], code: int, stdout: str, stderr: str, existed_befor
     if "Traceback" in stdout + stderr or "internal error" in stderr:
         found.append("a traceback or internal error: %s" % stderr[-600:])
     told = False
-    for line in stderr.splitlines():
+    for line in stderr.split("\n"):          # not splitlines(): a file name may hold U+2028
         line = line[len(CLI_PREFIX):] if line.startswith(CLI_PREFIX) else line
         if line.startswith(SUMMARIES):
             told = True
@@ -87,6 +89,8 @@ def problems(argv: List[str], code: int, stdout: str, stderr: str, existed_befor
             told = told or "error:" in line
             if not (ERROR_LINE.match(line) or USAGE_LINE.match(line)):
                 found.append("not a FILE:LINE message: %r" % line[:300])
+            elif ERROR_LINE.match(line) and not names_a_real_file(line):
+                found.append("the message names no file that exists: %r" % line[:300])
     if code != 0 and not told:
         found.append("exit %d without an error message: %r" % (code, stderr[-300:]))
     out = output_of(argv)
@@ -96,6 +100,18 @@ def problems(argv: List[str], code: int, stdout: str, stderr: str, existed_befor
     if out and code == 0 and os.path.isdir(out):
         found.extend(unsafe_outputs(out))
     return found
+
+
+def names_a_real_file(line: str) -> bool:
+    """A message's FILE is a file or folder that exists, or MEMBER inside an archive that exists (`X.zip/run`,
+    the convention of `runscore validate` too; a collection's `docs.tgz/part/one.jsonl`): never a temporary copy or
+    a name without its folder."""
+    path = MESSAGE_FILE.match(line).group(1)
+    if os.path.exists(path):
+        return True
+    parts = path.split("/")
+    return any(os.path.isfile("/".join(parts[:k])) and parts[k - 1].lower().endswith(ARCHIVES)
+               for k in range(len(parts) - 1, 0, -1))
 
 
 def starts_a_formula(cell: str) -> bool:

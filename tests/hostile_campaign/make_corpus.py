@@ -5,7 +5,8 @@ Usage: .venv/bin/python tests/hostile_campaign/make_corpus.py [--write-expected]
 
 Each case is a folder of inputs (Codabench downloads named as the platform names them, loose runs, the platform's
 submission list, sheets) and `commands.txt`: the commands run in order, one a line, fields TAB-separated, where
-{case} is the case's folder, {out} a fresh work folder and {repeat:C:N} the character C N times. The table records the last command's exit code and its
+{case} is the case's folder, {out} a fresh work folder, {root} the repository and {repeat:C:N} the character C N
+times. The table records the last command's exit code and its
 first error line (else warning, else first line), the folders cut off. With --write-expected the table is refilled
 from the program's real output; review its diff line by line before committing it. Zips are written with a fixed
 time, so the files are the same bytes on every run.
@@ -25,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 sys.path.insert(0, os.path.dirname(HERE))
 TABLE = os.path.join(HERE, "expected.tsv")
 SAMPLES = os.path.join(ROOT, "starting_kit", "sample_submission")
-REFERENCES = os.path.join(ROOT, "reference_data")
+REFERENCES = "{root}/reference_data"       # {root}: the repository the case runs in (never a path of the machine)
 WHEN = (2026, 5, 1, 0, 0, 0)
 REPEAT = re.compile(r"\{repeat:(.):([0-9]+)\}")        # {repeat:9:100000} in a command: 100,000 nines
 
@@ -110,6 +111,20 @@ def cases():
         [download(90, "-owner", {"tir_=g": "".join("001p\t%d\t%s\t=g\t@run1\n" % (k, d)
                                                    for k, d in enumerate(formulas, 1))})],
         POOL_TIR + ["--html", "{case}", "-o", "{out}/pool"],
+        ["fill-sheet", "{out}/pool/pool.tsv", "{out}/sheet.tsv", "L1"],
+        ["judgements", "--task", "temporalia-tir", "--pool", "{out}/pool/pool.tsv", "{out}/sheet.tsv",
+         "-o", "{out}/ref"])
+    hostile = ["</script><script>alert(1)</script>", "<!--<script>", "=HYPERLINK(\"http://x\")", "line\u2028sep"]
+    docs = "".join("<doc id=lk-%d>\n<meta-info>\n<tag name=\"title\">%s</tag>\n</meta-info>\n<text>\n<SE>%s bridge"
+                   "</SE>\n</text>\n</doc>\n" % (k, h.replace("<", "&lt;"), h.replace("<", "&lt;"))
+                   for k, h in enumerate(hostile))
+    topics = ("<topic><id>001</id><title>&lt;/script&gt; bridge</title><description>=cmd|' /C calc'!A0</description>"
+              "<subtopics><subtopic id=\"001p\" type=\"past\"><!--<script> when?</subtopic></subtopics></topic>")
+    pages = download(91, "ann", {"tir_g": tir("g", "g_run1", ["lk-%d" % k for k in range(4)], ("001p",))})
+    add("assessment_pages_with_markup", [pages, ("docs.xml", docs), ("topics.xml", topics)],
+        POOL_TIR + ["{case}/" + pages[0], "-o", "{out}/pool", "--collection", "{case}/docs.xml", "--topics",
+                    "{case}/topics.xml", "--batch-size", "2", "--assessors", "=ann,<b>", "--overlap", "1",
+                    "--show-pool-stats"],
         ["fill-sheet", "{out}/pool/pool.tsv", "{out}/sheet.tsv", "L1"],
         ["judgements", "--task", "temporalia-tir", "--pool", "{out}/pool/pool.tsv", "{out}/sheet.tsv",
          "-o", "{out}/ref"])
@@ -210,7 +225,8 @@ def run_case(case_dir: str, workdir: str):
     os.makedirs(out)
     results = []
     for template in read_commands(case_dir):
-        argv = [REPEAT.sub(lambda m: m.group(1) * int(m.group(2)), a.replace("{case}", inputs).replace("{out}", out))
+        argv = [REPEAT.sub(lambda m: m.group(1) * int(m.group(2)),
+                           a.replace("{case}", inputs).replace("{out}", out).replace("{root}", ROOT))
                 for a in template]
         target = output_of(argv)
         existed = bool(target) and os.path.exists(target)

@@ -1,152 +1,386 @@
-"""One self-contained assessment page per topic: the pool sheet's rows as cards, labelled by buttons or keys.
+"""One self-contained assessment page per topic (or per batch of a topic): the topic, the documents, the label
+scale, keyboard judging, and a sheet to save.
 
 Why a page and not only a sheet: an assessor labels hundreds of items; a spreadsheet invites sorting (and then
-labels meet the wrong rows) and shows passage texts badly. The page opens from disk with no network (inline
-style and script, the rows embedded as JSON), shows the topic and each item with its text where the runs carry
-it, the task's label scale as buttons with a key each, the progress, and saves the labelled rows as a TSV sheet
-with exactly the pool sheet's columns, keyed by (topic, item) like every sheet (campaign/sheet.py: escaped, and a
-field a spreadsheet would run as a formula quoted, as pool.tsv is). Labels are kept in the browser's localStorage
-under the page's pool hash, so closing the page loses nothing. The rows are embedded as JSON escaped for the HTML
-tokenizer (campaign/safe_output.py): an item `<!--<script>` is text on a card, not the end of the page's data.
+labels meet the wrong rows) and shows documents badly. The page opens from disk with no network (inline style and
+script, a Content-Security-Policy that allows nothing else, the data embedded as JSON) and shows:
+
+* the topic as the campaign wrote it (title, description, narrative, ...; campaign/topics.py) and its query terms
+  highlighted in every document (the assessor may edit the terms);
+* each item's document: its title, a few facts and its text, from the collection or, where the run carries the
+  judged text (R2C2), from the run (campaign/documents.py); an item whose document was not found says so;
+* the task's label scale with the campaign's wording, each label a button and a key; `j`/`k` or the arrows move,
+  `n` goes to the next unlabelled item, Backspace clears a label; the progress; labels kept in the browser's
+  localStorage under the page's hash, so a reload or a closed tab loses nothing;
+* **Save labelled sheet**: a TSV of (topic, item, [unit, text_sha1,] label) that `runscore judgements` reads. A
+  run's text (R2C2) is shown, like a document, up to 20,000 characters: a participant's 100 MB passage cannot make
+  an assessor's page unusable; the item is still judged by its full text's hash.
+
+Blind: the assessor's page holds nothing about the runs (no run or team name, rank, rank sum or count of runs),
+not even in its embedded data, so the order of the pool (NTCIRPOOL's, or random) is the only trace of the systems
+(TREC's assessors see no run data; specs/campaign.md 1.1). The organiser's own view (`--show-pool-stats`) adds
+them, with a banner. Everything shown comes from participants or a crawl, so the page never parses it as markup:
+the data is JSON escaped for the HTML tokenizer (campaign/safe_output.py) and the script builds text nodes only.
 """
 import hashlib
 import html
 import json
-import os
-import re
-from typing import Dict, List, Sequence
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
 
+from ..tasks.base import Task
+from .documents import MAX_SHOWN_CHARS
 from .safe_output import json_for_script
-from .sheet import scale_of
 
 PAGE_STYLE = """
-body{font-family:system-ui,sans-serif;margin:0;background:#f6f6f4;color:#222}
-header{position:sticky;top:0;background:#fff;border-bottom:1px solid #ccc;padding:.6em 1em;z-index:1}
-h1{font-size:1.2em;margin:0 0 .3em 0}.topic-text{margin:.2em 0 .5em 0;font-size:1.05em}
-.bar{display:flex;gap:1em;align-items:center;flex-wrap:wrap}
-progress{width:16em;height:1em}button{font-size:.95em;padding:.3em .7em;cursor:pointer}
-.help{color:#555;font-size:.9em}main{padding:1em;max-width:60em}
-.card{background:#fff;border:2px solid #ddd;border-radius:6px;padding:.6em .8em;margin:0 0 .8em 0}
-.card.current{border-color:#1f6feb;box-shadow:0 0 0 3px #cfe0ff}.card.done{background:#f2fbf2}
-.key{font-family:monospace;font-size:.85em;color:#555;word-break:break-all}
-.text{white-space:pre-wrap;margin:.4em 0}.passage{white-space:pre-wrap;color:#444;border-left:3px solid #bbb;
-padding-left:.6em;margin:.4em 0;font-size:.92em}.meta{color:#666;font-size:.85em}
-.labels button{margin-right:.4em}.labels button.on{background:#1f6feb;color:#fff;border-color:#1f6feb}
-kbd{border:1px solid #aaa;border-radius:3px;padding:0 .3em;font-size:.85em;background:#fafafa;color:#222}
+:root{--head:7em}
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f4f1;color:#1d1d1d;
+line-height:1.45}
+header{position:sticky;top:0;background:#fff;border-bottom:1px solid #c8c8c8;padding:.45em 1em .5em;z-index:2;
+box-shadow:0 1px 3px rgba(0,0,0,.06)}
+.line{display:flex;gap:.6em 1em;align-items:center;flex-wrap:wrap}
+h1{font-size:1.05em;margin:0;font-weight:600}
+#topic-line{flex:1 1 20em;min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;cursor:pointer;
+color:#333}
+#topic-line b{color:#000}
+progress{width:11em;height:.9em}
+button{font:inherit;font-size:.92em;padding:.3em .7em;cursor:pointer;border:1px solid #999;border-radius:4px;
+background:#fafafa;color:#1d1d1d}
+button:hover{background:#eef3ff}
+#save{background:#1f6feb;color:#fff;border-color:#1f6feb}
+.keys{color:#555;font-size:.85em;margin-top:.25em}
+kbd{border:1px solid #aaa;border-bottom-width:2px;border-radius:3px;padding:0 .3em;font-size:.85em;background:#fafafa;
+color:#222;font-family:ui-monospace,monospace}
+#topic-pop{display:none;max-height:55vh;overflow:auto;border-top:1px solid #ddd;margin-top:.4em;padding-top:.3em}
+#topic-pop.open{display:block}
+main{padding:1em;max-width:62em;margin:0 auto}
+.panel{background:#fff;border:1px solid #d6d6d6;border-radius:6px;padding:.7em 1em;margin:0 0 1em}
+.panel h2{font-size:1.15em;margin:.1em 0 .4em}
+.field{margin:.35em 0}.field .label,.section-label{font-size:.78em;text-transform:uppercase;letter-spacing:.04em;
+color:#666;margin-top:.5em}
+.field .value{white-space:pre-wrap}
+.terms{display:flex;gap:.5em;align-items:center;flex-wrap:wrap;margin-top:.5em;font-size:.9em}
+.terms input{flex:1 1 16em;font:inherit;padding:.2em .4em;border:1px solid #aaa;border-radius:4px;min-width:0}
+table.scale{border-collapse:collapse;font-size:.92em;width:100%}
+table.scale td{padding:.2em .5em .2em 0;vertical-align:top}
+table.scale td.l{white-space:nowrap;font-weight:600}
+.card{background:#fff;border:2px solid #ddd;border-radius:7px;padding:.7em 1em;margin:0 0 .9em;
+scroll-margin-top:calc(var(--head) + .6em);content-visibility:auto;contain-intrinsic-size:auto 320px}
+.card.current{border-color:#1f6feb;box-shadow:0 0 0 3px #cfe0ff}
+.card.done{background:#f3faf3}
+.card .head{display:flex;gap:.6em;align-items:baseline;flex-wrap:wrap;font-size:.85em;color:#555}
+.card .num{font-weight:600;color:#333}
+.card .key{font-family:ui-monospace,monospace;word-break:break-all}
+.card .unit{background:#eee;border-radius:3px;padding:0 .4em}
+.card .state{margin-left:auto;font-weight:600;color:#176f2c}
+.card h2.title{font-size:1.08em;margin:.3em 0 .2em}
+.facts{font-size:.84em;color:#555;display:flex;flex-wrap:wrap;gap:.1em 1em;word-break:break-word}
+.fact-label{color:#888}
+.text,.passage-text{margin:.3em 0;word-break:break-word}
+.para{margin:0 0 .45em;white-space:pre-wrap}
+.passage{border-left:3px solid #bbb;padding-left:.7em;margin:.5em 0;color:#333;font-size:.95em}
+.note{font-size:.85em;color:#8a5a00;background:#fff6e0;border-radius:4px;padding:.2em .5em;margin:.4em 0}
+.stats{font-size:.85em;color:#7a1f1f;background:#fdecec;border-radius:4px;padding:.2em .5em;margin:.4em 0;
+word-break:break-word}
+.labels{display:flex;flex-wrap:wrap;gap:.4em;margin-top:.6em}
+.labels button.on{background:#176f2c;color:#fff;border-color:#176f2c}
+mark{background:#ffe27a;color:inherit;padding:0 .05em;border-radius:2px}
+#dock{position:fixed;bottom:0;left:0;right:0;background:#fff;border-top:1px solid #c8c8c8;padding:.35em 1em;
+display:flex;gap:.4em;align-items:center;flex-wrap:wrap;justify-content:center;z-index:2;
+box-shadow:0 -1px 3px rgba(0,0,0,.06)}
+#dock .dock-num{font-size:.85em;color:#555;margin-right:.4em}
+#dock button.on{background:#176f2c;color:#fff;border-color:#176f2c}
+body{padding-bottom:3.4em}
+.banner{background:#7a1f1f;color:#fff;padding:.3em .6em;font-weight:600;margin:0 0 .4em;border-radius:4px;
+font-size:.9em}
+#status{font-size:.85em;color:#176f2c}
+@media (max-width:640px){
+header{padding:.4em .6em}main{padding:.6em}h1{font-size:.95em}progress{width:7em}
+.keys{display:none}.card{padding:.6em .7em}.labels button{flex:1 1 40%}
+#dock{padding:.3em .4em}#dock button{padding:.35em .5em}#dock .dock-num{display:none}
+table.scale td{display:block;padding:0 0 .1em}table.scale td.l{padding-top:.45em}
+}
 """
 
 PAGE_SCRIPT = r"""
 (function(){
+'use strict';
 var P=JSON.parse(document.getElementById('pool-data').textContent);
-var store='runscore-assess-'+P.hash, saved={};
-try{saved=JSON.parse(localStorage.getItem(store)||'{}');}catch(e){saved={};}
-var rows=P.rows, cur=0, main=document.getElementById('items');
-function esc(s){return String(s).replace(/\\/g,'\\\\').replace(/\t/g,'\\t').replace(/\n/g,'\\n').replace(/\r/g,'\\r');}
-function cell(s){s=esc(s); return /^[=+\-@\t\r\n\u0000'"]/.test(s)?"'"+s:s;}
+var store='runscore-assess-'+P.hash, state={};
+try{state=JSON.parse(localStorage.getItem(store)||'{}')||{};}catch(e){state={};}
+if(typeof state!=='object'||state===null){state={};}
+var saved=(state.labels&&typeof state.labels==='object')?state.labels:{};
+var rows=P.rows, cards=[], cur=0, lit=[], termRe=null;
+var main=document.getElementById('items');
 function keyOf(r){return r.topic+'\u0000'+r.item;}
-rows.forEach(function(r){var k=keyOf(r); if(saved[k]!==undefined){r.label=saved[k];}});
-function scaleOf(r){return P.scales[r.unit||'']||P.scales[''];}
-function render(){
-  main.innerHTML='';
-  rows.forEach(function(r,i){
-    var c=document.createElement('div'); c.className='card'+(i===cur?' current':'')+(r.label?' done':'');
-    c.id='item-'+i; c.setAttribute('data-item',r.item);
-    var h='<div class="key">'+(i+1)+'. '+html(r.item)+'</div>';
-    if(r.unit){h+='<div class="meta">'+html(r.unit)+'</div>';}
-    if(r.text){h+='<div class="text">'+html(r.text)+'</div>';}
-    if(r.passage){h+='<div class="passage">cited passage: '+html(r.passage)+'</div>';}
-    h+='<div class="meta">retrieved by '+html(r.runs)+' run(s)'+(r.best_rank?', best rank '+html(r.best_rank):'')+'</div>';
-    h+='<div class="labels">';
-    scaleOf(r).forEach(function(s){h+='<button data-label="'+html(s[0])+'" class="'+(r.label===s[0]?'on':'')+
-      '" title="key '+html(s[1])+'">'+html(s[0])+' '+html(s[2])+' <kbd>'+html(s[1])+'</kbd></button>';});
-    h+='</div>'; c.innerHTML=h;
-    c.querySelectorAll('button').forEach(function(b){b.onclick=function(){cur=i;setLabel(b.getAttribute('data-label'));};});
-    c.onclick=function(e){if(e.target.tagName!=='BUTTON'){cur=i;render();}};
-    main.appendChild(c);
-  });
+function scaleOf(r){return P.scales[r.unit||'']||P.scales[P.default_unit];}
+function el(tag,cls,text){var e=document.createElement(tag);if(cls){e.className=cls;}
+  if(text!==undefined&&text!==null){e.textContent=String(text);}return e;}
+function keep(){state.labels=saved;try{localStorage.setItem(store,JSON.stringify(state));}catch(e){}}
+rows.forEach(function(r){var l=saved[keyOf(r)];r.label=(typeof l==='string'&&scaleOf(r).labels.indexOf(l)>=0)?l:'';});
+// ---- highlighting: text nodes and <mark> elements only, never markup from the data
+function escRe(s){return s.replace(/[.*+?^${}()|[\]\\\/-]/g,'\\$&');}
+function stem(t){
+  var w=t.toLowerCase();if(/[^a-z]/.test(w)){return w;}
+  if(w.length>=6&&/ing$/.test(w)){return w.slice(0,-3);}
+  if(w.length>=6&&/ies$/.test(w)){return w.slice(0,-3);}
+  if(w.length>=6&&/ed$/.test(w)){return w.slice(0,-2);}
+  if(w.length>=4&&/s$/.test(w)&&!/ss$/.test(w)){return w.slice(0,-1);}
+  return w;
+}
+function setTerms(list){
+  var terms=list.map(function(t){return t.trim();}).filter(function(t){return t.length>0;})
+    .sort(function(a,b){return b.length-a.length;});
+  termRe=null;
+  if(terms.length){
+    // a Latin term matches at a word's start, by its stem, and marks the whole word (repairs: repair, repaired)
+    var wordy=terms.map(function(t){return /^[A-Za-z0-9\u00c0-\u024f]/.test(t)?
+      '(?<![\\p{L}\\p{N}])'+escRe(stem(t)).replace(/\s+/g,'\\s+')+'[\\p{L}\\p{N}]*':escRe(t);});
+    try{termRe=new RegExp(wordy.join('|'),'giu');}
+    catch(e){try{termRe=new RegExp(terms.map(escRe).join('|'),'gi');}catch(e2){termRe=null;}}
+  }
+  lit.forEach(function(x){fill(x[0],x[1]);});
+}
+function fill(node,text){
+  while(node.firstChild){node.removeChild(node.firstChild);}
+  if(!termRe){node.appendChild(document.createTextNode(text));return;}
+  var last=0,m;termRe.lastIndex=0;
+  while((m=termRe.exec(text))!==null){
+    if(m[0]===''){termRe.lastIndex++;continue;}
+    if(m.index>last){node.appendChild(document.createTextNode(text.slice(last,m.index)));}
+    node.appendChild(el('mark',null,m[0]));last=m.index+m[0].length;
+  }
+  if(last<text.length){node.appendChild(document.createTextNode(text.slice(last)));}
+}
+function lighted(node,text){lit.push([node,String(text)]);fill(node,String(text));return node;}
+function paragraphs(box,text){String(text).split('\n').forEach(function(line){if(line.trim()){
+  lighted(box.appendChild(el('p','para')),line);}});return box;}
+// ---- the topic
+function topicInto(box){
+  var t=P.topic;
+  if(t.title){lighted(box.appendChild(el('h2',null)),t.title);}
+  (t.fields||[]).forEach(function(f){var d=el('div','field');d.appendChild(el('div','label',f[0]));
+    lighted(d.appendChild(el('div','value')),f[1]);box.appendChild(d);});
+  if(!t.title&&!(t.fields||[]).length){box.appendChild(el('div','note','No topic text: run `runscore pool` with --topics FILE to show it here.'));}
+}
+topicInto(document.getElementById('topic-box'));
+topicInto(document.getElementById('topic-pop'));
+var input=document.getElementById('terms');
+input.value=(Array.isArray(state.terms)?state.terms:(P.topic.terms||[])).join(', ');
+input.addEventListener('change',function(){var list=input.value.split(',');state.terms=list;keep();setTerms(list);});
+// ---- the cards
+function stateText(r){if(!r.label){return '';}var s=scaleOf(r);var i=s.labels.indexOf(r.label);return r.label+' '+s.names[i];}
+function card(r,i){
+  var c=el('article','card');c.id='item-'+i;c.setAttribute('data-item',r.item);
+  var head=el('div','head');head.appendChild(el('span','num',(i+1)+'.'));
+  head.appendChild(el('span','key',r.doc||(r.unit?'':r.item)));    // an answer's key is a hash: not shown
+  if(r.unit){head.appendChild(el('span','unit',r.unit));}
+  head.appendChild(el('span','state'));c.appendChild(head);
+  var v=r.view||{};
+  if(v.title){lighted(c.appendChild(el('h2','title')),v.title);}
+  if(v.facts&&v.facts.length){var f=el('div','facts');v.facts.forEach(function(x){var s=el('span','fact');
+    s.appendChild(el('span','fact-label',x[0]+': '));s.appendChild(document.createTextNode(x[1]));f.appendChild(s);});
+    c.appendChild(f);}
+  if(r.text){paragraphs(c.appendChild(el('div','text')),r.text);}
+  (v.sections||[]).forEach(function(s){if(s[0]){c.appendChild(el('div','section-label',s[0]));}
+    paragraphs(c.appendChild(el('div','text')),s[1]);});
+  if(v.shortened||r.shortened){c.appendChild(el('div','note','Shortened: the first '+(v.shortened||r.shortened)+
+    ' characters are shown.'));}
+  if(r.missing){c.appendChild(el('div','note missing','This document was not found in the collection given to the pool; tell the organiser.'));}
+  if(r.passage){var p=el('div','passage');p.appendChild(el('div','section-label','cited passage'));
+    paragraphs(p.appendChild(el('div','passage-text')),r.passage);c.appendChild(p);}
+  if(P.stats){c.appendChild(el('div','stats',P.stats[i]));}
+  var b=el('div','labels');
+  var s=scaleOf(r);
+  s.labels.forEach(function(l,j){var btn=el('button',null,l+' '+s.names[j]+' ');btn.type='button';
+    btn.setAttribute('data-label',l);btn.title=s.meanings[j]||s.names[j];btn.appendChild(el('kbd',null,s.keys[j]));
+    btn.addEventListener('click',function(){go(i,true);setLabel(l);});b.appendChild(btn);});
+  c.appendChild(b);
+  c.addEventListener('click',function(e){if(!(e.target.closest&&e.target.closest('button'))){go(i,false);}});
+  return c;
+}
+function paint(i){
+  var r=rows[i],c=cards[i];
+  c.className='card'+(i===cur?' current':'')+(r.label?' done':'');
+  c.querySelector('.state').textContent=stateText(r);
+  c.querySelectorAll('.labels button').forEach(function(b){b.className=b.getAttribute('data-label')===r.label?'on':'';});
+}
+var dock=document.getElementById('dock');
+function dockPaint(){
+  while(dock.firstChild){dock.removeChild(dock.firstChild);}
+  if(!rows.length){return;}
+  var r=rows[cur],s=scaleOf(r);
+  dock.appendChild(el('span','dock-num',(cur+1)+' / '+rows.length));
+  s.labels.forEach(function(l,j){var btn=el('button',l===r.label?'on':null,l+' ');btn.type='button';
+    btn.title=s.names[j];btn.appendChild(el('kbd',null,s.keys[j]));
+    btn.addEventListener('click',function(){setLabel(l);});dock.appendChild(btn);});
+  var nx=el('button',null,'next unlabelled');nx.type='button';nx.addEventListener('click',nextUnlabelled);
+  dock.appendChild(nx);
+}
+function progress(){
   var done=rows.filter(function(r){return r.label;}).length;
-  document.getElementById('progress').value=done; document.getElementById('progress').max=rows.length;
+  var bar=document.getElementById('progress');bar.max=rows.length;bar.value=done;
   document.getElementById('count').textContent=done+' / '+rows.length+' labelled';
 }
-function html(s){return String(s).replace(/&/g,'&amp;').replace(/</g,'&lt;').replace(/>/g,'&gt;').replace(/"/g,'&quot;');}
-function setLabel(l){
-  var r=rows[cur]; r.label=l; saved[keyOf(r)]=l;
-  try{localStorage.setItem(store,JSON.stringify(saved));}catch(e){}
-  if(cur<rows.length-1){cur++;} render(); scrollTo();
+function go(i,quiet){
+  if(!rows.length){return;}
+  i=Math.max(0,Math.min(rows.length-1,i));var old=cur;cur=i;paint(old);paint(cur);dockPaint();
+  if(!quiet&&cards[cur].scrollIntoView){cards[cur].scrollIntoView({block:'start'});}
 }
-function scrollTo(){var e=document.getElementById('item-'+cur); if(e&&e.scrollIntoView){e.scrollIntoView({block:'center'});}}
+function setLabel(l){
+  var r=rows[cur];r.label=l;if(l){saved[keyOf(r)]=l;}else{delete saved[keyOf(r)];}keep();paint(cur);progress();
+  dockPaint();
+  if(l&&cur<rows.length-1){go(cur+1);}
+}
+function nextUnlabelled(){
+  for(var k=1;k<=rows.length;k++){var i=(cur+k)%rows.length;if(!rows[i].label){go(i);return;}}
+}
+var first=rows.findIndex?rows.findIndex(function(r){return !r.label;}):0;
+cur=first>=0?first:0;                   // resume at the first unlabelled item
+setTerms(input.value.split(','));      // before the cards: each text is marked once, as it is made
+var frag=document.createDocumentFragment();
+rows.forEach(function(r,i){var c=card(r,i);cards.push(c);frag.appendChild(c);});
+main.appendChild(frag);
+rows.forEach(function(r,i){paint(i);});
+progress();
+dockPaint();
+function fitHead(){document.documentElement.style.setProperty('--head',document.querySelector('header').offsetHeight+'px');}
+window.addEventListener('resize',fitHead);fitHead();
+if(cur>0&&cards[cur].scrollIntoView){cards[cur].scrollIntoView({block:'start'});}
+function toggle(id){var e=document.getElementById(id);e.classList.toggle('open');fitHead();}
+document.getElementById('topic-line').addEventListener('click',function(){toggle('topic-pop');});
+document.getElementById('help-button').addEventListener('click',function(){
+  document.getElementById('scale-panel').scrollIntoView({block:'start'});});
 document.addEventListener('keydown',function(e){
   if(e.ctrlKey||e.metaKey||e.altKey){return;}
-  var k=e.key;
-  if(k==='ArrowDown'||k==='j'){cur=Math.min(rows.length-1,cur+1);render();scrollTo();e.preventDefault();return;}
-  if(k==='ArrowUp'||k==='k'){cur=Math.max(0,cur-1);render();scrollTo();e.preventDefault();return;}
-  var s=scaleOf(rows[cur]);
-  for(var j=0;j<s.length;j++){if(s[j][1]===k.toLowerCase()){setLabel(s[j][0]);e.preventDefault();return;}}
+  var t=e.target;if(t&&(t.tagName==='INPUT'||t.tagName==='TEXTAREA')){if(e.key==='Escape'){t.blur();}return;}
+  var k=e.key,done=true;
+  if(k==='ArrowDown'||k==='j'){go(cur+1);}
+  else if(k==='ArrowUp'||k==='k'){go(cur-1);}
+  else if(k==='n'){nextUnlabelled();}
+  else if(k==='t'){toggle('topic-pop');}
+  else if(k==='Backspace'||k==='Delete'){setLabel('');}
+  else if(rows.length){var s=scaleOf(rows[cur]),j=s.keys.indexOf(k.toLowerCase());
+    if(j>=0){setLabel(s.labels[j]);}else{done=false;}}
+  else{done=false;}
+  if(done){e.preventDefault();}
 });
+// ---- the sheet
+function esc(s){return String(s).replace(/\\/g,'\\\\').replace(/\t/g,'\\t').replace(/\n/g,'\\n').replace(/\r/g,'\\r');}
+function cell(s){s=esc(s);return /^[=+\-@\t\r\n\u0000'"]/.test(s)?"'"+s:s;}
 function sheet(){
   var out=[P.columns.join('\t')];
   rows.forEach(function(r){out.push(P.columns.map(function(c){return cell(r[c]===undefined?'':r[c]);}).join('\t'));});
   return out.join('\n')+'\n';
 }
 window.runscoreSheet=sheet;
-document.getElementById('save').onclick=function(){
+document.getElementById('save').addEventListener('click',function(){
   var a=document.createElement('a');
   a.href=URL.createObjectURL(new Blob([sheet()],{type:'text/tab-separated-values;charset=utf-8'}));
-  a.download=P.file; document.body.appendChild(a); a.click(); a.remove();
-};
-render();
+  a.download=P.file;document.body.appendChild(a);a.click();a.remove();
+  var done=rows.filter(function(r){return r.label;}).length;
+  document.getElementById('status').textContent='saved '+P.file+' ('+done+' of '+rows.length+' labelled)';
+});
 })();
 """
 
 
-def page_name(topic: str) -> str:
-    """A file name for a topic's page (ids are short; anything odd becomes _)."""
-    return "topic-%s.html" % re.sub(r"[^A-Za-z0-9_.-]", "_", topic)
+@dataclass
+class PageItem:
+    """One row of a page: the sheet's key columns (`topic`, `item`, and `unit`, `text_sha1` where the pool has
+    them), and what is shown: the document id, the run's text, the cited passage, the collection's view of the
+    document (title, facts, sections) and whether the collection lacked it."""
+
+    key: Dict[str, str]
+    doc: str = ""
+    text: str = ""
+    passage: str = ""
+    view: Optional[Dict[str, object]] = None
+    missing: bool = False
+
+    def as_json(self) -> Dict[str, object]:
+        out: Dict[str, object] = dict(self.key)
+        for name in ("doc", "text", "passage"):
+            value = getattr(self, name)
+            if value:
+                out[name] = value[:MAX_SHOWN_CHARS]      # a run's text is the participant's: bounded like a document
+                if len(value) > MAX_SHOWN_CHARS:
+                    out.setdefault("shortened", MAX_SHOWN_CHARS)
+        if self.view:
+            out["view"] = self.view
+        if self.missing:
+            out["missing"] = True
+        return out
 
 
-def write_pages(folder: str, task_id: str, columns: Sequence[str], rows: Sequence[Dict[str, str]],
-                topic_texts: Dict[str, str]) -> List[str]:
-    """One page per topic of the sheet rows; returns the paths written."""
-    os.makedirs(folder, exist_ok=True)
-    by_topic: Dict[str, List[Dict[str, str]]] = {}
-    for row in rows:
-        by_topic.setdefault(row["topic"], []).append(row)
-    written = []
-    for topic, topic_rows in by_topic.items():
-        path = os.path.join(folder, page_name(topic))
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(page(task_id, topic, topic_texts.get(topic, ""), columns, topic_rows))
-        written.append(path)
-    return written
-
-
-def page(task_id: str, topic: str, topic_text: str, columns: Sequence[str], rows: Sequence[Dict[str, str]]) -> str:
-    units = sorted({r.get("unit", "") for r in rows})
+def page(task: Task, topic_id: str, topic: Optional[Dict[str, object]], items: Sequence[PageItem],
+         columns: Sequence[str], file_name: str, batch: str = "", stats: Optional[List[str]] = None) -> str:
+    """The page of one topic's batch. topic: Topic.as_json() or None; columns: what the saved sheet holds (the
+    key columns and `label`); batch: how the header names the batch ("" for a whole topic); stats: the
+    organiser's view only, a line per item about the runs that retrieved it (None on an assessor's page)."""
+    form = task.assessment
+    units = sorted({item.key.get("unit", "") for item in items}) or [form.default_unit]
     scales = {}
-    for unit in units:
-        scale = scale_of(task_id, {"unit": unit} if unit else None)
-        scales[unit] = [[label, key, name] for label, key, name in zip(scale.labels, scale.keys, scale.names)]
-    scales.setdefault("", scales[units[0]])
-    body = [{c: r.get(c, "") for c in columns} for r in rows]
-    digest = hashlib.sha1(json.dumps([task_id, topic, [(r["item"], r.get("text_sha1", "")) for r in rows]])
-                          .encode("utf-8")).hexdigest()[:16]
-    data = {"task": task_id, "topic": topic, "columns": list(columns), "rows": body, "scales": scales,
-            "hash": digest, "file": "labels-%s.tsv" % re.sub(r"[^A-Za-z0-9_.-]", "_", topic)}
+    for unit in set(units) | {form.default_unit}:
+        scale = form.scale(unit)
+        scales[unit] = {"labels": list(scale.labels), "keys": list(scale.keys), "names": list(scale.names),
+                        "meanings": list(scale.meanings) or list(scale.names)}
+    rows = [item.as_json() for item in items]
+    digest = hashlib.sha1(json.dumps([task.id, topic_id, batch, [(i.key["item"], i.key.get("text_sha1", ""))
+                                                                   for i in items]]).encode("utf-8")).hexdigest()[:16]
+    shown_topic = dict(topic) if topic else {"id": topic_id, "title": "", "fields": [], "terms": []}
+    data = {"task": task.id, "topic": shown_topic, "columns": list(columns), "rows": rows, "scales": scales,
+            "default_unit": form.default_unit, "hash": digest, "file": file_name}
+    if stats is not None:
+        data["stats"] = list(stats)
     embedded = json_for_script(data)        # no `</script>`, `<!--` or `<script` inside: they change the script state
-    keys = "; ".join(("%s: " % u if u else "") + ", ".join("%s = %s" % (k, name) for _, k, name in scales[u])
-                     for u in units)
+    title = "%s &middot; topic %s%s" % (html.escape(task.title), html.escape(topic_id),
+                                        " &middot; %s" % html.escape(batch) if batch else "")
+    keys = " ".join("<kbd>%s</kbd>" % html.escape(k) for k in dict.fromkeys(k for unit in units
+                                                                           for k in form.scale(unit).keys))
     return """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>Assess %(task)s topic %(topic)s</title><style>%(style)s</style></head>
-<body><header><h1>%(task)s &middot; topic %(topic)s</h1>%(text)s
-<div class="bar"><progress id="progress" value="0" max="%(n)d"></progress><span id="count"></span>
-<button id="save">Save labelled sheet (TSV)</button></div>
-<div class="help">Keys: %(keys)s; <kbd>j</kbd>/<kbd>&darr;</kbd> next, <kbd>k</kbd>/<kbd>&uarr;</kbd> previous.
-A label moves to the next item. Labels are kept in this browser until you save the sheet.</div></header>
-<main id="items"></main>
+<title>Assess topic %(topic)s%(batch_title)s</title><style>%(style)s</style></head>
+<body><header>%(banner)s<div class="line"><h1>%(title)s</h1>
+<progress id="progress" value="0" max="%(n)d"></progress><span id="count"></span>
+<button id="save" type="button">Save labelled sheet</button><button id="help-button" type="button">Scale</button>
+<span id="status"></span></div>
+<div class="line"><div id="topic-line" title="show the topic (key t)">%(topic_line)s</div></div>
+<div id="topic-pop"></div>
+<div class="keys">Keys: %(keys)s label &middot; <kbd>j</kbd>/<kbd>k</kbd> or arrows move &middot; <kbd>n</kbd> next
+unlabelled &middot; <kbd>Backspace</kbd> clear &middot; <kbd>t</kbd> topic. Labels are kept in this browser until
+you save the sheet.</div></header>
+<main><section class="panel" id="topic-panel"><div id="topic-box"></div>
+<div class="terms"><label for="terms">Highlighted terms</label><input id="terms" type="text"
+spellcheck="false" placeholder="words or phrases, separated by commas"></div></section>
+<section class="panel" id="scale-panel"><h2>Labels</h2>%(scale)s</section>
+<div id="items"></div></main>
+<div id="dock" aria-label="label the current item"></div>
 <script type="application/json" id="pool-data">%(data)s</script>
 <script>%(script)s</script></body></html>
-""" % {"task": html.escape(task_id), "topic": html.escape(topic), "style": PAGE_STYLE, "script": PAGE_SCRIPT,
-       "text": '<div class="topic-text">%s</div>' % html.escape(topic_text) if topic_text else "",
-       "n": len(rows), "keys": html.escape(keys), "data": embedded}
+""" % {"topic": html.escape(topic_id), "batch_title": " (%s)" % html.escape(batch) if batch else "",
+       "style": PAGE_STYLE, "script": PAGE_SCRIPT, "title": title, "n": len(items), "keys": keys,
+       "topic_line": _topic_line(topic_id, shown_topic), "scale": _scale_table(form, units), "data": embedded,
+       "banner": '<div class="banner">Organiser\'s view: shows which runs retrieved each item. Never give this '
+                 'page to an assessor (their pages are in assess/).</div>' if stats is not None else ""}
+
+
+def _topic_line(topic_id: str, topic: Dict[str, object]) -> str:
+    title = str(topic.get("title") or "")
+    return "<b>%s</b>%s" % (html.escape(topic_id), " &middot; %s" % html.escape(title) if title else
+                            " &middot; (no topic text)")
+
+
+def _scale_table(form, units: Sequence[str]) -> str:
+    parts = []
+    for unit in units:
+        scale = form.scale(unit)
+        heading = "<div class=\"section-label\">%s</div>" % html.escape(unit + "s") if len(units) > 1 else ""
+        cells = "".join("<tr><td class=\"l\"><kbd>%s</kbd> %s %s</td><td>%s</td></tr>"
+                        % (html.escape(key), html.escape(label), html.escape(name), html.escape(meaning))
+                        for label, key, name, meaning in zip(scale.labels, scale.keys, scale.names,
+                                                              scale.meanings or scale.names))
+        parts.append("%s<table class=\"scale\">%s</table>" % (heading, cells))
+    return "".join(parts)

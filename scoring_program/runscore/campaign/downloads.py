@@ -31,6 +31,7 @@ from ..codabench.receipt import Receipt, receipt_of
 from ..discover import MAX_FOLDER_DEPTH, ignored, safe_extract
 from ..errors import ConfigError, RunError
 from ..pipeline import CheckedFile, LoadedReference, check_file
+from ..submission import examine
 from ..tasks.base import ParsedRun, Task
 from .identity import (DOWNLOAD_PATTERN, Origin, Window, origin_of, outside_window, read_submission_list,
                        undecided_message, with_listing)
@@ -202,8 +203,6 @@ def _read_download(task: Task, origin: Origin, workdir: str, reference, found: C
 
 def _examine(task: Task, submission: _Submission, res_dir: str, where: str, workdir: str, reference,
              found: CampaignInputs, after_check=None) -> _Submission:
-    from ..submission import examine          # here: submission.py reaches into the platform wing
-
     try:
         checked = examine(res_dir, tempfile.mkdtemp(prefix="unpacked-", dir=workdir), [task],
                           {task.id: reference} if reference is not None else None, after_check)

@@ -7,6 +7,13 @@ outside the task's scale, an item or topic the pool does not hold, an item whose
 (the sheet came from another pool, or the text changed), and the same item labelled differently (unless a
 resolution rule is chosen) are all errors, reported as `SHEET:LINE: error: topic T item I: ...`, and nothing is
 written. Every problem here lies in the organiser's files, so it is a ConfigError (exit 2).
+
+Lenient where that is safe: a label in any case, or as its number where the task's scale is numbered (the task's
+reference loader reads numbers too: NTCIR-1's 3/2/1/0, TREC grades 0/1/2); sheets without the pool's informational
+columns; CSV as a spreadsheet saves it (campaign/sheet.py). Several sheets labelling one item differently are
+resolved only by a rule the organiser names: max, min, median (of the labels given, ordered on the scale; the
+lower of the two middle ones when their number is even), or majority (the label most sheets gave; a tie goes to
+the median, so three assessors always give one label and two who disagree give the lower label).
 """
 import os
 from collections import Counter
@@ -16,7 +23,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..errors import ConfigError, ConfigErrors
 from .sheet import LABEL, iter_sheet, read_sheet, scale_of
 
-RESOLUTIONS = ("majority", "max", "min")
+RESOLUTIONS = ("majority", "median", "max", "min")
 # Rows of one sheet that are not in the pool before the sheet is given up as a sheet of another pool: a sheet is
 # read row by row and never kept, so a sheet of a million foreign rows costs one pass up to here; the first
 # SHOWN_NOT_IN_POOL of them are told one by one, the others counted.
@@ -97,10 +104,9 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
         choice = _resolve(values, scale_of(task_id, pool_rows[key]).labels, resolve)
         if choice is None:
             sheets = list(by_sheet)
-            rule = "no majority; " if resolve == "majority" else ""
-            problems.add(ConfigError("%s: labelled differently: %s (%schoose --resolve majority, max or min)"
+            problems.add(ConfigError("%s: labelled differently: %s (choose --resolve majority, median, max or min)"
                                      % (_where(*key), ", ".join("%s in %s:%d" % (by_sheet[s][0], s, by_sheet[s][1])
-                                                                for s in sheets), rule),
+                                                                for s in sheets)),
                                      sheets[-1], by_sheet[sheets[-1]][1]))
             continue
         labels[key] = choice
@@ -146,11 +152,12 @@ def _read_one_sheet(task_id, sheet, sheet_rows, hashed, pool_rows, pool_topics, 
             unlabelled.setdefault(row.key, []).append((sheet, row.line))
             continue
         scale = scale_of(task_id, pooled)
-        canonical = {lab.lower(): lab for lab in scale.labels}.get(label.lower())
+        canonical = scale.canonical(label)
         if canonical is None:
-            problems.add(ConfigError("%s: label %r is not on the scale of %s (%s)"
-                                     % (_where(topic, item), label[:40], task_id, ", ".join(scale.labels)),
-                                     sheet, row.line))
+            problems.add(ConfigError("%s: label %r is not on the scale of %s%s (%s)"
+                                     % (_where(topic, item), label[:40], task_id,
+                                        " %ss" % pooled["unit"] if pooled.get("unit") else "",
+                                        scale.written_forms()), sheet, row.line))
             continue
         if row.key in seen:
             first_line, first_label = seen[row.key]
@@ -171,9 +178,18 @@ def _resolve(values: List[str], scale: Sequence[str], rule: Optional[str]) -> Op
         return max(values, key=scale.index)
     if rule == "min":
         return min(values, key=scale.index)
+    if rule == "median":
+        return _median(values, scale)
     if rule == "majority":
         counts = Counter(values).most_common()
         if len(counts) > 1 and counts[0][1] == counts[1][1]:
-            return None
+            return _median(values, scale)       # the documented tie rule
         return counts[0][0]
     return None
+
+
+def _median(values: List[str], scale: Sequence[str]) -> str:
+    """The middle label of those given, ordered on the scale; the lower of the two middle ones for an even count
+    (a label some assessor gave, never one between two)."""
+    ordered = sorted(values, key=scale.index)
+    return ordered[(len(ordered) - 1) // 2]

@@ -24,7 +24,6 @@ Public API (also used by the reusability report, leave-one-team-out):
 import gc
 import hashlib
 import random
-import re
 from collections import OrderedDict
 from contextlib import contextmanager
 from itertools import repeat
@@ -52,16 +51,18 @@ class Hit(NamedTuple):
 
 
 class PooledItem:
-    """An item of the pool: its topic, key, text (if any), the hits that put it there, task-specific columns
-    (r2c2-ac: unit, passage). A class with slots: a campaign's pool holds about a hundred thousand."""
+    """An item of the pool: its topic, key, text (if any), the id of its document in the collection (None: it has
+    none, an answer), the hits that put it there, task-specific columns (r2c2-ac: unit, passage). A class with
+    slots: a campaign's pool holds about a hundred thousand."""
 
-    __slots__ = ("topic", "item", "text", "hits", "extra", "_summary")
+    __slots__ = ("topic", "item", "text", "document", "hits", "extra", "_summary")
 
-    def __init__(self, topic: str, item: str, text: Optional[str] = None, hits: Optional[List[Hit]] = None,
-                 extra: Optional[Dict[str, str]] = None):
+    def __init__(self, topic: str, item: str, text: Optional[str] = None, document: Optional[str] = None,
+                 hits: Optional[List[Hit]] = None, extra: Optional[Dict[str, str]] = None):
         self.topic = topic
         self.item = item
         self.text = text
+        self.document = document
         self.hits: List[Hit] = hits if hits is not None else []
         self.extra: Dict[str, str] = extra if extra is not None else {}
         self._summary: Optional[tuple] = None      # (hits counted, runs, rank sum, best rank)
@@ -113,10 +114,11 @@ class Pool:
     def items(self, topic: str) -> List[PooledItem]:
         return list(self.topics.get(topic, {}).values())
 
-    def add(self, topic: str, item: str, hit: Hit, text: Optional[str] = None) -> PooledItem:
+    def add(self, topic: str, item: str, hit: Hit, text: Optional[str] = None,
+            document: Optional[str] = None) -> PooledItem:
         found = self.topics.setdefault(topic, OrderedDict()).get(item)
         if found is None:
-            found = self.topics[topic][item] = PooledItem(topic, item, text)
+            found = self.topics[topic][item] = PooledItem(topic, item, text, document)
         found.hits.append(hit)
         return found
 
@@ -178,26 +180,32 @@ def ranked_lists(task: Task, run: ParsedRun, options: Dict,
 @dataclass
 class TopRanked:
     """What `runscore pool` keeps of a run once it is read and checked: the first `depth` items of each topic of its
-    ranking (and their texts, when the run carries any), not its records: a campaign's runs are read one at a
-    time, and what is kept is about what the pool holds."""
+    ranking (and their texts and documents, where they are not the item itself), not its records: a campaign's runs
+    are read one at a time, and what is kept is about what the pool holds."""
 
     depth: int
     items: "OrderedDict[str, List[str]]"
-    texts: "Optional[Dict[str, List[Optional[str]]]]"      # None: the run carries no texts
+    texts: "Optional[Dict[str, List[Optional[str]]]]"          # None: the run carries no texts
+    documents: "Optional[Dict[str, List[Optional[str]]]]"      # None: each item's document is the item itself
 
     @classmethod
     def of(cls, lists: "OrderedDict[str, List[RankedItem]]", depth: int, shared: Dict[str, str]) -> "TopRanked":
         """`shared` holds one copy of each item key across the runs (the same documents head many rankings)."""
         items = OrderedDict((topic, [shared.setdefault(entry.item, entry.item) for entry in ranking])
                             for topic, ranking in lists.items())
-        with_text = any(entry.text is not None for ranking in lists.values() for entry in ranking)
-        texts = {topic: [entry.text for entry in ranking] for topic, ranking in lists.items()} if with_text else None
-        return cls(depth, items, texts)
+        entries = [entry for ranking in lists.values() for entry in ranking]
+        texts = {topic: [entry.text for entry in ranking] for topic, ranking in lists.items()} \
+            if any(entry.text is not None for entry in entries) else None
+        documents = {topic: [entry.document for entry in ranking] for topic, ranking in lists.items()} \
+            if any(entry.document != entry.item for entry in entries) else None
+        return cls(depth, items, texts, documents)
 
     def lists(self, depth: int) -> "OrderedDict[str, List[RankedItem]]":
-        texts = self.texts
-        return OrderedDict((topic, [RankedItem(item, text) for item, text in
-                                    zip(items[:depth], texts[topic] if texts is not None else repeat(None))])
+        texts, documents = self.texts, self.documents
+        return OrderedDict((topic, [RankedItem(item, text, item if document is None else document)
+                                    for item, text, document in
+                                    zip(items[:depth], texts[topic] if texts is not None else repeat(None),
+                                        documents[topic] if documents is not None else repeat(None))])
                            for topic, items in self.items.items())
 
 
@@ -215,11 +223,8 @@ def keep_top(task: Task, options: Dict, depth: Optional[int]) -> Callable:
 
 
 def default_team(task: Task, run: ParsedRun) -> str:
-    """The team of a run as the task tells it (noted when the run was checked, before its records may be dropped),
-    else the run name without its trailing run number (NTCIR-1's Run-ID is the group's id plus a sequential
-    number: ntc1, ntc2)."""
-    team = run.team if run.team is not None else task.team_of(run)
-    return team or re.sub(r"[-_]?[0-9]+$", "", run.name) or run.name
+    """The team a run is credited to when the platform does not say (Task.inferred_team)."""
+    return task.inferred_team(run)
 
 
 def build_pool(task: Task, runs: Sequence[ParsedRun], depth: int, options: Dict,
@@ -239,10 +244,10 @@ def build_pool(task: Task, runs: Sequence[ParsedRun], depth: int, options: Dict,
             items = pool.topics.get(topic)              # Pool.add, inlined: a campaign pools millions of hits
             if items is None:
                 items = pool.topics[topic] = OrderedDict()
-            for rank, (item, text) in enumerate(ranking, start=1):
+            for rank, (item, text, document) in enumerate(ranking, start=1):
                 found = items.get(item)
                 if found is None:
-                    found = items[item] = PooledItem(topic, item, text)
+                    found = items[item] = PooledItem(topic, item, text, document)
                 found.hits.append(Hit(name, team, rank))
     return pool
 
@@ -284,7 +289,7 @@ def assessment_units(runs: Sequence[ParsedRun], pr_runs_of: Callable[[ParsedRun]
                 cited = key_text(pr_run.key(qid, nugget.rank, "content"))
                 text = " ".join(nugget.text.split())
                 unit = pool.add(qid, "%s:%s::%s" % (NUGGET, cited, text_hash(text)),
-                                Hit(run.name, team, 0, (nugget.number, pr_name, nugget.rank)), text)
+                                Hit(run.name, team, 0, (nugget.number, pr_name, nugget.rank)), text, passage.doc_id)
                 unit.extra.setdefault("unit", NUGGET)
                 unit.extra.setdefault("passage", passage.text)
     return pool, unresolved

@@ -104,7 +104,8 @@ def _ac(j: Judgements, pool_dir: str, out: str) -> Dict:
     official = {}
     if os.path.isdir(pr_dir):
         for name in sorted(os.listdir(pr_dir)):
-            official[name] = parse_pr_run(os.path.join(pr_dir, name), name, Diagnostics(name))
+            path = os.path.join(pr_dir, name)         # named so in messages: a path that exists
+            official[name] = parse_pr_run(path, path, Diagnostics(path))
     shutil.copytree(pr_dir, os.path.join(out, "pr_runs")) if os.path.isdir(pr_dir) else \
         os.makedirs(os.path.join(out, "pr_runs"))
     os.makedirs(os.path.join(out, "assessed_runs"))
@@ -125,7 +126,7 @@ def _ac(j: Judgements, pool_dir: str, out: str) -> Dict:
                               "have settled the name" % (ac_run.name, assessed[ac_run.name], name),
                               os.path.join(pool_dir, "runs.tsv"))
         assessed[ac_run.name] = name
-        pr_runs = dict(submission_pr_runs(ac_path, path, Diagnostics(path), PassagePool(official)))
+        pr_runs = dict(submission_pr_runs(ac_path, ac_path, Diagnostics(ac_path), PassagePool(official)))
         pr_runs.update(official)
         shutil.copyfile(ac_path, os.path.join(out, "assessed_runs", ac_run.name))
         for qid, block in ac_run.blocks.items():

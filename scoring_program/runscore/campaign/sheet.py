@@ -2,52 +2,42 @@
 
 Why one module: the pool command writes it, the assessment page reads and saves it, the judgements command reads
 it back; all three must agree on the columns, the escaping and the label scale. UTF-8, one header line, TAB-
-separated; `topic`, `item`, `runs` first, helper columns, `label` last. A field's TAB, line break and backslash are
+separated; `topic`, `item` first, informational columns (the pool's `runs`, `rank_sum`, `run_names`, ...), `label`
+last. A sheet read back needs only `topic`, `item` and `label` (and `text_sha1` where the pool's items carry text),
+TAB-separated or saved by a spreadsheet as CSV (comma or semicolon; UTF-8, or UTF-16 with its byte order mark). A field's TAB, line break and backslash are
 written `\\t`, `\\n`, `\\r`, `\\\\` (passage texts hold all of them), so only `\\n` ends a row whatever Unicode line
 separators (U+2028, U+0085, ...) a field holds. Then a field that a spreadsheet would run as a formula (`=`, `+`,
 `-`, `@` first, ...) gets a single quote in front, and reading drops it again (campaign/safe_output.py). Rows are
 found by (topic, item), never by position (specs/campaign.md 1.2: the NTCIR WWW bug).
 """
+import codecs
+import csv
+import io
 import os
 import re
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import ConfigError, RunError
-from ..textfile import numbered_lines, read_text
+from ..tasks.assessing import LabelScale
+from ..textfile import MAX_FILE_BYTES, UTF16_BOMS, numbered_lines, read_text
 from .safe_output import FORMULA_STARTS, neutralise_cell, restore_cell
 
 FIRST = ("topic", "item", "runs")
 LABEL = "label"
+# What a sheet must hold to be read: the key of each row and its label. The pool's informational columns (runs,
+# rank_sum, run_names, ...) are for the organiser; an assessor's sheet need not have them.
+KEY = ("topic", "item")
+# Separators of a header line, tried in this order: a sheet saved by a spreadsheet as CSV uses commas (or
+# semicolons where the comma is the decimal mark).
+SEPARATORS = ("\t", ",", ";")
 
 
-@dataclass(frozen=True)
-class Scale:
-    """A label scale: the labels in order (lowest first), the key that types each on the page, and their names."""
+def scale_of(task_id: str, row: Optional[Dict[str, str]] = None) -> LabelScale:
+    """The label scale of a sheet row (its `unit`: r2c2-ac judges answers and nuggets), as the task declares it."""
+    from ..tasks import get_task
 
-    labels: Tuple[str, ...]
-    keys: Tuple[str, ...]
-    names: Tuple[str, ...]
-
-
-# The tasks' own scales (specs: ntcir1-adhoc.md 1 / campaign.md 2.1, temporalia.md 2.1, r2c2.md 4.3 and 2).
-SCALES = {
-    "ntcir1-adhoc": Scale(("C", "B", "A", "S"), ("c", "b", "a", "s"),
-                          ("non-relevant", "partially relevant", "relevant", "highly relevant")),
-    "temporalia-tir": Scale(("L0", "L1", "L2"), ("0", "1", "2"),
-                            ("non-relevant", "partially relevant", "highly relevant")),
-    "r2c2-pr": Scale(("L0", "L1", "L2"), ("0", "1", "2"), ("non-relevant", "partially relevant", "highly relevant")),
-    # r2c2-ac: an answer is correct or not; a nugget is not entailed by its cited passage, entailed, or entailed
-    # and helpful for deriving the correct answer (the official Stage A and Stage B, r2c2.md section 2).
-    "r2c2-ac:answer": Scale(("0", "1"), ("0", "1"), ("incorrect", "correct")),
-    "r2c2-ac:nugget": Scale(("0", "1", "2"), ("0", "1", "2"), ("not entailed", "entailed", "entailed and helpful")),
-}
-
-
-def scale_of(task_id: str, row: Optional[Dict[str, str]] = None) -> Scale:
-    if task_id == "r2c2-ac":
-        return SCALES["r2c2-ac:%s" % ((row or {}).get("unit") or "nugget")]
-    return SCALES[task_id]
+    return get_task(task_id).assessment.scale((row or {}).get("unit", ""))
 
 
 def escape(text: str) -> str:
@@ -84,8 +74,8 @@ def read_cell(field: str) -> str:
 
 def write_sheet(path: str, columns: Sequence[str], rows: Sequence[Dict[str, str]]) -> None:
     """Write a sheet atomically (a half-written sheet must never be read as a whole one)."""
-    if tuple(columns[:3]) != FIRST or columns[-1] != LABEL:
-        raise ValueError("a sheet starts with topic, item, runs and ends with label")
+    if tuple(columns[:2]) != KEY or columns[-1] != LABEL:
+        raise ValueError("a sheet starts with topic, item and ends with label")
     tmp = path + ".part"
     separators = len(columns) - 1
     try:
@@ -125,20 +115,63 @@ def read_sheet(path: str, error_class=RunError) -> Tuple[List[str], List[SheetRo
 
 def iter_sheet(path: str, error_class=RunError) -> Tuple[List[str], Iterator[SheetRow]]:
     """The columns of a sheet and its rows one at a time, so a sheet costs time and memory in proportion to its
-    size and a reader may stop early. A missing column or a row of the wrong width is `error_class` naming the
-    line (several at once through ConfigErrors is the caller's business: here the layout itself is wrong)."""
-    lines = numbered_lines(read_text(path, error_class=error_class))
-    columns: Optional[List[str]] = None
-    for line_no, line in lines:
-        columns = [c.strip() for c in line.split("\t")]
-        missing = [c for c in FIRST + (LABEL,) if c not in columns]
+    size and a reader may stop early. TAB-separated as the pool writes it, or comma- or semicolon-separated as a
+    spreadsheet saves it (the header line tells which); UTF-8 (with or without a BOM) or UTF-16 with a BOM (a
+    spreadsheet's "Unicode text"). A missing column or a row of the wrong width is `error_class` naming the line
+    (several at once through ConfigErrors is the caller's business: here the layout itself is wrong)."""
+    text = _sheet_text(path, error_class)
+    lines = numbered_lines(text)
+    for line_no, header in lines:
+        separator = _separator(header)
+        columns = _split(header, separator)
+        missing = [c for c in KEY + (LABEL,) if c not in columns]
         if missing:
-            raise error_class("the header line must name the columns topic, item, runs ... label "
-                              "(TAB-separated); missing: %s" % ", ".join(missing), path, line_no)
-        break
-    if columns is None:
-        raise error_class("the sheet is empty (no header line)", path)
-    return columns, _rows(lines, columns, path, error_class)
+            raise error_class("the header line must name the columns topic, item and label (TAB-, comma- or "
+                              "semicolon-separated; other columns are kept for the reader); missing: %s"
+                              % ", ".join(missing), path, line_no)
+        if len(set(columns)) != len(columns):
+            twice = sorted({c for c in columns if columns.count(c) > 1})
+            raise error_class("the header line names column %s twice" % ", ".join(twice), path, line_no)
+        if separator == "\t":
+            return columns, _rows(lines, columns, path, error_class)
+        return columns, _csv_rows(text, line_no, separator, columns, path, error_class)
+    raise error_class("the sheet is empty (no header line)", path)
+
+
+def _sheet_text(path: str, error_class) -> str:
+    """UTF-8 as read_text reads it, or UTF-16 when the file starts with its byte order mark."""
+    try:
+        with open(path, "rb") as handle:
+            bom = handle.read(2)
+            utf16 = bom in UTF16_BOMS
+            data = handle.read(MAX_FILE_BYTES + 1) if utf16 else b""
+    except OSError:
+        utf16 = False                   # read_text words the problem
+    if not utf16:
+        return read_text(path, error_class=error_class)
+    if len(data) > MAX_FILE_BYTES:
+        raise error_class("file is more than %d bytes" % MAX_FILE_BYTES, path)
+    try:
+        return data.decode("utf-16-le" if bom == codecs.BOM_UTF16_LE else "utf-16-be")
+    except UnicodeDecodeError as exc:
+        raise error_class("file starts as UTF-16 but is not valid UTF-16 (byte %d); save it as UTF-8"
+                          % (exc.start + 2), path)
+
+
+def _separator(header: str) -> str:
+    for separator in SEPARATORS:
+        if all(c in _split(header, separator) for c in KEY + (LABEL,)):
+            return separator
+    return "\t"
+
+
+def _split(header: str, separator: str) -> List[str]:
+    if separator == "\t":
+        return [c.strip() for c in header.split("\t")]
+    try:
+        return [c.strip() for c in next(csv.reader([header], delimiter=separator))]
+    except csv.Error:           # e.g. a NUL byte: not a header of this separator
+        return [header]
 
 
 def _rows(lines, columns: List[str], path: str, error_class) -> Iterator[SheetRow]:
@@ -152,6 +185,29 @@ def _rows(lines, columns: List[str], path: str, error_class) -> Iterator[SheetRo
             raise error_class("expected %d TAB-separated fields (%s), found %d"
                               % (len(columns), " ".join(columns), len(fields)), path, line_no)
         yield SheetRow(line_no, dict(zip(columns, map(read_cell, fields))))
+
+
+def _csv_rows(text: str, header_line: int, separator: str, columns: List[str], path: str,
+              error_class) -> Iterator[SheetRow]:
+    """The rows of a comma- or semicolon-separated sheet (Python's csv module: quoted fields may hold the
+    separator, quotes and line breaks), each with the physical line it starts on."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
+    end = 0
+    try:
+        for record in reader:
+            start, end = end + 1, reader.line_num
+            if start <= header_line:
+                continue
+            if not any(field.strip() for field in record):
+                continue
+            if len(record) < len(columns) and columns[-1] == LABEL:
+                record = record + [""] * (len(columns) - len(record))     # a spreadsheet drops empty last cells
+            if len(record) != len(columns):
+                raise error_class("expected %d fields separated by %r (%s), found %d"
+                                  % (len(columns), separator, " ".join(columns), len(record)), path, start)
+            yield SheetRow(start, dict(zip(columns, map(read_cell, record))))
+    except csv.Error as exc:
+        raise error_class("cannot read the sheet as %r-separated values: %s" % (separator, exc), path, end + 1)
 
 
 def config_error(message: str, path: str, line: int = 0) -> ConfigError:

@@ -1,39 +1,43 @@
-"""What a participant may see of a phase: decided here, once, never in a task's page code (issue 22).
+"""What a participant may see of a phase: decided here, once, never in a task's page code.
 
 Why: a phase whose reference data is hidden (the formal phase, any organiser's data) must not give its gold away on
 the detailed results page or in the logs: a per-query correct/wrong table of a classification run is the label,
-per-topic num_rel of one-document runs are the judgements, printed gold answers are the answers. Three levels, read
-from the reference folder's task.yaml key `detail:`:
+per-topic num_rel of one-document runs are the judgements, printed gold answers are the answers, and a table of
+every measure (P@5, P@10, ... at two levels) of 100 one-topic runs decoded 1,200 grades in one submission. Three
+levels, read from the reference folder's task.yaml key `detail:`:
 
-  aggregate  (the default of a reference that does not say otherwise) each run's aggregate measures (the leaderboard
-             columns and every other measure that is not a count), its format diagnostics and its receipt; nothing
-             computed from individual gold items: no per-topic values, no gold texts or labels, no per-item
-             correctness, no relevant counts, no note naming topics without relevant documents, no comparison of runs
-             (its p-values come from per-topic values)
-  per_topic  the above plus each topic's effectiveness values (Task.per_topic_effectiveness: never num_rel and the
-             like) and the comparison of the runs
+  aggregate  (the default of a reference that does not say otherwise) each run's leaderboard columns, its format
+             diagnostics and its receipt. By construction: a run's scores are cut to its columns the moment they
+             are computed (view), so the page writer and the log printer hold no other value computed from the
+             reference; the messages come from checks that read the task's public part of the reference only
+             (pipeline.LoadedReference.for_checks). The columns are the channel, bounded by the runs a submission
+             may hold and the submissions a team may make (codabench/channel.py, docs/codabench.md)
+  per_topic  the organiser's choice to show more: the columns, every other aggregate measure that is not a count,
+             each topic's effectiveness values (Task.per_topic_effectiveness: never num_rel and the like) and the
+             comparison of the runs. A per-topic value is computed from that topic's judgements: the AP of a run
+             holding one known relevant document is 1/num_rel; the channel is that much wider (channel.py)
   full       everything (the sample / dry-run phase: its reference data is public)
 
 The test of it is indistinguishability (tests/test_disclosure_leaks.py): two hidden references that give a probe the
-same aggregates give the same page, logs and scores files.
+same leaderboard values give the same page, logs and scores files, and a rejected submission the same reason.
 """
 from dataclasses import replace
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List
 
-from ..errors import ERROR, GOLD_DERIVED, WARNING, ConfigError, Diagnostics, findings_in
+from ..errors import ConfigError
 from ..tasks.base import AGGREGATE, DISCLOSURE_LEVELS, FULL, PER_TOPIC, RunScores, Task
 
 HIDDEN_DEFAULT = AGGREGATE
-WITHHELD = ("the run differs from what the hidden reference data records of it; which parts differ is not shown in "
-            "this phase (the competition's Overview page says what each phase shows)")
 
 WHAT_EACH_LEVEL_SHOWS = {
-    AGGREGATE: "each run's aggregate measures, its format diagnostics and its receipt (run name, team, line count, "
-               "SHA-256 of the file); nothing computed from individual reference items (no per-topic values, gold "
-               "answers or labels, per-item correctness or relevant counts), so the page does not give the hidden "
-               "items away",
+    AGGREGATE: "each run's leaderboard columns, its format diagnostics and its receipt (run name, team, line count, "
+               "SHA-256 of the file); no other value computed from the hidden reference (no other measure, "
+               "per-topic values, gold answers or labels, per-item correctness or relevant counts), and a rejected "
+               "submission shows its errors only",
     PER_TOPIC: "each run's aggregate measures, its per-topic effectiveness values (no relevant counts, gold answers "
-               "or labels), its format diagnostics and its receipt",
+               "or labels), its format diagnostics and its receipt; a per-topic value is computed from that topic's "
+               "judgements (the AP of a run holding one known relevant document tells the topic's number of "
+               "relevant documents)",
     FULL: "everything: aggregate and per-topic measures, per-question tables with the gold answers or labels, and "
           "notes on the reference data",
 }
@@ -54,15 +58,16 @@ def shows(level: str, needed: str) -> bool:
 
 
 def view(task: Task, scores: RunScores, level: str) -> RunScores:
-    """What of a run's scores a phase at `level` shows."""
+    """What of a run's scores a phase at `level` keeps, applied as soon as the run is scored (codabench/entry.py):
+    aggregate keeps the leaderboard columns' values and nothing else (no other measure, note or table)."""
     if level == FULL:
         return scores
     columns = {c.measure for c in task.columns}
+    if level == AGGREGATE:
+        return RunScores({k: v for k, v in scores.measures.items() if k in columns})
     measures = {k: v for k, v in scores.measures.items() if k in columns or not task.is_count(k)}
-    per_topic: Dict[str, Dict[str, float]] = {}
-    if shows(level, PER_TOPIC):
-        kept = effectiveness_keys(task)
-        per_topic = {topic: {k: v for k, v in values.items() if k in kept} for topic, values in scores.per_topic.items()}
+    kept = effectiveness_keys(task)
+    per_topic = {topic: {k: v for k, v in values.items() if k in kept} for topic, values in scores.per_topic.items()}
     notes = [n for n in scores.notes if shows(level, getattr(n, "shown_from", FULL))]
     tables = [t for t in scores.tables if shows(level, t.get("shown_from", FULL))]
     return replace(scores, measures=measures, per_topic=per_topic, notes=notes, tables=tables)
@@ -77,31 +82,6 @@ def effectiveness_keys(task: Task) -> List[str]:
 def comparison_shown(level: str) -> bool:
     """The significance tests between runs are computed from per-topic values."""
     return shows(level, PER_TOPIC)
-
-
-def diagnostic_lines(diags: Diagnostics, level: str) -> List[str]:
-    """A file's printable findings at `level`: a finding computed from individual gold items (code GOLD_DERIVED)
-    is replaced, in a hidden phase, by one line per severity that says no more than that there is one."""
-    if level == FULL:
-        return diags.lines()
-    items = diags.sorted_items()
-    out = [str(d) for d in items if d.code != GOLD_DERIVED]
-    for severity in (ERROR, WARNING):
-        if any(d.code == GOLD_DERIVED and d.severity == severity for d in items):
-            out.append("%s: %s: %s" % (diags.path, severity, WITHHELD))
-    return out + diags.lines()[len(items):]
-
-
-def shown_counts(diags: Diagnostics, level: str) -> Tuple[int, int]:
-    """(errors, warnings) of a file as a phase at `level` tells them: the findings computed from gold items count
-    as one (their number would say how many parts differ from the hidden record)."""
-    if level == FULL:
-        return diags.error_count, diags.warning_count
-    counts = []
-    for severity, total in ((ERROR, diags.error_count), (WARNING, diags.warning_count)):
-        withheld = [d for d in diags.items if d.code == GOLD_DERIVED and d.severity == severity]
-        counts.append(total - sum(findings_in(str(d)) for d in withheld) + (1 if withheld else 0))
-    return counts[0], counts[1]
 
 
 def phase_sentence(level: str) -> str:

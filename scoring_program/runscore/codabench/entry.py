@@ -10,7 +10,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError, report_internal_error
@@ -20,40 +20,66 @@ from ..report import atomic_write, detailed_html, summary_table, write_scores
 from ..submission import examine
 from ..tasks import all_tasks, get_task
 from ..tasks.base import FULL, Task, read_task_yaml, submission_scope
-from . import disclosure
-from .receipt import receipt_line, receipt_table, receipts_of
+from . import disclosure, worker_data
+from .receipt import receipt_line, receipt_table, receipts_of, team_of_run
 
 DETAILED = "detailed_results.html"
 OUTPUT_FILES = ("scores.json", "scores.txt", DETAILED)
 # The comparison section tests every pair of the runs it shows: only the best runs by the primary measure are
-# compared, so its cost and size stay bounded whatever the number of runs (issue 16; docs/limits.md).
+# compared, so its cost and size stay bounded whatever the number of runs (docs/limits.md).
 MAX_COMPARED_RUNS = 10
 
 
-def task_references(ref_dir: str) -> Dict[str, LoadedReference]:
-    """The tasks this competition scores: ref/<task-id>/ folders, or ref/ itself if its task.yaml names one."""
+def task_references(ref_dir: str, data_dir: Optional[str] = None) -> Dict[str, LoadedReference]:
+    """The tasks this competition scores: ref/<task-id>/ folders, or ref/ itself if its task.yaml names one. A
+    folder whose task.yaml points to data on the organiser's worker (codabench/worker_data.py) is read there, in
+    `data_dir`, once its files match the fingerprints."""
+    return _phase_references(ref_dir, data_dir)[0]
+
+
+def _phase_references(ref_dir: str, data_dir: Optional[str]) -> Tuple[Dict[str, LoadedReference], bool]:
+    """task_references, and whether any of them is kept on the worker."""
     if not os.path.isdir(ref_dir):
         raise ConfigError("reference folder %s does not exist (was reference_data uploaded?)" % ref_dir)
     own = read_task_yaml(ref_dir).get("task")
-    if own:
-        return {own: _with_detail(load_reference(get_task(own), ref_dir))}
-    loaded = {}
-    for task in all_tasks():
-        folder = os.path.join(ref_dir, task.id)
-        if os.path.isdir(folder):
-            loaded[task.id] = _with_detail(load_reference(task, folder))
-    if not loaded:
+    folders = [(get_task(own), ref_dir)] if own else [(task, os.path.join(ref_dir, task.id)) for task in all_tasks()
+                                                       if os.path.isdir(os.path.join(ref_dir, task.id))]
+    if not folders:
         raise ConfigError("no task folder in %s; expected one or more of %s"
                           % (ref_dir, ", ".join(t.id for t in all_tasks())))
-    return loaded
+    loaded, on_worker = {}, False
+    for task, folder in folders:
+        config = read_task_yaml(folder)
+        where = os.path.join(folder, "task.yaml")
+        pointer = worker_data.pointer_of(config, where)
+        on_worker = on_worker or pointer is not None
+        data = worker_data.resolve(pointer, data_dir, where) if pointer is not None else folder
+        reference = load_reference(task, data)
+        # The phase's disclosure level: the zip's task.yaml says it (hidden unless it says full).
+        reference.detail = disclosure.level_of(config, where)
+        loaded[task.id] = reference
+    return loaded, on_worker
 
 
-def _with_detail(reference: LoadedReference) -> LoadedReference:
-    """The phase's disclosure level, from the folder's task.yaml (`detail:`; hidden unless it says full)."""
-    folder = reference.path
-    config = read_task_yaml(folder) if os.path.isdir(folder) else {}
-    reference.detail = disclosure.level_of(config, os.path.join(folder, "task.yaml"))
-    return reference
+def refuse_programs(res_dir: str) -> None:
+    """A phase whose reference lies on the worker takes result files only. Codabench runs a submission holding a
+    `metadata` file as a program, in a container that mounts the worker's data folder; what such a program wrote
+    is this step's input, and checking it would print it back. The worker's own input/res/metadata says whether a
+    program ran (exitCode and elapsedTime are null for result files, compute_worker.py)."""
+    import yaml
+
+    path = os.path.join(res_dir, "metadata")
+    if not os.path.isfile(path):
+        return
+    try:
+        with open(path, encoding="utf-8") as handle:
+            status = yaml.safe_load(handle.read(4096))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        status = None
+    if not isinstance(status, dict) or status.get("exitCode") is not None or status.get("elapsedTime") is not None:
+        raise RunError("this phase takes result files only: the submission held a file named metadata (or "
+                       "metadata.yaml), so the platform ran it as a program; upload a zip of run files with no such "
+                       "file", "submission")
 
 
 def check_output_dir(output_dir: str) -> None:
@@ -79,10 +105,12 @@ def run(input_dir: str, output_dir: str) -> int:
     remove_old_scores(output_dir)
     page = os.path.join(output_dir, DETAILED)
     atomic_write(page, detailed_html("Scoring in progress", [], "started"))
-    references = task_references(os.path.join(input_dir, "ref"))
+    references, on_worker = _phase_references(os.path.join(input_dir, "ref"), worker_data.data_folder_of(input_dir))
     res_dir = os.path.join(input_dir, "res")
     if not os.path.isdir(res_dir):
         raise RunError("the submission is empty (no input/res folder)")
+    if on_worker:
+        refuse_programs(res_dir)
     workdir = tempfile.mkdtemp(prefix="runscore-")
     try:
         with submission_scope():
@@ -93,7 +121,7 @@ def run(input_dir: str, output_dir: str) -> int:
 
 def remove_old_scores(output_dir: str) -> None:
     """A reused output folder may hold an earlier submission's scores: removed before anything is checked, so a
-    rejected submission never leaves scores behind (issue 22)."""
+    rejected submission never leaves scores behind."""
     for name in ("scores.json", "scores.txt"):
         path = os.path.join(output_dir, name)
         if os.path.isfile(path) and not os.path.islink(path):
@@ -102,7 +130,7 @@ def remove_old_scores(output_dir: str) -> None:
 
 def rewrite_page_after_failure(output_dir: str, title: str, status: str, diagnostics: Sequence[str] = (),
                                text: str = "") -> None:
-    """Every exit path ends the detailed page with its reason (issue 22: a rejection raised before the per-file
+    """Every exit path ends the detailed page with its reason (a rejection raised before the per-file
     checks left "Scoring in progress"). Written only over the page this run started (a regular file), and never
     fatal: the exit code and stderr already tell the outcome."""
     page = os.path.join(output_dir, DETAILED)
@@ -118,21 +146,23 @@ def rewrite_page_after_failure(output_dir: str, title: str, status: str, diagnos
 def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     tasks = [references[t].task for t in references]
     scores_of: Dict[int, object] = {}        # id(ParsedRun) -> its scores, made as soon as its file is checked
-    teams_of: Dict[int, str] = {}            # id(ParsedRun) -> its team, for the receipt (read before it is freed)
+    teams_of: Dict[int, object] = {}         # id(ParsedRun) -> (team, inferred), for the receipt (read before freed)
 
     queues: Dict[str, RunQueue] = {}         # task id -> the runs checked and not yet scored
 
-    def keep(run, scores) -> None:
-        """Only the scores go on to the report: the run's records are freed (issue 22)."""
-        scores_of[id(run)] = scores
+    def keep(run, scores, reference) -> None:
+        """Only what the phase shows of the scores goes on to the report (disclosure.view: in a hidden phase the
+        leaderboard columns and nothing else), and the run's records are freed."""
+        scores_of[id(run)] = disclosure.view(reference.task, scores, reference.detail)
         run.data = None
 
     def score_file(task: Task, checked: CheckedFile) -> None:
         if references[task.id].collect:       # a collecting phase checks and receipts, never scores
             return
         for one_run in checked.runs:
-            teams_of[id(one_run)] = task.team_of(one_run)
-        queues.setdefault(task.id, RunQueue(references[task.id], keep)).add(checked)
+            teams_of[id(one_run)] = team_of_run(task, one_run)
+        reference = references[task.id]
+        queues.setdefault(task.id, RunQueue(reference, lambda run, scores: keep(run, scores, reference))).add(checked)
 
     found = examine(res_dir, workdir, tasks, references, score_file)
     if not found.failed:
@@ -143,6 +173,8 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
         print("%s: note: read beside the %s runs that cite it, not scored as a run"
               % (companion.display, " or ".join(owners)))
     messages, checked_by_task, failed = found.messages, found.checked_by_task, found.failed
+    if failed and any(r.hidden for r in references.values()):
+        messages = found.reasons      # a rejected submission of a hidden phase shows its errors, nothing else
     for message in messages:
         print(message, file=sys.stderr)
     if failed:
@@ -153,7 +185,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
 
     if any(r.collect for r in references.values()):
         from .collect import collect_submission
-        return collect_submission(references, checked_by_task, found.candidates, output_dir, page)
+        return collect_submission(references, checked_by_task, found.candidates, output_dir, page, found.companions)
 
     leaderboard: Dict[str, float] = {}
     rows_run: List[str] = []
@@ -170,14 +202,13 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
             key = task.leaderboard_key(column)
             leaderboard[key] = task.leaderboard_value(best_scores, column)
             summary_rows.append((task_id, best.name, key, task.format_value(column.measure, leaderboard[key])))
-        receipts = receipts_of((paths[r.path], r.name, teams_of.get(id(r), ""), r.path) for r, _ in scored
+        receipts = receipts_of((paths[r.path], r.name, teams_of.get(id(r), ""), r.path, r.lines) for r, _ in scored
                                if r.path in paths)
         if reference.detail != FULL:
             receipts_logged.extend(receipt_line(r) for r in receipts)
-        shown = [(r, disclosure.view(task, s, reference.detail)) for r, s in scored]
-        diagnostics = [m for c in checked for m in disclosure.diagnostic_lines(c.diags, reference.detail)]
+        diagnostics = [m for c in checked for m in c.diags.lines()]
         rows_run.append("%s: the leaderboard row shows run %s, %s" % (task_id, best.name, why))
-        sections.append(_task_section(task, shown, best, diagnostics, why, reference.detail, receipts))
+        sections.append(_task_section(task, scored, best, diagnostics, why, reference.detail, receipts))
     write_scores(output_dir, leaderboard)
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
     print(summary_table(summary_rows))
@@ -192,8 +223,10 @@ def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = 
     comparison of the runs when there are several."""
     columns = list(task.columns)
     # The scores beside the run's name and its file last, so that a phone shows them without scrolling sideways.
-    rows = [[run.name] + [task.format_value(c.measure, scores.measures.get(c.measure)) or
-                          "n/a (see the run's notes)" for c in columns] + [run.path] for run, scores in scored]
+    missing = "n/a (see the run's notes)" if detail == FULL else "n/a: not computed for this run%s" % (
+        "" if task.leaderboard_placeholder is None else " (the leaderboard shows %g)" % task.leaderboard_placeholder)
+    rows = [[run.name] + [task.format_value(c.measure, scores.measures.get(c.measure)) or missing
+                          for c in columns] + [run.path] for run, scores in scored]
     highlight = [i for i, (run, _) in enumerate(scored) if run is best]
     best_scores = scored[highlight[0]][1] if highlight else scored[0][1]
     first_run_of_file: Dict[str, object] = {}
@@ -204,7 +237,7 @@ def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = 
     for run, scores in scored:
         own = [d for d in diagnostics if first_run_of_file.get(run.path) is run and d.startswith(run.path + ":")]
         shown.update(own)
-        subsections.append(_run_section(task, run, scores, run is best, own))
+        subsections.append(_run_section(task, run, scores, run is best, own, detail))
     if disclosure.comparison_shown(detail):
         subsections.extend(_comparison(task, scored))
     leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
@@ -221,7 +254,7 @@ def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = 
             "subsections": subsections}
 
 
-def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
+def _run_section(task, run, scores, is_best, diagnostics, detail: str = FULL) -> Dict:
     charts, tables = [], []
     topics = list(scores.per_topic)
     present = [k for k in task.per_topic_measures if any(k in v for v in scores.per_topic.values())]
@@ -240,9 +273,10 @@ def _run_section(task, run, scores, is_best, diagnostics) -> Dict:
                        "rows": [[t] + [task.format_value(k, scores.per_topic[t].get(k)) for k in present]
                                 for t in topics],
                        "collapsed": len(topics) > 30})
-    tables.append({"caption": "Every measure", "header": ["measure", "value"],
-                   "rows": [[name, task.format_value(name, value)] for name, value in scores.measures.items()],
-                   "collapsed": True})
+    if detail != disclosure.AGGREGATE:      # a hidden phase keeps the columns only, shown in the task's table
+        tables.append({"caption": "Every measure", "header": ["measure", "value"],
+                       "rows": [[name, task.format_value(name, value)] for name, value in scores.measures.items()],
+                       "collapsed": True})
     tables.extend(getattr(scores, "tables", None) or [])
     text = "File %s." % run.path
     if scores.notes:

@@ -71,11 +71,13 @@ primary column. A submission that fails is never posted.
 
 def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str], v1: bool = False,
                    baselines: Optional[Sequence[str]] = None,
-                   formal_detail: Optional[str] = "aggregate") -> List[Tuple[str, str, str]]:
+                   formal_detail: Optional[str] = "aggregate",
+                   formal_data: str = "worker") -> List[Tuple[str, str, str]]:
     """(page title, file name under pages/, Markdown text) for every page, overview first; `baselines`: the
     kit's baseline files (None: not known, described in general); formal_detail: what the formal phase shows
-    (codabench/disclosure.py), said on the overview (None: the formal phase collects runs)."""
-    pages = [("Overview", "overview.md", overview_page(tasks, title, v1, formal_detail)),
+    (codabench/disclosure.py), said on the overview (None: the formal phase collects runs); formal_data: where
+    its reference data is, "worker" (the organisers' machine) or "zip" (published with the competition)."""
+    pages = [("Overview", "overview.md", overview_page(tasks, title, v1, formal_detail, formal_data)),
              ("Evaluation", "evaluation.md", evaluation_page(tasks)),
              ("Data and starting kit", "data.md", data_page(tasks, baselines))]
     for task in tasks:
@@ -84,7 +86,7 @@ def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str], v
 
 
 def overview_page(tasks: Sequence[Task], title: str, v1: bool = False,
-                  formal_detail: Optional[str] = "aggregate") -> str:
+                  formal_detail: Optional[str] = "aggregate", formal_data: str = "worker") -> str:
     from .disclosure import WHAT_EACH_LEVEL_SHOWS
 
     if formal_detail is None:
@@ -109,13 +111,33 @@ def overview_page(tasks: Sequence[Task], title: str, v1: bool = False,
               "* **Dry run**: scored against the small synthetic sample reference data shipped in the starting "
               "kit. Use it to check that your files are accepted and read the detailed results. Its detailed "
               "results show %s (its reference data is public)." % WHAT_EACH_LEVEL_SHOWS["full"],
-              formal, "",
+              formal, ""] + ([] if v1 else ["## Who sees what", ""] + who_sees_what(formal_detail, formal_data)) + [
               "## How to submit", "", SUBMISSION_RULES,
               "## Leaderboard", "", LEADERBOARD_V1 if v1 else LEADERBOARD_V2,
               "The columns are listed on the *Evaluation* page. Each submission also gets a detailed results "
               "page: per run, its measures, its receipt and the validation warnings, with per-topic tables and "
               "charts where the phase shows them (above).", ""]
     return "\n".join(lines)
+
+
+def who_sees_what(formal_detail: Optional[str], formal_data: str) -> List[str]:
+    """What Codabench lets each user fetch of this competition (docs/codabench.md, measured on its real code)."""
+    data = ("is not in the competition's files: it stays on the organisers' machine" if formal_data == "worker"
+            else "is in the competition's files, which anyone can download")
+    lines = ["* **The leaderboard** (every row and value) can be read by anyone, through Codabench's API too.",
+             "* **A submission's detailed results page** can be opened by any user who can see the competition "
+             "(anyone, once it is published), yours included: it shows only what the phase shows (above), never "
+             "more.",
+             "* **A submission's zip, scoring logs and output files**: in every phase the logs and output files "
+             "are for the organisers only and the zip for you and the organisers, so your detailed results page is "
+             "where you read your receipt and the messages of the checks.",
+             "* **Reference data**: the dry run's sample data is public (in the starting kit); the formal phase's "
+             "%s." % (data if formal_detail is not None else "does not exist yet (its judgements are made from "
+                                                              "the formal runs)")]
+    if formal_detail is not None and formal_data == "worker":
+        lines.append("* The formal phase takes **result files only**: a zip holding a file named `metadata` (which "
+                     "Codabench runs as a program) is rejected.")
+    return lines + [""]
 
 
 def evaluation_page(tasks: Sequence[Task]) -> str:
@@ -189,7 +211,12 @@ def task_page(task: Task, docs_dir: Optional[str]) -> str:
     if task.max_runs_per_team is not None:
         lines += ["At most %d runs of this task in a submission, which is one team's (runs naming several teams "
                   "are an error)." % task.max_runs_per_team, ""]
-    if task.max_runs_per_submission is not None:
+    if task.max_runs_per_team is None:
+        lines += ["At most %d runs of this task in a submission to the formal phase, whose reference data is hidden "
+                  "(every run's scores are shown, and each one tells something of the hidden data)%s."
+                  % (task.hidden_phase_cap, "" if task.max_runs_per_submission is None else
+                     "; %d in the dry run" % task.max_runs_per_submission), ""]
+    elif task.max_runs_per_submission is not None:
         lines += ["At most %d runs of this task in one submission." % task.max_runs_per_submission, ""]
     lines += ["## Leaderboard columns", "", "| column | score key | measure |", "|---|---|---|"]
     for column in task.columns:

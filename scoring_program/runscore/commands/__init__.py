@@ -6,6 +6,7 @@ ConfigError, which the CLI maps to exit codes 1 and 2.
 """
 import importlib
 import os
+import types
 from typing import Dict
 
 
@@ -23,11 +24,20 @@ def find_command(name: str):
 def command_modules() -> Dict[str, object]:
     import pkgutil
 
+    from ..optional import missing
+
     found = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
             continue
-        module = importlib.import_module("%s.%s" % (__name__, info.name))
+        try:
+            module = importlib.import_module("%s.%s" % (__name__, info.name))
+        except ImportError as exc:      # listed all the same, saying what it needs (a light install)
+            if missing(exc) is None:
+                raise
+            name = info.name.replace("_", "-")
+            found[name] = types.SimpleNamespace(NAME=name, HELP="(%s)" % missing(exc, short=True), run=None)
+            continue
         if hasattr(module, "NAME") and hasattr(module, "run"):
             found[module.NAME] = module
     return found

@@ -33,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="runscore bundle", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
                 epilog="examples:\n  runscore bundle --per-task dist/   (dist/<task-id>.zip for every task)\n"
                        "  runscore bundle -o dist/ntcir1-adhoc.zip --tasks ntcir1-adhoc --reference /secret/ref\n"
+                       "      (the zip without the data, and dist/ntcir1-adhoc.worker-data/ for your worker)\n"
                        "  runscore bundle --write-root")
     p.add_argument("-o", "--output", metavar="FILE.zip", help="the zip to write (with --tasks T, one task)")
     p.add_argument("--per-task", metavar="DIR", help="write DIR/<task-id>.zip, one competition per task (every "
@@ -40,8 +41,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tasks", metavar="T[,U]", help="the task of the competition (with -o, exactly one); with "
                    "--per-task, which tasks (default: every task with sample data)")
     p.add_argument("--reference", metavar="DIR", help="the organiser's real reference data (a folder per task "
-                   "id, or one task's folder) for the formal phase; default: the formal phase collects runs (every check, "
-                   "a receipt, no scores, leaderboard hidden) until the judgements exist (docs/campaign.md)")
+                   "id, or one task's folder) for the formal phase. It does not go into the zip: it is written beside "
+                   "it, as <zip name>.worker-data/, for the organiser's compute worker (/app/data), and the zip says "
+                   "where it is and holds a keyed fingerprint of each file (docs/codabench.md). Default: the formal "
+                   "phase collects runs (every check, a receipt, no scores, leaderboard hidden) until the judgements "
+                   "exist (docs/campaign.md)")
+    p.add_argument("--publish-reference", action="store_true", help="put the --reference data IN the zip instead: "
+                   "Codabench then serves it to ANYONE who asks once the competition is published (to any approved "
+                   "participant before), since a dataset's download checks no permission; only for data that may "
+                   "be public")
+    p.add_argument("--queue", metavar="VHOST", help="the vhost of the organiser's own Codabench queue, written into "
+                   "competition.yaml (`queue:`) so that every phase runs on the workers that hold the reference "
+                   "data (the queue's eye button in Queue management shows it)")
     p.add_argument("--formal-end", metavar="DATE", help="end of the formal phase, ISO 'YYYY-MM-DD HH:MM:SS' "
                    "(Codabench keeps a phase without an end active for ever; default %s)" % PhaseDates().formal_end)
     p.add_argument("--formal-detail", choices=("aggregate", "per_topic", "full"),
@@ -101,21 +112,39 @@ def _formal_reference(reference: Optional[str]) -> Optional[str]:
 def _formal_detail(args, task) -> str:
     """--formal-detail, else aggregate: a formal phase is hidden unless the organiser says otherwise here, even when
     the reference's own task.yaml (copied from a public sample, say) asks for more."""
+    if args.formal_detail == "per_topic" and args.reference:
+        print("note: --formal-detail per_topic shows each topic's values of %s's formal phase, computed from that "
+              "topic's judgements (the AP of a run holding one relevant document is 1/num_rel): a much wider "
+              "channel to the hidden reference (docs/codabench.md, 'How much a leaderboard tells')" % task.id,
+              file=sys.stderr)
     if args.formal_detail or not args.reference:
         return args.formal_detail or "aggregate"
     from ..codabench.bundle import formal_task_yaml_detail
 
     asked = formal_task_yaml_detail(os.path.abspath(args.reference), task)
     if asked not in (None, "aggregate"):
-        print("note: %s's task.yaml says detail: %s; the formal phase of %s shows aggregate measures only "
+        print("note: %s's task.yaml says detail: %s; the formal phase of %s shows the leaderboard columns only "
               "(give --formal-detail %s to show more)" % (args.reference, asked, task.id, asked), file=sys.stderr)
     return "aggregate"
 
 
-def _lint(path: str) -> bool:
-    from ..codabench.lint import lint_path, print_report
+def _lint(path: str, worker=None) -> bool:
+    """The linter's verdict on the zip; a formal reference kept on the worker is checked and loaded from the
+    worker's copy about to be written (laid out in a temporary folder as the worker holds it)."""
+    import shutil
+    import tempfile
 
-    problems = lint_path(path)
+    from ..codabench.lint import lint_path, print_report
+    from ..codabench.worker_data import write_worker_copy
+
+    data = tempfile.mkdtemp(prefix="runscore-worker-") if worker is not None else None
+    try:
+        if worker is not None:
+            write_worker_copy(worker, data, "")
+        problems = lint_path(path, data)
+    finally:
+        if data is not None:
+            shutil.rmtree(data, ignore_errors=True)
     if problems:
         print_report(problems)
     return not any(p.severity == "error" for p in problems)
@@ -130,6 +159,17 @@ def _build(plan: BundlePlan, out: str, v1: bool, lint: bool) -> bool:
                                                          " (CodaLab v1.5 format)" if v1 else "",
                                                          "" if not lint else ", linted"))
     print("   phases: %s" % "; ".join("%s %s" % phase for phase in plan.phase_modes()))
+    if plan.on_worker:
+        from ..codabench.bundle import worker_readme
+
+        steps = worker_readme(plan, out).split("\n\n")[2:4]
+        print("   the formal reference data is NOT in the zip: it is in %s/, for your compute worker; the steps "
+              "(also in its README.md):" % plan.worker_root)
+        print("   " + "\n\n".join(steps).replace("\n", "\n   "))
+    elif plan.formal_reference and not plan.collecting:
+        print("   warning: the formal reference data is IN the zip (--publish-reference): once the competition is "
+              "published ANYONE can download it (before, any approved participant): Codabench's dataset download "
+              "checks no permission (docs/codabench.md)")
     return True
 
 
@@ -164,6 +204,12 @@ def run(argv: List[str]) -> int:
                   file=sys.stderr)
         if not args.output and not args.per_task:
             return EXIT_OK
+    if args.publish_reference and not args.reference:
+        raise ConfigError("--publish-reference puts the --reference data in the zip: give --reference DIR too")
+    if args.v1 and args.reference and not args.publish_reference:
+        raise ConfigError("a CodaLab v1.5 bundle (--v1) cannot keep the formal reference on a compute worker: give "
+                          "--publish-reference to put it in the zip (anyone can then download it), or build the "
+                          "Codabench bundle (without --v1)")
     if bool(args.output) == bool(args.per_task):
         raise ConfigError("give either --tasks T -o FILE.zip (one task's competition) or --per-task DIR (one "
                           "zip per task)")
@@ -179,11 +225,13 @@ def run(argv: List[str]) -> int:
                               "competition per task; --per-task DIR builds them all)")
         task = select_tasks(root, wanted)[0]
         plan = BundlePlan(root, [task], _formal_reference(args.reference), dates, submissions,
-                          formal_detail=_formal_detail(args, task))
+                          formal_detail=_formal_detail(args, task), publish_reference=args.publish_reference,
+                          queue=args.queue)
         check_plans([plan])
         return EXIT_OK if _build(plan, args.output, args.v1, not args.no_lint) else EXIT_CONFIG
     plans = [BundlePlan(root, [task], _formal_reference(args.reference), dates, submissions,
-                        formal_detail=_formal_detail(args, task))
+                        formal_detail=_formal_detail(args, task), publish_reference=args.publish_reference,
+                        queue=args.queue)
              for task in select_tasks(root, wanted)]
     check_plans(plans)            # every task's inputs first: an error writes no zip at all
     status = EXIT_OK

@@ -20,9 +20,7 @@ import tempfile
 import zipfile
 from typing import Dict, List
 
-from ..codabench.disclosure import shown_counts
 from ..errors import EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
-from ..tasks.base import FULL
 
 NAME = "check"
 HELP = "check a whole submission (zip or folder) exactly as the platform will: which file is a run of which task"
@@ -99,8 +97,8 @@ def table_rows(found) -> List[List[str]]:
             checked = found.checked[name]
             runs = ", ".join(r.name for r in checked.runs) or "-"
             verdict = "invalid" if checked.diags.has_errors else "valid"
-            errors, warnings = shown_counts(checked.diags, found.detail.get(name, FULL))
-            rows.append([name, tasks[name], runs, verdict, str(errors), str(warnings)])
+            rows.append([name, tasks[name], runs, verdict, str(checked.diags.error_count),
+                         str(checked.diags.warning_count)])
         else:
             rows.append([name, "-", "-", "not a run", str(problems.get(name, 1)), "0"])
     return rows
@@ -126,9 +124,7 @@ def run(argv: List[str]) -> int:
     print()
     for message in found.messages:
         print(message)
-    errors = found.errors       # from the diagnostics' data, never from printed text (issue 16)
-    warnings = sum(1 for p in found.problems if p.severity != "error") + \
-        sum(shown_counts(c.diags, found.detail.get(name, FULL))[1] for name, c in found.checked.items())
+    errors, warnings = found.errors, found.warnings       # from the diagnostics' data, never from printed text
     runs = [r for c in found.checked.values() for r in c.runs]
     if found.failed:
         print("submission rejected: %d error(s), %d warning(s); the platform would score nothing"

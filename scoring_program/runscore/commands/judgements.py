@@ -1,10 +1,11 @@
 """`runscore judgements`: filled assessment sheets -> the task's reference folder (docs/campaign.md).
 
-Usage: runscore judgements --task T --pool DIR/pool.tsv SHEET... -o REFDIR [--resolve majority|max|min]
+Usage: runscore judgements --task T --pool DIR/pool.tsv SHEET... -o REFDIR [--resolve majority|median|max|min]
        [--agreement FILE.json]
 
 Each SHEET is one assessor's labelled copy of (part of) pool.tsv, as saved by the assessment page or a
-spreadsheet. Labels are matched to the pool by (topic, item), never by row. Every problem of every sheet is
+spreadsheet: TAB-separated or CSV, with at least the columns topic, item and label (and text_sha1 where the pool's
+items carry text); a label in any case, or as its number where the task's reference loader reads numbers. Labels are matched to the pool by (topic, item), never by row. Every problem of every sheet is
 printed as `SHEET:LINE: error: topic T item I: ...` and nothing is written (exit 2: the sheets, like the pool, are
 the organiser's files). With several sheets labelling the same items, the agreement (Cohen's kappa for two
 sheets, Krippendorff's alpha for more; per topic and overall) is printed, and with --agreement written as JSON.
@@ -35,8 +36,9 @@ def run(argv: List[str]) -> int:
     parser.add_argument("--pool", required=True, help="the pool.tsv written by `runscore pool`")
     parser.add_argument("sheets", nargs="+", metavar="SHEET")
     parser.add_argument("-o", "--output", required=True, help="the reference folder to write (new or empty)")
-    parser.add_argument("--resolve", choices=RESOLUTIONS, help="how differing labels of one item become one "
-                        "(default: they are an error)")
+    parser.add_argument("--resolve", choices=RESOLUTIONS, help="how differing labels of one item become one: "
+                        "majority (a tie goes to the median), median (of the labels given; the lower middle one "
+                        "for an even count), max or min (default: they are an error)")
     parser.add_argument("--agreement", help="write the agreement figures to this JSON file")
     try:
         args = parser.parse_args(argv)

@@ -25,10 +25,13 @@ def run(argv: List[str]) -> int:
                      epilog="example:\n  runscore lint-bundle dist/runscore-bundle.zip\n  runscore lint-bundle .")
     parser.add_argument("path", metavar="PATH", help="the bundle folder (e.g. the repository root) or zip")
     parser.add_argument("--quiet", action="store_true", help="print errors only")
+    parser.add_argument("--worker-data", metavar="DIR", help="the compute worker's data folder (what runscore "
+                        "bundle --reference wrote beside the zip, <task-id>.worker-data/): a formal reference kept "
+                        "there is checked against the zip's fingerprints and loaded")
     args = parser.parse_args(argv)
     from ..codabench.lint import lint_path, print_report
 
-    found = lint_path(args.path)
+    found = lint_path(args.path, args.worker_data)
     shown = [d for d in found if d.severity == "error"] if args.quiet else found
     print_report(shown)
     return EXIT_INVALID_RUN if any(d.severity == "error" for d in found) else EXIT_OK

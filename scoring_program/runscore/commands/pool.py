@@ -2,7 +2,10 @@
 
 Usage: runscore pool --task T --depth K RUN_OR_SUBMISSION... -o DIR [--phase ID] [--deadline TIME]
        [--submissions LIST.csv] [--allow-same-names] [--runs-per-team N] [--order ntcirpool|random|item] [--seed S]
-       [--ref REF] [--pr-runs PATH...] [--topics FILE] [--html] [--skip-invalid]
+       [--ref REF] [--pr-runs PATH...] [--skip-invalid]
+       [--html] [--collection PATH... [--collection-format F] [--encoding E] [--id-field F] [--title-field F]
+       [--text-field F...]] [--topics FILE] [--batch-size N] [--assessors A,B|@FILE [--overlap K]]
+       [--show-pool-stats]
 
 The inputs are read by campaign/downloads.py, the reader `runscore report` uses too: a Codabench download
 (`{id}_{owner}_PhaseId...`) is one submission, checked exactly as the formal phase checks it, and its runs are its
@@ -13,8 +16,10 @@ and --runs-per-team count an owner's runs over all their submissions; --phase an
 sent elsewhere or late. Everything left out or replaced is listed on stderr and in pool_stats.json. Writes
 DIR/pool.tsv (the sheet), DIR/pool_stats.json (items per topic, unique contributions per run and team),
 DIR/runs.tsv and DIR/runs/ (the pooled files as they were pooled, each with the files its submission read beside
-it, read again by `runscore judgements`), DIR/companions.tsv (those files' receipts) and with --html one
-assessment page per topic in DIR/assess/. DIR must not hold a pool already: two pool files of one campaign are how
+it, read again by `runscore judgements`), DIR/companions.tsv (those files' receipts) and with --html (implied by
+the assessment options) the assessors' folder DIR/assess/: a blind page and sheet per topic or batch, with the
+documents of --collection and the topic of --topics (campaign/assessment.py); --show-pool-stats adds the
+organiser's view DIR/organiser/. DIR must not hold a pool already: two pool files of one campaign are how
 NTCIR WWW-2/3/4 labels went to the wrong documents. The TSV files are safe to open in a spreadsheet: a cell that
 would run as a formula starts with a single quote (campaign/safe_output.py), which `runscore judgements` drops.
 """
@@ -29,6 +34,10 @@ from dataclasses import replace
 from typing import Dict, List, Optional
 
 from ..campaign import pool as pooling
+from ..campaign.assessment import AssessOptions, prepare, write_assessment
+from ..campaign.batches import read_assessors
+from ..campaign.collection import FORMATS, CollectionOptions
+from ..campaign.topics import read_topics
 from ..campaign.downloads import CampaignInputs, Rules, read_campaign
 from ..campaign.identity import Window, parse_time
 from ..campaign.safe_output import neutralise_cell
@@ -59,6 +68,59 @@ def add_identity_options(parser: argparse.ArgumentParser) -> None:
                         "messages are still printed) instead of refusing")
 
 
+def add_assessment_options(parser: argparse.ArgumentParser) -> None:
+    """What the assessors get (campaign/assessment.py; docs/campaign.md "Assess")."""
+    group = parser.add_argument_group("assessment pages (DIR/assess/; any of these implies --html)")
+    group.add_argument("--html", action="store_true", help="write the assessors' pages and sheets, one per topic "
+                       "or batch (blind: no run, team, rank or count of runs)")
+    group.add_argument("--collection", nargs="+", metavar="PATH", help="the documents: files, folders or tar "
+                       "archives of TREC SGML, NTCIR-1 <REC>, LivingKnowledge <doc>, JSON lines or TSV, plain, "
+                       "gzip or bzip2; read once, keeping the pooled documents only")
+    group.add_argument("--collection-format", choices=FORMATS, default="auto",
+                       help="the collection's format (default: told by each file's start)")
+    group.add_argument("--encoding", help="the collection's encoding (default: the task's, e.g. euc_jp for "
+                       "ntcir1-adhoc, or UTF-8 for a file whose start is UTF-8)")
+    group.add_argument("--id-field", help="JSON/TSV: the field or column holding the document id "
+                       "(default: id, _id, doc_id, docid, docno or pid; TSV: column 1)")
+    group.add_argument("--title-field", help="JSON/TSV: the title field (default: title)")
+    group.add_argument("--text-field", action="append", default=[], metavar="FIELD",
+                       help="JSON/TSV: a text field to show (repeatable; default: contents, text, body, ...)")
+    group.add_argument("--topics", metavar="FILE", help="the topic file: NTCIR <TOPIC>, TREC <top>, Temporalia "
+                       "<topic>, R2C2 <question>, JSON or TSV 'topic<TAB>text' (title, description, narrative "
+                       "shown; query terms highlighted)")
+    group.add_argument("--batch-size", type=int, metavar="N", help="split each topic's items, in assessment "
+                       "order, into batches of at most N (a page and sheet each)")
+    group.add_argument("--assessors", metavar="A,B,...|@FILE", help="give the batches to these assessors in "
+                       "turn (a folder each in DIR/assess/, and DIR/assess/assignments.tsv)")
+    group.add_argument("--overlap", type=int, default=0, metavar="K", help="give every batch to K more "
+                       "assessors, for agreement (runscore judgements reports it)")
+    group.add_argument("--show-pool-stats", action="store_true", help="also write the organiser's view "
+                       "DIR/organiser/: each item's runs, best rank and rank sum (never for assessors)")
+
+
+def assessment_options(args, task) -> Optional[AssessOptions]:
+    """The assessment options asked for (None: no pages), checked before anything is read."""
+    asked = (args.html or args.collection or args.topics or args.batch_size is not None or args.assessors or
+             args.overlap or args.show_pool_stats)
+    if not asked:
+        return None
+    if task.assessment is None:
+        raise ConfigError("task %s has no assessment pages" % task.id)
+    if args.topics and not os.path.isfile(args.topics):
+        raise ConfigError("topic file %r does not exist" % args.topics)
+    for path in args.collection or ():
+        if not os.path.exists(path):
+            raise ConfigError("collection %r does not exist" % path)
+    if args.overlap and not args.assessors:
+        raise ConfigError("--overlap gives batches to more assessors: name them with --assessors")
+    if args.batch_size is not None and args.batch_size < 1:
+        raise ConfigError("--batch-size must be at least 1")
+    collection = CollectionOptions(args.collection_format, args.encoding, task.assessment.encoding, args.id_field,
+                                   args.title_field, tuple(args.text_field))
+    return AssessOptions(tuple(args.collection or ()), collection, args.topics, args.encoding, args.batch_size,
+                         tuple(read_assessors(args.assessors)), args.overlap, args.show_pool_stats)
+
+
 def identity_rules(args, runs_per_owner=None) -> Rules:
     deadline = parse_time(args.deadline, "--deadline") if args.deadline else None
     return Rules(Window(args.phase, deadline), args.submissions, args.allow_same_names, runs_per_owner)
@@ -79,7 +141,11 @@ def run(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(prog="runscore pool", description=HELP,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="example:\n  runscore pool --task temporalia-tir --depth 20 --phase 3 "
-                                            "--deadline 2026-05-01T23:59 submissions/*.zip -o pool/ --html")
+                                            "--deadline 2026-05-01T23:59 submissions/*.zip -o pool/ \\\n"
+                                            "      --collection collection/ --topics NTCIR-11_TIR_Topics.xml "
+                                            "--batch-size 100 --assessors ann,ben,cy --overlap 1\n"
+                                            "(--collection takes every path up to the next option: give the "
+                                            "submissions before it)")
     parser.add_argument("--task", required=True, choices=pooling.POOLED_TASKS)
     parser.add_argument("--depth", type=int, help="pool depth k: ranks 1..k of each run (r2c2-ac: not used, "
                         "every answer and nugget is an assessment unit)")
@@ -93,9 +159,8 @@ def run(argv: List[str]) -> int:
     parser.add_argument("--ref", help="a reference folder whose checks apply (e.g. its official topics)")
     parser.add_argument("--pr-runs", nargs="*", default=[], help="r2c2-ac: the official PR run files or folders "
                         "the nuggets cite; they win over a submission's own copies, as on the platform")
-    parser.add_argument("--topics", help="TSV 'topic<TAB>text' shown on the assessment pages")
-    parser.add_argument("--html", action="store_true", help="also write one assessment page per topic")
     add_identity_options(parser)
+    add_assessment_options(parser)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -114,16 +179,20 @@ def run(argv: List[str]) -> int:
         from ..pipeline import load_reference
         reference = load_reference(task, args.ref)
     options = reference.options if reference else task.resolve_options({}, "defaults")
-    topic_texts = read_topic_texts(args.topics) if args.topics else {}
+    assessing = assessment_options(args, task)
+    topics = None
+    if assessing is not None and assessing.topics:       # its errors before the runs are read
+        topics = read_topics(assessing.topics, task.assessment, assessing.topics_encoding)
+    assessing = (assessing, topics)
     workdir = tempfile.mkdtemp(prefix="runscore-pool-")
     try:
         with submission_scope(), pooling.few_collections():
-            return _pool(task, args, rules, options, reference, topic_texts, workdir)
+            return _pool(task, args, rules, options, reference, assessing, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _pool(task, args, rules, options, reference, topic_texts, workdir) -> int:
+def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     # each run is reduced to the top `depth` of its topics as soon as it is checked: memory of one run plus the pool
     found = read_campaign(task, args.sources, workdir, reference, rules,
                           after_check=pooling.keep_top(task, options, args.depth))
@@ -148,22 +217,32 @@ def _pool(task, args, rules, options, reference, topic_texts, workdir) -> int:
                                                     lambda r: teams[r.name])
     else:
         pool = pooling.build_pool(task, runs, args.depth, options, lambda r: teams[r.name])
+    columns = sheet_columns(pool)
+    # the assessment pages need the rows at once; the sheet alone makes them as it writes them (as many as the items)
+    rows = list(sheet_rows(pool, args.order, args.seed)) if assessing[0] is not None else None
+    prepared = prepare(task, columns, rows, assessing[0], assessing[1]) if rows is not None else None
+    not_blind = task.assessment.not_blind(options) if prepared is not None else None
+    if not_blind:
+        where = os.path.join(args.ref, "task.yaml") if os.path.isdir(args.ref) else args.ref   # options come from it
+        print("%s: warning: %s" % (where, not_blind), file=sys.stderr)
     os.makedirs(args.output, exist_ok=True)
     if official is not None:
         copy_pr_runs(official, args.output)
-    columns = sheet_columns(pool)
     copies = copy_runs(found, args.output)
     stats = statistics(pool, args, unresolved, copies, found.notes)
     with open(os.path.join(args.output, STATS_FILE), "w", encoding="utf-8") as handle:
         json.dump(stats, handle, indent=1, ensure_ascii=False)
         handle.write("\n")
-    if args.html:
-        from ..campaign.assess_page import write_pages
-        write_pages(os.path.join(args.output, "assess"), task.id, columns, list(sheet_rows(pool, args.order,
-                                                                                             args.seed)), topic_texts)
-    # last: its presence means complete; its rows made one at a time (as many as the pool's items)
-    write_sheet(os.path.join(args.output, POOL_FILE), columns, sheet_rows(pool, args.order, args.seed))
+    if prepared is not None:
+        for note in prepared.collection.told() if prepared.collection else ():
+            print(note, file=sys.stderr)
+        write_assessment(args.output, prepared)
+    # last: its presence means complete; without pages to make, its rows are made one at a time as it is written
+    write_sheet(os.path.join(args.output, POOL_FILE), columns,
+                rows if rows is not None else sheet_rows(pool, args.order, args.seed))
     print_summary(stats)
+    if prepared is not None:
+        print("\n".join(prepared.summary(args.output)))
     for companion in found.companions:
         receipt = companion.receipt
         print("receipt: companion %s of %s, %d line%s, sha256 %s (%s)"
@@ -209,20 +288,6 @@ def pr_runs_beside(path: str, official: Dict) -> Dict:
     return merged
 
 
-def read_topic_texts(path: str) -> Dict[str, str]:
-    from ..textfile import numbered_lines, read_text
-
-    texts = {}
-    for line_no, line in numbered_lines(read_text(path, error_class=ConfigError)):
-        if not line.strip():
-            continue
-        if "\t" not in line:
-            raise ConfigError("expected 'topic<TAB>text'", path, line_no)
-        topic, text = line.split("\t", 1)
-        texts[topic.strip()] = text.strip()
-    return texts
-
-
 def _has_text(pool: pooling.Pool) -> bool:
     return pool.task_id == "r2c2-ac" or any(p.text is not None for items in pool.topics.values()
                                             for p in items.values())
@@ -246,7 +311,7 @@ def sheet_rows(pool: pooling.Pool, order: str, seed: int):
         for pooled in pooling.order_items(pool.items(topic), order, seed, topic):
             runs, rank_sum, best_rank = pooled.summary()
             row = {"topic": topic, "item": pooled.item, "runs": str(len(runs)), "run_names": ",".join(runs),
-                   LABEL: ""}
+                   LABEL: "", "document": pooled.document or ""}
             if not ac:
                 row["rank_sum"], row["best_rank"] = str(rank_sum), str(best_rank)
             if has_text:

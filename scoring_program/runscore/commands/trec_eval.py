@@ -372,6 +372,42 @@ def _first_duplicate(docnos: Sequence[str]) -> Optional[str]:
     return None
 
 
+def grade_counts(settings: Settings, qid: str, highest: int, bound: int, computed: Sequence[str],
+                 warnings: List[str]) -> int:
+    """trec_eval's array of per-grade counts (form_res_rels' rel_levels, highest grade + 1 longs, grown by
+    te_chk_and_malloc and kept across topics) for topic `qid`: the bound after it, what trec_eval stops on
+    (TrecEvalFailure) and where it would crash (a warning). Every door calls it for each topic it evaluates, in
+    trec_eval's order, so that the same judgements stop or warn whatever they were given as."""
+    needed = highest + 1
+    if needed <= bound and bound == 0:
+        # Only negative grades, and no topic before allocated the array: te_chk_and_malloc returns its
+        # NULL pointer and trec_eval gives up (a later such topic reuses the array and scores 0).
+        raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
+                              "%s: error: topic %s has only negative grades (trec_eval fails on it when "
+                              "it is the first topic evaluated)" % (settings.qrels_path, qid))
+    if needed <= -1:
+        # trec_eval clears grade + 1 <= -1 counts (a negative size: it crashes); a topic whose highest
+        # grade is -1 it scores as having nothing relevant, and so does runscore for this one.
+        warnings.append("%s: warning: topic %s: its highest grade is %d; trec_eval crashes on such a topic "
+                        "(it clears an array of %d counts) when another topic comes before it; runscore "
+                        "scores it as trec_eval scores a topic whose highest grade is -1 (nothing relevant)"
+                        % (settings.qrels_path, qid, needed - 1, needed))
+    if settings.level - max(bound, needed) >= BPREF_OVERREAD_WARN and \
+            ("bpref" in computed or "gm_bpref" in computed):
+        warnings.append("runscore trec_eval: warning: topic %s: bpref with -l %d reads %d counts past the "
+                        "end of trec_eval's array of per-grade counts (its highest grade is %d), which can "
+                        "crash trec_eval; runscore gives bpref 0, as trec_eval does when it does not crash "
+                        "(no document is relevant at that level)"
+                        % (qid, settings.level, settings.level - max(bound, needed), needed - 1))
+    if needed - 1 > MAX_GRADE:
+        # trec_eval allocates and clears grade + 1 longs per topic (gigabytes here, or a failed malloc).
+        raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
+                              "%s: error: topic %s has grade %d; runscore refuses grades above %d "
+                              "(trec_eval would allocate an array of that many counts)"
+                              % (settings.qrels_path, qid, needed - 1, MAX_GRADE))
+    return bound + needed if needed > bound else bound
+
+
 def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Dict, run_path: str,
              out: List[str], warnings: Optional[List[str]] = None) -> Evaluation:
     """trec_eval's main loop on parsed files (trec_eval_files.Qrels, Run). Per-topic lines go to `out` as the
@@ -418,35 +454,8 @@ def evaluate(settings: Settings, qrels, run, measures: Sequence[str], params: Di
                                       "trec_eval: Can't calculate measure '%s'\n" % (twice[0], computed[0]), 4,
                                       "%s:%d: error: duplicate judgement of %s in topic %s (first at line %d)"
                                       % (settings.qrels_path, twice[2], twice[0], qid, twice[1]))
-            needed = max(rel for _d, rel, _l in qrels.topics[qid]) + 1
-            if needed <= levels_bound and levels_bound == 0:
-                # Only negative grades, and no topic before allocated the array: te_chk_and_malloc returns its
-                # NULL pointer and trec_eval gives up (a later such topic reuses the array and scores 0).
-                raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
-                                      "%s: error: topic %s has only negative grades (trec_eval fails on it when "
-                                      "it is the first topic evaluated)" % (settings.qrels_path, qid))
-            if needed <= -1:
-                # trec_eval clears grade + 1 <= -1 counts (a negative size: it crashes); a topic whose highest
-                # grade is -1 it scores as having nothing relevant, and so does runscore for this one.
-                warnings.append("%s: warning: topic %s: its highest grade is %d; trec_eval crashes on such a topic "
-                                "(it clears an array of %d counts) when another topic comes before it; runscore "
-                                "scores it as trec_eval scores a topic whose highest grade is -1 (nothing relevant)"
-                                % (settings.qrels_path, qid, needed - 1, needed))
-            if settings.level - max(levels_bound, needed) >= BPREF_OVERREAD_WARN and \
-                    ("bpref" in computed or "gm_bpref" in computed):
-                warnings.append("runscore trec_eval: warning: topic %s: bpref with -l %d reads %d counts past the "
-                                "end of trec_eval's array of per-grade counts (its highest grade is %d), which can "
-                                "crash trec_eval; runscore gives bpref 0, as trec_eval does when it does not crash "
-                                "(no document is relevant at that level)"
-                                % (qid, settings.level, settings.level - max(levels_bound, needed), needed - 1))
-            if needed - 1 > MAX_GRADE:
-                # trec_eval allocates and clears grade + 1 longs per topic (gigabytes here, or a failed malloc).
-                raise TrecEvalFailure("trec_eval: Can't calculate measure '%s'\n" % computed[0], 4,
-                                      "%s: error: topic %s has grade %d; runscore refuses grades above %d "
-                                      "(trec_eval would allocate an array of that many counts)"
-                                      % (settings.qrels_path, qid, needed - 1, MAX_GRADE))
-            if needed > levels_bound:
-                levels_bound += needed
+            levels_bound = grade_counts(settings, qid, max(rel for _d, rel, _l in qrels.topics[qid]), levels_bound,
+                                        computed, warnings)
             judged = judge_ranking(docnos, grades, settings.level)
             if settings.judged_only:
                 judged.rels = judged.rels[judged.rels >= 0]

@@ -15,7 +15,7 @@ import numpy as np
 from ..ranking.columnar_run import ColumnarRun
 from ..ranking.columnar_words import pack_strings, row_keys, rows_equal, widen
 from ..ranking.label import NOT_IN_POOL, UNJUDGED, JudgedTopic
-from .c_numbers import as_scores, log2_discounts
+from .c_numbers import as_scores, c_div, log2_discounts
 from .trec import REGISTRY, TrecOptions
 from .trec_blocks import recall_point_cutoff
 from . import vectorised_all_trec
@@ -588,9 +588,9 @@ def _kernel(name: str, c: _Context, params, options: TrecOptions) -> List[np.nda
     if name in ("iprec_at_recall", "11pt_avg"):
         if name == "11pt_avg" and len(params) == 0:
             raise ValueError("11pt_avg needs at least one recall point")
-        key = ("iprec", tuple(params), options.interp_cutoff)
+        key = ("iprec", tuple(params), options.interp_cutoff, options.empty_is_nan)
         if key not in c.memo:           # iprec_at_recall and 11pt_avg share the values
-            c.memo[key] = _iprec(c, params, options.interp_cutoff)
+            c.memo[key] = _iprec(c, params, options.interp_cutoff, options.empty_is_nan)
         values = c.memo[key]
         if name == "iprec_at_recall":
             return values
@@ -599,7 +599,8 @@ def _kernel(name: str, c: _Context, params, options: TrecOptions) -> List[np.nda
         table = np.array(values).T[:, ::-1] if values else np.zeros((seg.count, 0))
         out = np.zeros(seg.count)
         if table.shape[1]:
-            out = np.where(seg.sizes > 0, (np.cumsum(table, axis=1)[:, -1] + 0.0) / len(params), 0.0)
+            summed = (np.cumsum(table, axis=1)[:, -1] + 0.0) / len(params)
+            out = summed if options.empty_is_nan else np.where(seg.sizes > 0, summed, 0.0)
         return [out]
     return vectorised_all_trec.kernel(name, c, params, options)
 
@@ -676,14 +677,27 @@ def _ideal_gains(c: _Context) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return c.memo[key]
 
 
-def _iprec(c: _Context, points, rule: str) -> List[np.ndarray]:
+_NEGATIVE_NAN = c_div(0.0, 0.0)         # trec_eval's precision of an empty ranking, 0/0 (x86 gives -nan)
+
+
+def _iprec(c: _Context, points, rule: str, empty_is_nan: bool = False) -> List[np.ndarray]:
     """Interpolated precision: the best precision at or after the c_p-th relevant document. Precision only
-    peaks at relevant ranks, so the suffix maximum over the relevant documents is the exact path's value."""
+    peaks at relevant ranks, so the suffix maximum over the relevant documents is the exact path's value.
+    empty_is_nan: an empty ranking gets trec_eval's 0/0 (x86's negative NaN) at the points whose c_p is 0, as
+    measures.trec_blocks.c_interpolated_precision."""
     precision = c.rel_count / (c.rel_position + 1)
     best_after = _suffix_max(precision, c.rel_topic, c.seg.count)
     first = np.searchsorted(c.rel_topic, np.arange(c.seg.count))
     out = [np.zeros(c.seg.count) for _ in points]
     cuts: Dict[int, List[int]] = {}     # R -> c_p of every point (R repeats across topics)
+    if empty_is_nan:
+        for t in np.flatnonzero(c.seg.sizes == 0).tolist():
+            num_rel = int(c.num_rel[t])
+            if num_rel not in cuts:
+                cuts[num_rel] = [recall_point_cutoff(p, num_rel, rule) for p in points]
+            for i, cut in enumerate(cuts[num_rel]):
+                if cut <= 0:
+                    out[i][t] = _NEGATIVE_NAN
     for t in np.flatnonzero(c.num_rel_ret).tolist():
         found = int(c.num_rel_ret[t])
         num_rel = int(c.num_rel[t])

@@ -12,15 +12,20 @@ from functools import lru_cache
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..errors import ConfigError, Diagnostics
+from .assessing import AssessmentForm
 from ..textfile import JSON_LAYOUT, LAYOUT_MIN_LINES, LAYOUT_MISS_SHARE, describe_layout, layout_misses
 
 
 # Runs of one task scored from one submission on the platform (docs/limits.md: a submission of this many tiny runs
 # scores in a few seconds, far from Codabench's 600 s; the CLI has no such cap).
 MAX_RUNS_PER_SUBMISSION = 100
+# Runs of one submission scored in a phase whose reference data is hidden, for a task whose campaign sets no cap of
+# its own: every run's leaderboard values are read off the detailed page, so the runs a submission may hold bound
+# what a team can learn of the hidden reference per submission (docs/codabench.md, "How much a leaderboard tells").
+HIDDEN_PHASE_RUNS = 1
 # The number that ends a run's name, before an extension of letters (`ntc1`, `bigIR_run01.json`): Task.run_number.
 RUN_NUMBER = re.compile(r"([0-9]{1,9})(?:\.[A-Za-z]+)?$")
 
@@ -98,18 +103,23 @@ class ParsedRun:
     # noted when the file is checked so that the platform's rules and the campaign's identity rules still hold
     # after score.py or a campaign command frees `data` once the run is scored or reduced to its ranking.
     teams: Optional[Dict[str, int]] = None
+    # The file's lines that hold this run's records when the file holds several runs (a Temporalia file may hold
+    # three run_ids), for the run's receipt; None when the whole file is this run.
+    lines: Optional[int] = None
     team: Optional[str] = None
 
 
 class RankedItem(NamedTuple):
-    """One entry of a run's ranking as its task reads it: the item key (document id, R2C2 passage key) and its
-    text, if the run carries one (a tuple: a campaign's pool makes hundreds of thousands of them)."""
+    """One entry of a run's ranking as its task reads it: the item key (document id, R2C2 passage key), its text
+    if the run carries it, and the id of its document in the collection (the item itself, or R2C2's docID). A
+    tuple: a campaign's pool makes hundreds of thousands of them."""
 
     item: str
     text: Optional[str] = None
+    document: Optional[str] = None
 
 
-# Disclosure levels of a phase, lowest first (codabench/disclosure.py decides what each level shows; issue 22). A
+# Disclosure levels of a phase, lowest first (codabench/disclosure.py decides what each level shows). A
 # task says what each of its outputs is computed from: a note (Note), an extra table ("shown_from") and a per-topic
 # value (Task.per_topic_effectiveness) name the lowest level that may show them; anything unmarked needs `full`.
 AGGREGATE, PER_TOPIC, FULL = "aggregate", "per_topic", "full"
@@ -132,6 +142,19 @@ class Note(str):
 def public_note(text: str) -> Note:
     """A note computed from the run and the public question list only: shown at every level."""
     return Note(text, AGGREGATE)
+
+
+@dataclass(frozen=True)
+class ReferenceSize:
+    """A campaign's hidden reference, counted: items (judged documents, labelled queries, questions; None when the
+    sources do not say), the label levels an item takes (one judgement is worth log2(levels) bits), the topics a
+    run answers (each has its own per-topic values), what an item is, and where the numbers come from."""
+
+    items: Optional[int]
+    levels: int
+    topics: Optional[int]
+    unit: str
+    source: str
 
 
 @dataclass
@@ -167,6 +190,17 @@ class Task:
     formal_submissions: Optional[Tuple[int, int]] = None
     # The platform's resource cap on a task's runs in one submission (docs/limits.md; score.py only).
     max_runs_per_submission: Optional[int] = MAX_RUNS_PER_SUBMISSION
+    # The cap on a submission's runs in a hidden phase when the campaign has none (max_runs_per_team None); see
+    # hidden_phase_cap.
+    hidden_phase_runs: int = HIDDEN_PHASE_RUNS
+    # True when the runs parse() gives against the whole reference differ from those it gives against the public
+    # part (public_reference): r2c2 joins the judgement labels and replays the assessed runs while parsing. A
+    # hidden phase then parses each valid file a second time, against the whole reference, and tells the
+    # participant of that pass only whether it rejected the file (submission.py).
+    runs_need_reference = False
+    # The size of the campaign's real hidden reference, for the bound on what its leaderboard can tell
+    # (codabench/channel.py); None when the sources do not give it.
+    hidden_reference: Optional["ReferenceSize"] = None
     per_topic_measures: Sequence[str] = ()   # keys of RunScores.per_topic shown in reports, in order
     # The per-topic values that are effectiveness measures, shown at the `per_topic` disclosure level (None: the
     # per_topic_measures that are not counts; a count such as num_rel is computed from the gold items).
@@ -179,6 +213,9 @@ class Task:
     # format_value's (is a count, decimals) of each measure name, found once a name (a table of 1,000 runs formats
     # 60,000 values), kept with the columns and counts it was found from: a task given others starts afresh.
     _formats: Optional[Tuple[Sequence, Sequence, Dict[str, Tuple[bool, int]]]] = None
+    # What the campaign wing asks of a pooled task (tasks/assessing.py): label scales, where the judged text comes
+    # from, the collection's encoding, topic ids. None: the task is not pooled for assessment.
+    assessment: "Optional[AssessmentForm]" = None
     # Suffixes a measure name takes in this task (ntcir1-adhoc: `map_rel1`, `map_rel2`); a typed name without one
     # (`map`, `AP`) means the first.
     measure_variants: Sequence[str] = ()
@@ -194,6 +231,15 @@ class Task:
         """The team that wrote a run, for the per-team cap ("" when the run does not tell: the submitter)."""
         return ""
 
+    def inferred_team(self, run: ParsedRun) -> str:
+        """The team a run is credited to when the platform does not say whose it is (a loose file, a receipt):
+        the team the run names, else its name without the trailing run number (NTCIR-1's Run-ID is the group's
+        id plus a sequential number: ntc1, ntc2 -> ntc), else its name. The pool, the report and the receipts
+        all credit a run so. The team noted when the run was checked (ParsedRun.team) holds once a campaign
+        command has dropped the run's records."""
+        team = run.team if run.team is not None else self.team_of(run)
+        return team or re.sub(r"[-_]?[0-9]+$", "", run.name) or run.name
+
     def teams_named(self, run: ParsedRun) -> Dict[str, int]:
         """Every team a run names, with the line that first names it (0: the file name), for the platform's rule
         that a submission is one team's (pipeline.check_run_limit). A run naming no team gives {}."""
@@ -207,6 +253,22 @@ class Task:
         it has none (such runs come after numbered ones, in submission order)."""
         match = RUN_NUMBER.search(run.name)
         return int(match.group(1)) if match else None
+
+    @property
+    def hidden_phase_cap(self) -> int:
+        """The runs of one submission a hidden phase scores unless the reference's task.yaml sets
+        runs_per_submission: the campaign's cap, else hidden_phase_runs."""
+        return self.max_runs_per_team if self.max_runs_per_team is not None else self.hidden_phase_runs
+
+    def answered_topics(self, run: ParsedRun) -> Optional[List[str]]:
+        """The topics a parsed run answers, as official_topics writes them (None: the task cannot tell, and a
+        collecting phase's topic list is not checked)."""
+        return None
+
+    def official_topics(self, listed: Sequence[str]) -> Set[str]:
+        """The topic ids a run may answer, from an official list as an organiser writes it (a collecting phase's
+        task.yaml `topics:`), in the form answered_topics gives."""
+        return {str(t) for t in listed}
 
     def companion_error(self, path: str, display: str):
         """A RunError when a companion file (see companion_pattern) cannot be read at all, else None."""
@@ -272,8 +334,16 @@ class Task:
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Any,
               options: Dict[str, Any]) -> List[ParsedRun]:
         """Parse and check one run file, reporting every problem to `diags`. `reference` may be None
-        (checking without reference data: only the rules that need no reference apply)."""
+        (checking without reference data: only the rules that need no reference apply), or what
+        public_reference gave (a hidden phase)."""
         raise NotImplementedError
+
+    def public_reference(self, reference: Any) -> Any:
+        """What of a loaded reference the participants are given anyway to write their runs (the official topic or
+        question ids; QRCD's passages), in the form parse() takes, with every judgement, label and gold answer
+        left out. A hidden phase checks runs against this alone, so that nothing its messages say can come from
+        the hidden items (codabench/disclosure.py). Default None: the task checks runs against no reference there."""
+        return None
 
     def score(self, run: ParsedRun, reference: Any, options: Dict[str, Any]) -> RunScores:
         raise NotImplementedError
@@ -373,6 +443,13 @@ class Task:
         task with other measures overrides this from its measure registry. A leaderboard column sorts by it
         (SORTING), and a column without a direction comes after every ranked one (codabench/bundle.py)."""
         return "higher"
+
+    def value_range(self, column: Column) -> Tuple[float, float]:
+        """The lowest and highest value a leaderboard column can show (its placeholder included), for the bound on
+        what a leaderboard tells of the hidden reference (codabench/channel.py): every retrieval, classification
+        and QA measure of the registries lies in [0, 1]."""
+        low = 0.0 if self.leaderboard_placeholder is None else min(0.0, self.leaderboard_placeholder)
+        return low, 1.0
 
     def leaderboard_value(self, scores: "RunScores", column: Column) -> float:
         """The value a leaderboard column shows for a run: its measure, or the task's documented placeholder

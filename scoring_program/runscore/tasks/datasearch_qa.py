@@ -16,7 +16,7 @@ from ..measures.qa import (exact_match, make_normalizer, make_tokenizer, max_set
 from ..numeric import json_loads
 from ..textfile import numbered_lines, read_text
 from ..validate import record_schema
-from .base import (AGGREGATE, Column, Option, ParsedRun, RunScores, Task, first_line, public_note,
+from .base import (AGGREGATE, Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, public_note,
                    read_task_yaml, reference_file, report_duplicate)
 
 LANGUAGES = {"E": "English", "J": "Japanese"}
@@ -72,6 +72,9 @@ class DatasearchQa(Task):
     # "One run per team per day" (the task page): one run a submission, one submission a day on the platform
     max_runs_per_team = 1
     formal_submissions = (1, 100)
+    hidden_reference = ReferenceSize(None, 2, None, "test questions (an answer string each; one judgement = whether "
+                                     "one candidate answer is correct)",
+                                     "specs/datasearch-qa.md: the number of test questions is not in the sources")
     title = "NTCIR-16 Data Search 2 QA"
     tag = "DS2-QA"
     description = "NTCIR-16 Data Search 2 QA (English and Japanese): exact match, macro F1 over word sets"
@@ -114,6 +117,10 @@ class DatasearchQa(Task):
                                      or QID_LANGUAGE.match(line) is not None)
 
     # ------------------------------------------------------------------------------ reference ---
+    def public_reference(self, reference: Gold) -> Gold:
+        """The test questions without their answers: the questions are given to participants."""
+        return Gold({qid: Question(qid, [], q.lang, q.line) for qid, q in reference.questions.items()})
+
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Gold:
         if os.path.isfile(ref_path):
             return read_gold(ref_path)

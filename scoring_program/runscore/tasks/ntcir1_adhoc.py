@@ -8,6 +8,7 @@ import math
 import os
 import re
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
@@ -23,7 +24,8 @@ from ..ranking.run_batch import RunBatch, usable_qrels
 from ..textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, shorten
 from ..validate import record_schema
-from .base import (Column, Option, ParsedRun, RankedItem, RunScores, Task, first_line,
+from .assessing import AssessmentForm, LabelScale
+from .base import (Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line,
                    read_task_yaml, reference_file, report_duplicate)
 
 LEVELS = ("rel1", "rel2")
@@ -43,6 +45,21 @@ BATCH_LINES = 200000
 def normalise_topic(topic: str) -> str:
     """Numeric topic ids are zero-padded to 4 digits (`31` -> `0031`), as NTCIR numbers its topics."""
     return topic.zfill(4) if is_int(topic) and len(topic) < 4 else topic
+
+
+# The assessors' scale (specs/ntcir1-adhoc.md 1, campaign.md 2.1): the graded qrels file and the reference writer
+# use these letters, and the loader reads them as 3/2/1/0 too (GRADE_LETTERS), so a sheet may write numbers.
+ASSESSMENT = AssessmentForm(
+    scales={"": LabelScale(
+        ("C", "B", "A", "S"), ("c", "b", "a", "s"),
+        ("non-relevant", "partially relevant", "relevant", "highly relevant"),
+        ("judged, not relevant to the topic: not relevant at either level",
+         "partially relevant: relevant at the relaxed level (rel2) only",
+         "relevant: relevant at the rigid (rel1) and the relaxed (rel2) level",
+         "highly relevant (a grade of NTCIR-2 on; NTCIR-1 judged A, B, C): relevant at both levels, as A"),
+        numbered=True)},
+    encoding="euc_jp",                 # "Japanese data is in EUC code" (specs/collections.md 1.1)
+    normalise_topic=normalise_topic)
 
 
 class Reference:
@@ -85,7 +102,15 @@ class Ntcir1Adhoc(Task):
         Option("duplicates", "error", "A repeated (Topic-ID, Document-ID): an error, or keep the first line "
                "and warn.", ("error", "keep_first")),
     )
+    assessment = ASSESSMENT
     measure_variants = ("rel1", "rel2")     # rigid, then relaxed relevance: `map` means map_rel1
+    # The seed sets no cap on a group's runs; a hidden phase scores at most three of a submission, as the seed's
+    # own example of one group's submission has three result files (ntc1, ntc2, ntc3) and NTCIR's Temporalia
+    # capped runs at three per group (docs/codabench.md). An organiser sets another: task.yaml runs_per_submission.
+    hidden_phase_runs = 3
+    hidden_reference = ReferenceSize(None, 3, 53, "judged documents of the 53 formal topics (grades A, B, C)",
+                                     "specs/ntcir1-adhoc.md section 1: topics 0031-0083; the number of judged "
+                                     "documents is not in the sources")
     per_topic_measures = tuple("%s_%s" % (m, level) for level in LEVELS for m in PER_TOPIC_SHOWN)
     columns = (
         Column("map_rel1", "MAP (rigid)"),
@@ -103,7 +128,18 @@ class Ntcir1Adhoc(Task):
         # not a tag line: a datasearch-qa <SYSDESC> may hold TABs too (issue 16)
         return line is not None and not line.lstrip().startswith("<") and len(line.split("\t")) == 6
 
+    def answered_topics(self, run: ParsedRun) -> Optional[List[str]]:
+        topics = run.data.topics
+        return list(topics.topics) if isinstance(topics, ColumnarRun) else list(topics)
+
+    def official_topics(self, listed) -> set:
+        return {normalise_topic(str(t)) for t in listed}
+
     # ------------------------------------------------------------------------------ reference ---
+    def public_reference(self, reference: Reference) -> Reference:
+        """The official topics only: the topics are given to participants, the judgements are not."""
+        return Reference({level: {} for level in LEVELS}, dict(reference.thresholds), list(reference.topics))
+
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Reference:
         if os.path.isfile(ref_path):
             return self._graded_reference(ref_path, None)
@@ -283,11 +319,12 @@ class Ntcir1Adhoc(Task):
         if isinstance(topics, ColumnarRun):
             found = fastpath.top_items(topics, *settings, depth=depth)
             if found is not None:
-                return OrderedDict((topic, [RankedItem(d) for d in docnos])
+                return OrderedDict((topic, [RankedItem(d, None, d) for d in docnos])
                                    for topic, docnos in zip(topics.topics, found))
             topics = fastpath.topic_runs(topics)
         cut = settings[1] if depth is None else min(depth, settings[1])
-        return OrderedDict((topic, [RankedItem(d) for d in ranked_docnos(topic_run, settings[0], cut, settings[2])])
+        return OrderedDict((topic, [RankedItem(d, None, d) for d in ranked_docnos(topic_run, settings[0], cut,
+                                                                                  settings[2])])
                            for topic, topic_run in topics.items())
 
     def ranked_run(self, run: ParsedRun, options: Dict[str, Any]) -> ParsedRun:
@@ -313,7 +350,7 @@ class Ntcir1Adhoc(Task):
                 ranked.score = ranked.score.astype(np.float32)      # as fastpath.ranked_columns keeps them
         if ranked is None:
             return run
-        return ParsedRun(run.name, run.path, NacsisRun(run.data.run_id, ranked), run.teams, run.team)
+        return replace(run, data=NacsisRun(run.data.run_id, ranked))
 
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: Reference, options: Dict[str, Any]) -> RunScores:

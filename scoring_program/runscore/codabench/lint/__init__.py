@@ -9,7 +9,7 @@ the rules of Codabench v2 (`version: 2`) and of CodaLab v1.5 (no version) are to
 One module per rule family: v2_yaml, v1_yaml, program, reference, archive (the zip itself); base holds what
 they share, and Linter below joins them.
 """
-from typing import List
+from typing import List, Optional
 
 import yaml
 
@@ -73,13 +73,14 @@ class Linter(V2Rules, V1Rules, ProgramRules, ReferenceRules, ArchiveRules, Linte
         return self.found
 
 
-def lint_bundle(bundle: BundleView) -> List[Diagnostic]:
-    return Linter(bundle).run()
+def lint_bundle(bundle: BundleView, worker_data: Optional[str] = None) -> List[Diagnostic]:
+    return Linter(bundle, worker_data).run()
 
 
-def lint_path(path: str) -> List[Diagnostic]:
-    """Every finding about the bundle folder or zip at `path` (ConfigError when it is neither)."""
-    return lint_bundle(open_bundle(path))
+def lint_path(path: str, worker_data: Optional[str] = None) -> List[Diagnostic]:
+    """Every finding about the bundle folder or zip at `path` (ConfigError when it is neither); worker_data: the
+    worker's data folder for a formal phase whose reference is kept there."""
+    return lint_bundle(open_bundle(path), worker_data)
 
 
 def print_report(found: List[Diagnostic], out=None) -> None:

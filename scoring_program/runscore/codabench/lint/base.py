@@ -43,10 +43,13 @@ class LinterBase:
     """Collects findings; `where(*path)` gives the line of a YAML node so each finding points at it. The rule
     families (v2_yaml, v1_yaml, program, reference, archive) are mixins of this class."""
 
-    def __init__(self, bundle: BundleView):
+    def __init__(self, bundle: BundleView, worker_data: Optional[str] = None):
         self.bundle = bundle
         self.found: List[Diagnostic] = []
         self.lines: Dict[Tuple, int] = {}
+        # The worker's data folder (the contents of a build's <task-id>.worker-data/): a reference folder that
+        # points there is loaded from it; without it only the pointer's form is checked.
+        self.worker_data = worker_data
 
     def check_submission_limits(self, phase: Dict, name: Any, where: Tuple, v1: bool = False) -> None:
         """`max_submissions_per_day` and `max_submissions` of a phase: positive whole numbers, the daily one at most

@@ -37,7 +37,9 @@ class ReferenceRules(LinterBase):
             reference.extract(tmp)
             from ..entry import task_references
 
-            task_references(tmp)
+            if self._on_worker(tmp, label, where):
+                return
+            task_references(tmp, self.worker_data)
         except ConfigError as exc:
             message = str(exc).replace(tmp + os.sep, "").replace(tmp, label)
             self.error("reference-load", "%s cannot be loaded: %s" % (label, message), where)
@@ -46,6 +48,27 @@ class ReferenceRules(LinterBase):
             self.error("reference-load", "%s cannot be loaded (unexpected %s)" % (label, message), where)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+    def _on_worker(self, folder: str, label: str, where: Tuple) -> bool:
+        """A reference folder whose task.yaml points to data on the organiser's worker: its pointer is checked, and
+        the data only when the linter is given the worker's data folder (True: nothing more to load here)."""
+        from ..worker_data import is_pointer_folder, pointer_of
+        from ...tasks.base import read_task_yaml
+
+        own = [folder] if os.path.isfile(os.path.join(folder, "task.yaml")) else \
+            [os.path.join(folder, t.id) for t in all_tasks() if os.path.isdir(os.path.join(folder, t.id))]
+        pointers = [f for f in own if is_pointer_folder(f)]
+        if not pointers:
+            return False
+        for path in pointers:
+            pointer_of(read_task_yaml(path), os.path.join(path, "task.yaml"))    # ConfigError when malformed
+        if self.worker_data is None:
+            self.warning("reference-worker", "%s keeps its data on the organisers' compute worker (worker_data in "
+                         "task.yaml): only where it is was checked; give --worker-data DIR (the bundle's "
+                         "<task-id>.worker-data/ folder) to check and load the data too" % label, where)
+            return True
+        return False
 
 
 def reference_tasks(reference: BundleView) -> List[str]:

@@ -39,6 +39,23 @@ class V2Rules(LinterBase):
         if columns is not None and isinstance(data.get("phases"), list):
             self.check_score_keys_v2(data["phases"], task_refs, columns)
         self.check_collecting_phases(data, task_refs)
+        self.check_hidden_outputs(data, task_refs)
+
+    def check_hidden_outputs(self, data: Dict, task_refs: Dict[int, Optional[BundleView]]) -> None:
+        """A phase whose reference data is hidden (task.yaml `detail:` other than full) should hide its outputs:
+        without hide_output, any user (anonymous ones too) fetches the zip, logs and output files of every
+        submission with a leaderboard row (docs/codabench.md, 'Every phase hides its outputs')."""
+        phases = data.get("phases")
+        if not isinstance(phases, list):
+            return
+        for i, phase in enumerate(phases):
+            if not isinstance(phase, dict) or not isinstance(phase.get("tasks"), list) or phase.get("hide_output"):
+                continue
+            if any(isinstance(t, int) and _hidden(task_refs.get(t)) for t in phase["tasks"]):
+                self.warning("hide-output", "phase %r scores against hidden reference data but does not set "
+                             "`hide_output: true`: any user, signed in or not, can then download the zip, logs and "
+                             "output files of every submission on its leaderboard" % phase.get("name", i),
+                             ("phases", i))
 
     def check_collecting_phases(self, data: Dict, task_refs: Dict[int, Optional[BundleView]]) -> None:
         """A phase whose reference data collects runs (task.yaml `mode: collect`) posts rows without scores; a
@@ -335,17 +352,26 @@ def _first_keys(keys: List[str], shown: int = 3) -> str:
     return text + (" and %d more column(s)" % (len(keys) - shown) if len(keys) > shown else "")
 
 
-def _collects(view: Optional[BundleView]) -> bool:
-    """Does this reference data view hold a task.yaml saying `mode: collect` (at its root or in a task folder)?"""
+def _hidden(view: Optional[BundleView]) -> bool:
+    """Does this reference data view hold a task.yaml whose `detail:` is not full (a hidden phase's data)?"""
+    return any(isinstance(config, dict) and config.get("detail", "aggregate") != "full" for config in _configs(view))
+
+
+def _configs(view: Optional[BundleView]) -> List[Any]:
+    """The task.yaml files of a reference data view, read (those that cannot be read left out)."""
     if view is None:
-        return False
+        return []
     import yaml
 
+    out = []
     for name in [n for n in view.names if n.rstrip("/").split("/")[-1] == "task.yaml"]:
         try:
-            config = yaml.safe_load(view.read(name))
+            out.append(yaml.safe_load(view.read(name)))
         except (yaml.YAMLError, UnicodeDecodeError, ValueError):
             continue
-        if isinstance(config, dict) and config.get("mode") == "collect":
-            return True
-    return False
+    return out
+
+
+def _collects(view: Optional[BundleView]) -> bool:
+    """Does this reference data view hold a task.yaml saying `mode: collect` (at its root or in a task folder)?"""
+    return any(isinstance(config, dict) and config.get("mode") == "collect" for config in _configs(view))

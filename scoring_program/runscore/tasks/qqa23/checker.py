@@ -256,14 +256,15 @@ def check_against_gold(doc: JsonDocument, gold: Sequence[GoldRecord], diags: Dia
                 once.add("text", line, "%s: the answer text is not the passage tokens %d..%d it points at ('%s'); "
                          "the scorer groups answers by their text and matches them by their span"
                          % (_where((pq_id, k)), start, end, _show(" ".join(tokens[start:end + 1]), 80)))
-        if record.answers:
-            positions = PositionMap(record.passage, segment)
-            if not surviving_predictions(answers, positions, segment, cutoff):
-                outcome = "rejects the run" if all_dropped_is_error else "scores the question 0"
-                once.add("dropped", doc.line((pq_id,)), "%s: every answer is dropped by the scorer (its text is only "
-                         "stop words and punctuation, or its span only removed tokens); the official scorer crashes "
-                         "here, runscore %s" % (_where((pq_id,)), outcome),
-                         error=all_dropped_is_error)
+        # Said of every question, whether or not it has gold answers: which questions have them is hidden
+        # (a zero-answer question scores a non-empty list 0 as well).
+        positions = PositionMap(record.passage, segment)
+        if not surviving_predictions(answers, positions, segment, cutoff):
+            outcome = "rejects the run" if all_dropped_is_error else "scores the question 0"
+            once.add("dropped", doc.line((pq_id,)), "%s: every answer is dropped by the scorer (its text is only "
+                     "stop words and punctuation, or its span only removed tokens); the official scorer crashes on "
+                     "such a list when the question has gold answers, runscore %s" % (_where((pq_id,)), outcome),
+                     error=all_dropped_is_error)
     once.report(diags)
 
 

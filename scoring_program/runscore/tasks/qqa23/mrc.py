@@ -6,6 +6,7 @@ runscore/tasks/qqa23/checker.py, the official pAP@10 in runscore/tasks/qqa23/pap
 """
 import os
 import re
+from dataclasses import replace
 from typing import Any, Dict, List, Optional
 
 from ...errors import ConfigError, Diagnostics, RunError
@@ -15,7 +16,7 @@ from .pap import ALL_DROPPED, MISSING, score_record
 from .run_json import parse_json
 from .segment import SEGMENTERS, get_segmenter
 from ...textfile import JSON_LAYOUT, read_text
-from ..base import Column, Option, ParsedRun, RunScores, Task, read_task_yaml, reference_file
+from ..base import Column, Option, ParsedRun, ReferenceSize, RunScores, Task, read_task_yaml, reference_file
 
 PQ_ID_START = re.compile(r'\{\s*"[0-9]+:[0-9]+(-[0-9]+)?_[0-9]+"\s*:')
 
@@ -54,6 +55,9 @@ class Qqa23Mrc(Task):
     per_topic_measures = ("pap10", "answerable", "answers", "matched", "gold_texts")
     count_measures = ("answerable", "answers", "matched", "gold_texts")
     per_topic_effectiveness = ("pap10",)
+    hidden_reference = ReferenceSize(407, 2, 407, "question-passage pairs of the test set (one judgement = whether one "
+                                     "candidate answer span is a gold answer)",
+                                     "shared/data/qqa23/test: QRCD v1.2 test gold, 407 records")
 
     def team_of(self, run: ParsedRun) -> str:
         """TeamID of `TeamID_RunID.json`."""
@@ -63,6 +67,10 @@ class Qqa23Mrc(Task):
         """A JSON object whose first key looks like a pq_id (`38:41-44_105`) or whose answers carry token indices."""
         text = head.lstrip()
         return text.startswith("{") and ("_token_indx" in text or PQ_ID_START.match(text) is not None)
+
+    def public_reference(self, reference: List[GoldRecord]) -> List[GoldRecord]:
+        """The test questions with their passages and no answers: QRCD gives participants both."""
+        return [replace(record, answers=[]) for record in reference]
 
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> List[GoldRecord]:
         """A QRCD gold file (the *_preprocessed.jsonl), or a folder whose task.yaml names it as `gold:`."""

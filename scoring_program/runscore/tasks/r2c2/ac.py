@@ -9,9 +9,9 @@ labels (runscore.tasks.r2c2.labels), the non-official automatic judge (runscore.
 import os
 import re
 from collections import Counter
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
-from ...errors import GOLD_DERIVED, ConfigError, Diagnostics
+from ...errors import ConfigError, Diagnostics
 from ...measures import confidence as cm
 from .pr_format import RUN_NAME_PATTERN as PR_RUN_NAME_PATTERN
 from .ac_format import AC_RUN_NAME_PATTERN, CONFIDENCE_RULES, ACRun, parse_ac_run
@@ -22,7 +22,9 @@ from .assessed import (CHANGED_PARTS, UNCHECKED_LABELS, AssessedAC, answer_finge
                        read_assessed_ac_runs)
 from .labels import Labels, read_labels, unused_labels
 from ...textfile import numbered_lines, read_text
-from ..base import Column, public_note, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file
+from ..assessing import RUN, AssessmentForm, LabelScale
+from ..base import (Column, public_note, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line,
+                    read_task_yaml, reference_file)
 
 AUTO_NOTE = "auto_* measures: NON-OFFICIAL automatic judge (normalised match against the gold answers)"
 # What a run without judgement labels cannot have (each needs y_t, the label of an answer), and what the auto
@@ -33,15 +35,18 @@ AUTO_MEASURES = ("hmr", "accuracy", "r_o", "r_u", "ob")
 
 
 class ACReference:
-    """Official topics, the PR-run pool, labels (None if the reference has none), gold answers (may be {})."""
+    """Official topics, the PR-run pool, labels (None if the reference has none), gold answers (may be {}).
+    public: the official topics alone (R2C2AC.public_reference): a run is then checked for its format, its
+    topics and its citations of the PR runs sent with it, and nothing is joined."""
 
     def __init__(self, topics: List[str], pool: PassagePool, labels: Optional[Labels], golds: Dict[str, List[str]],
-                 assessed: Optional[Dict[str, AssessedAC]] = None):
+                 assessed: Optional[Dict[str, AssessedAC]] = None, public: bool = False):
         self.topics = topics
         self.pool = pool
         self.labels = labels
         self.golds = golds
         self.assessed = assessed      # run name -> fingerprints of what was judged; None: labels unchecked
+        self.public = public
 
 
 class JudgedTopic:
@@ -85,9 +90,9 @@ class Replay:
         self.differences += 1
         if self.rule == "error":
             self.diags.error(line, message + "; a replay leaderboard scores only the runs as they were assessed "
-                             "(docs/r2c2-ac.md)", GOLD_DERIVED)
+                             "(docs/r2c2-ac.md)")
         else:
-            self.diags.warning(line, "%s; %s" % (message, instead), GOLD_DERIVED)
+            self.diags.warning(line, "%s; %s" % (message, instead))
 
     def same_answer(self, qid: str, block) -> bool:
         if self.assessed.answers.get(qid) == answer_fingerprint(block.answer, block.confidence):
@@ -130,6 +135,21 @@ class Replay:
         if missing:
             self._tell(0, "%d question(s) answered in run %s as it was assessed are not answered here"
                        % (len(missing), self.run_name), "they count as absent")
+
+
+# What assessors judge (the official Stage A and Stage B, specs/r2c2.md 2): each distinct answer of a question,
+# correct or not, and each distinct nugget against the passage it cites. The reference writer turns a nugget's 1
+# into entailed and its 2 into entailed and relevant where the answer is labelled correct.
+ASSESSMENT = AssessmentForm(
+    scales={"answer": LabelScale(("0", "1"), ("0", "1"), ("incorrect", "correct"),
+                                 ("the answer does not answer the question correctly",
+                                  "the answer is correct")),
+            "nugget": LabelScale(("0", "1", "2"), ("0", "1", "2"),
+                                 ("not entailed", "entailed", "entailed and helpful"),
+                                 ("the cited passage does not support the nugget (a bogus nugget)",
+                                  "the cited passage supports the nugget",
+                                  "supported, and it helps derive a correct answer to the question"))},
+    default_unit="nugget", text_source=RUN, normalise_topic=normalise_qid)
 
 
 class R2C2AC(Task):
@@ -194,10 +214,23 @@ class R2C2AC(Task):
     # value: below every HMR, Accuracy, MNP, R_O, R_U (in [0, 1]) and OB (in [-1, 1]), so it is never read as a
     # score and such a run is never shown above a judged one (docs/r2c2-ac.md).
     leaderboard_placeholder = -2.0
+    assessment = ASSESSMENT
     per_topic_measures = ("answered", "confidence", "correct", "nugprec", "n_nuggets", "n_unresolved",
                           "n_entailed", "n_relevant", "auto_correct")
     count_measures = ("answered", "correct", "auto_correct")     # 1 or 0 per question
     per_topic_effectiveness = ("answered", "confidence", "correct", "nugprec", "auto_correct")
+    # The labels are joined and the assessed runs replayed while parsing: a hidden phase parses twice.
+    runs_need_reference = True
+    hidden_reference = ReferenceSize(None, 2, 64, "labels of the assessed runs' answers and nugget lines (correct or "
+                                     "not, entailed or not) and the gold answers of 64 questions",
+                                     "specs/r2c2.md: 65 questions, 64 scored; the number of labels depends on "
+                                     "the runs assessed")
+
+    def value_range(self, column) -> Tuple[float, float]:
+        """OB is avconf - accuracy; n counts the answered questions (R2C2 has 65); every column may show the
+        placeholder."""
+        low, high = {"ob": (-1.0, 1.0), "n_answered": (0.0, 65.0)}.get(column.measure, (0.0, 1.0))
+        return min(low, self.leaderboard_placeholder), high
 
     def better(self, measure: str) -> Optional[str]:
         """From the measure registry (measures/confidence.py); auto_* as their labelled twins; counts rank
@@ -220,7 +253,18 @@ class R2C2AC(Task):
         line = first_line(head)
         return line is not None and re.match(r"\s*<[Dd][0-9]{3,4}>", line) is not None
 
+    def answered_topics(self, run: ParsedRun) -> Optional[List[str]]:
+        return [q for q, block in run.data.run.blocks.items() if block.answered]
+
+    def official_topics(self, listed) -> set:
+        return {normalise_qid(str(t)) or str(t) for t in listed}
+
     # ------------------------------------------------------------------------------ reference ---
+    def public_reference(self, reference: ACReference) -> ACReference:
+        """The official questions only: the PR-run pool (with its aliases), the labels, the gold answers and the
+        assessed runs stay hidden (which runs the pool holds and which were assessed too)."""
+        return ACReference(list(reference.topics), PassagePool({}), None, {}, public=True)
+
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> ACReference:
         if not os.path.isdir(ref_path):
             raise ConfigError("the r2c2-ac reference is a folder with task.yaml (topics, pr_runs, labels, "
@@ -305,15 +349,11 @@ class R2C2AC(Task):
         if reference is None:
             self._resolve_all(run, run.blocks, pool, diags, False, options["unresolved_nuggets"])
             return [ParsedRun(run.name, display, JudgedRun(run, {}, False))]
-        official = set(reference.topics)
-        unknown = [q for q in run.blocks if q not in official]
-        if unknown:
-            diags.warning(run.blocks[unknown[0]].line, "%d block(s) for questions that are not official are "
-                          "ignored: %s" % (len(unknown), ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10
-                                                                                    else "")))
-        if run.blocks and not official & set(run.blocks):
-            diags.error(0, "no block answers an official question (%s ... %s)"
-                        % (reference.topics[0], reference.topics[-1]))
+        if reference.public:       # the topics only; a citation of a run outside the submission is not told
+            self._check_topics(run, reference, diags)
+            self._resolve_all(run, run.blocks, pool, diags, False, options["unresolved_nuggets"])
+            return [ParsedRun(run.name, display, JudgedRun(run, {}, False))]
+        official = self._check_topics(run, reference, diags)
         blocks = {q: b for q, b in run.blocks.items() if q in official}
         resolved = self._resolve_all(run, blocks, pool, diags, True, options["unresolved_nuggets"])
         labels = reference.labels
@@ -347,6 +387,20 @@ class R2C2AC(Task):
             for message in unused_labels(labels, run.name, used_answers, used_nuggets):
                 diags.warning(0, message)
         return [ParsedRun(run.name, display, JudgedRun(run, topics, labelled))]
+
+    @staticmethod
+    def _check_topics(run: ACRun, reference: ACReference, diags: Diagnostics) -> set:
+        """Blocks of questions that are not official are ignored (a warning); a run answering none is an error."""
+        official = set(reference.topics)
+        unknown = [q for q in run.blocks if q not in official]
+        if unknown:
+            diags.warning(run.blocks[unknown[0]].line, "%d block(s) for questions that are not official are "
+                          "ignored: %s" % (len(unknown), ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10
+                                                                                    else "")))
+        if run.blocks and not official & set(run.blocks):
+            diags.error(0, "no block answers an official question (%s ... %s)"
+                        % (reference.topics[0], reference.topics[-1]))
+        return official
 
     @staticmethod
     def _join_labels(topic: JudgedTopic, block, run_name: str, labels: Labels, pool: PassagePool,

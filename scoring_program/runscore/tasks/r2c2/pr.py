@@ -10,7 +10,7 @@ from collections import OrderedDict
 from typing import Any, Dict, List, Optional
 
 from ...ranking import fastpath
-from ...errors import GOLD_DERIVED, ConfigError, ConfigErrors, Diagnostics
+from ...errors import ConfigError, ConfigErrors, Diagnostics
 from ...measures.names import compute_all
 from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains, parse_gains
 from ...measures.vectorised_ntcir import evaluate_records
@@ -20,10 +20,31 @@ from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_te
                         qid_tsv_rows)
 from ...textfile import numbered_lines, read_text
 from .assessed import CHANGED_PARTS, UNCHECKED_LABELS, read_assessed_pr_runs
-from ..base import Column, Option, ParsedRun, RankedItem, RunScores, Task, first_line, read_task_yaml, reference_file
+from ..assessing import RUN, AssessmentForm, LabelScale
+from ..base import (Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line, read_task_yaml,
+                    reference_file)
 
 # canonical measure name -> output key (spec 4.3: msndcg20 primary; the others for diagnosis)
 MEASURES = {"MSnDCG@20": "msndcg20", "nDCG@20": "ndcg20_orig", "P@20": "p20", "Hit@1": "hit1"}
+
+
+# The assessors' scale: NTCIREVAL levels (specs/r2c2.md 4.3); the PR qrels loader reads Lk only. The judged text is
+# the passage the run returned (PG passages exist only in the runs: specs/collections.md 3.2).
+def _not_blind(options) -> Optional[str]:
+    if options.get("passage_key_mode") == "run_rank":
+        return ("passage_key_mode run_rank keys each passage by its run and PassageRank, so every item names the run "
+                "that returned it: the assessors' pages cannot be blind (passage_key_mode content keys it by docID "
+                "and text)")
+    return None
+
+
+ASSESSMENT = AssessmentForm(
+    scales={"": LabelScale(
+        ("L0", "L1", "L2"), ("0", "1", "2"), ("non-relevant", "partially relevant", "highly relevant"),
+        ("judged, the passage does not help answer the question",
+         "partially relevant: gain 1 in MSnDCG@20",
+         "highly relevant: gain 2 in MSnDCG@20"))},
+    text_source=RUN, normalise_topic=normalise_qid, not_blind=_not_blind)
 
 
 class PRReference:
@@ -97,6 +118,12 @@ class R2C2PR(Task):
     )
     columns = (Column("msndcg20", "MSnDCG@20"),)
     per_topic_measures = tuple(MEASURES.values())
+    # run_rank mode replays the assessed runs while parsing (run.unjudged): a hidden phase parses twice.
+    runs_need_reference = True
+    hidden_reference = ReferenceSize(None, 2, 64, "judged passages of the 64 scored questions",
+                                     "specs/r2c2.md: 65 questions, 64 scored; every PR run pooled to depth 20; the "
+                                     "number of judged passages and the grade scale are not in the sources")
+    assessment = ASSESSMENT
 
     def team_of(self, run: ParsedRun) -> str:
         parsed = parse_run_name(run.name)
@@ -111,7 +138,17 @@ class R2C2PR(Task):
         line = first_line(head)
         return line is not None and re.match(r"[Dd]?[0-9]{3,4}[;:][0-9]+;", line) is not None
 
+    def answered_topics(self, run: ParsedRun) -> Optional[List[str]]:
+        return list(run.data.topics)
+
+    def official_topics(self, listed) -> set:
+        return {normalise_qid(str(t)) or str(t) for t in listed}
+
     # ------------------------------------------------------------------------------ reference ---
+    def public_reference(self, reference: PRReference) -> PRReference:
+        """The official questions, those without a relevant passage among them (which ones have none is hidden)."""
+        return PRReference({}, sorted(set(reference.topics) | set(reference.excluded)), reference.gains, [])
+
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> PRReference:
         topics: Optional[List[str]] = None
         if os.path.isfile(ref_path):
@@ -182,7 +219,7 @@ class R2C2PR(Task):
         pr_run = run.data
         mode = options["passage_key_mode"]
         cut = MAX_PASSAGES if depth is None else min(depth, MAX_PASSAGES)
-        return OrderedDict((qid, [RankedItem(key_text(pr_run.key(qid, rank, mode)), passage.text)
+        return OrderedDict((qid, [RankedItem(key_text(pr_run.key(qid, rank, mode)), passage.text, passage.doc_id)
                                   for rank, passage in pr_run.passages(qid)][:cut])
                            for qid in pr_run.topics)
 
@@ -213,8 +250,8 @@ class R2C2PR(Task):
 
 def _changed_passages(run: PRRun, assessed: Dict[tuple, str], options: Dict[str, Any], diags: Diagnostics) -> set:
     """(qID, PassageRank) of the passages that differ from the run as it was assessed; each told on its line.
-    The message names only what the participant sent (never the assessed passage); a hidden phase words it without
-    its place (codabench/disclosure.py: it would be an equality oracle on the assessed run)."""
+    The message names only what the participant sent (never the assessed passage); a hidden phase shows none of
+    them, only whether the run was rejected (submission.py: each would be an equality oracle on the assessed run)."""
     changed = set()
     for qid in run.topics:
         for rank, passage in run.passages(qid):
@@ -225,9 +262,9 @@ def _changed_passages(run: PRRun, assessed: Dict[tuple, str], options: Dict[str,
                        "text), so its label does not apply" % (qid, rank, run.name))
             if options["changed_parts"] == "error":
                 diags.error(passage.line, message + "; a replay leaderboard scores only the runs as they were "
-                            "assessed (docs/r2c2-pr.md)", GOLD_DERIVED)
+                            "assessed (docs/r2c2-pr.md)")
             else:
-                diags.warning(passage.line, message + "; it counts as not relevant", GOLD_DERIVED)
+                diags.warning(passage.line, message + "; it counts as not relevant")
     return changed
 
 

@@ -72,10 +72,12 @@ class RunBook:
         self.make_run = make_run
         self.runs: Dict[str, object] = {}
         self.runs_of_group: Dict[str, List[str]] = {}
+        self.lines: Dict[str, int] = {}      # run_id -> the lines of the file that hold its records
 
     def run_for(self, line_no: int, record: Dict[str, str]):
         group_id = record.get("group_id", "")
         run_id = record.get("run_id", default_run_name(self.diags.path))
+        self.lines[run_id] = self.lines.get(run_id, 0) + 1
         run = self.runs.get(run_id)
         if run is None:
             self.runs_of_group.setdefault(group_id, []).append(run_id)
@@ -86,6 +88,10 @@ class RunBook:
             self.diags.warning_once("group", line_no, "run_id %r appears with group_id %r and %r"
                                     % (run_id, run.group_id, group_id))
         return run
+
+    def own_lines(self, run_id: str):
+        """The lines of a run for its receipt when the file holds several runs (None: the file is the run)."""
+        return self.lines.get(run_id, 0) if len(self.runs) > 1 else None
 
     def finish(self) -> None:
         """File-level checks once every line is read."""

@@ -21,8 +21,9 @@ from ...ranking.ntcir_qrels import FORMATS, read_graded_qrels
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, read_text
 from ...validate import record_schema
-from ..base import (PER_TOPIC, Column, Option, ParsedRun, RankedItem, RunScores, Task, first_line, read_task_yaml,
-                    reference_file)
+from ..assessing import AssessmentForm, LabelScale
+from ..base import (PER_TOPIC, Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line,
+                    read_task_yaml, reference_file)
 
 FIELDS = ("id", "rank", "doc_id", "group_id", "run_id")
 HEADER = "id rank doc_id group_id run_id"
@@ -59,12 +60,38 @@ def is_header(line: str) -> bool:
     return " ".join(line.split()).lower() == HEADER
 
 
-class TirReference:
-    """Qrels by normalised subtopic (doc_id -> level 0..2) and the gains."""
+def topic_id(text: str) -> Optional[str]:
+    """A subtopic id (`1p` -> `001p`) or a topic id (`51` -> `051`) as the topic file and the runs spell them."""
+    found = normalise_subtopic(text)
+    if found is None and text.strip().isdigit():
+        found = (text.strip().lstrip("0") or "0").zfill(3)
+    return found
 
-    def __init__(self, qrels: Dict[str, Dict[str, int]], gains):
+
+def topic_of(subtopic: str) -> Tuple[str, ...]:
+    """The topic a subtopic belongs to (`001p` -> `001`): its title, description and query time are shown with it."""
+    return (subtopic[:-1],) if normalise_subtopic(subtopic) else ()
+
+
+# The assessors' scale: three levels (specs/temporalia.md 2.1, Inferred); the loader reads TREC grades 0/1/2 too.
+ASSESSMENT = AssessmentForm(
+    scales={"": LabelScale(
+        ("L0", "L1", "L2"), ("0", "1", "2"), ("non-relevant", "partially relevant", "highly relevant"),
+        ("judged, not relevant to the subtopic",
+         "partially relevant to the subtopic: relevant for P@20, gain 1 in nDCG@20",
+         "highly relevant to the subtopic: relevant for P@20, gain 2 in nDCG@20"),
+        numbered=True)},
+    normalise_topic=topic_id, topic_parents=topic_of)
+
+
+class TirReference:
+    """Qrels by normalised subtopic (doc_id -> level 0..2) and the gains. public: only the subtopics a run may
+    answer, every one without judgements (TemporaliaTir.public_reference)."""
+
+    def __init__(self, qrels: Dict[str, Dict[str, int]], gains, public: bool = False):
         self.qrels = qrels
         self.gains = gains
+        self.public = public
 
     def with_relevant(self) -> List[str]:
         return [s for s, docs in self.qrels.items() if any(level > 0 for level in docs.values())]
@@ -113,9 +140,22 @@ class TemporaliaTir(Task):
         Column("p20_atemporal", "P@20 (atemporal)"),
     )
     per_topic_measures = tuple(MEASURES.values())
+    hidden_reference = ReferenceSize(4578, 3, 200, "judged documents of 200 subtopics (L0, L1, L2)",
+                                     "specs/temporalia.md section 2: 50 formal topics x 4 subtopics, 4,578 judged "
+                                     "documents")
+    assessment = ASSESSMENT
 
     def team_of(self, run: ParsedRun) -> str:
         return run.data.group_id
+
+    def answered_topics(self, run: ParsedRun) -> Optional[List[str]]:
+        return list(run.data.entries)
+
+    def official_topics(self, listed) -> set:
+        """Subtopic ids normalised; a query id without its letter stands for its four subtopics."""
+        official = {normalise_subtopic(str(t)) or str(t) for t in listed}
+        return official | {"%s%s" % (str(t).lstrip("0").zfill(3), c) for t in listed if str(t).isdigit()
+                           for c in CLASSES}
 
     def teams_named(self, run: ParsedRun) -> Dict[str, int]:
         return {group: line for group, line in getattr(run.data, "group_lines", {}).items() if group}
@@ -130,6 +170,12 @@ class TemporaliaTir(Task):
         return len(fields) in (3, 5) and normalise_subtopic(fields[0]) is not None
 
     # ------------------------------------------------------------------------------ reference ---
+    def public_reference(self, reference: TirReference) -> TirReference:
+        """Every subtopic of every query the qrels judge, none judged: each topic's four temporal subtopics are
+        given to participants, while which of them the assessors judged is part of the hidden reference."""
+        queries = {subtopic[:-1] for subtopic in reference.qrels}
+        return TirReference({q + c: {} for q in sorted(queries) for c in CLASSES}, reference.gains, public=True)
+
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> TirReference:
         if os.path.isfile(ref_path):
             path = ref_path
@@ -203,23 +249,26 @@ class TemporaliaTir(Task):
         if reference is not None:
             for run in book.runs.values():
                 self._check_against_reference(run, reference, diags)
-        return [ParsedRun(run_id, display, run) for run_id, run in book.runs.items()]
+        return [ParsedRun(run_id, display, run, lines=book.own_lines(run_id)) for run_id, run in book.runs.items()]
 
     @staticmethod
     def _check_against_reference(run: TirRun, reference: TirReference, diags: Diagnostics) -> None:
         unknown = [s for s in run.entries if s not in reference.qrels]
+        where = "of the %d test topics" % (len(reference.qrels) // len(CLASSES)) if reference.public else \
+            "in the qrels"
         if unknown:
-            diags.warning(run.entries[unknown[0]][0][1], "run %s: %d subtopic(s) are not in the qrels and are "
-                          "ignored: %s" % (run.run_id, len(unknown), _id_list(unknown)))
+            diags.warning(run.entries[unknown[0]][0][1], "run %s: %d subtopic(s) are not %s and are ignored: %s"
+                          % (run.run_id, len(unknown), "subtopics " + where if reference.public else where,
+                             _id_list(unknown)))
         if len(unknown) == len(run.entries):
-            diags.error(0, "run %s has no line for any of the %d subtopics of the qrels"
-                        % (run.run_id, len(reference.qrels)))
+            diags.error(0, "run %s has no line for any of the %d subtopics %s"
+                        % (run.run_id, len(reference.qrels), where if reference.public else "of the qrels"))
 
     # ------------------------------------------------------------------------------ rankings (campaign) ---
     def ranked_lists(self, run: ParsedRun, options: Dict[str, Any],
                      depth: Optional[int] = None) -> "OrderedDict[str, List[RankedItem]]":
         """Rank ascending, equal ranks in file order (at most MAX_DOCS a subtopic: more is an error)."""
-        return OrderedDict((subtopic, [RankedItem(d) for d in run.data.ranking(subtopic)[:depth]])
+        return OrderedDict((subtopic, [RankedItem(d, None, d) for d in run.data.ranking(subtopic)[:depth]])
                            for subtopic in run.data.entries)
 
     # ------------------------------------------------------------------------------ scoring ---

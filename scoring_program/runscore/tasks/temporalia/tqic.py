@@ -16,8 +16,8 @@ from ...measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, 
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, numbered_lines, read_text
 from ...validate import record_schema
-from ..base import (Column, public_note, Option, ParsedRun, RunScores, Task, first_line, read_task_yaml, reference_file,
-                    report_duplicate)
+from ..base import (Column, public_note, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line,
+                    read_task_yaml, reference_file, report_duplicate)
 
 CLASSES = ("past", "recency", "future", "atemporal")
 # Spellings accepted for each class, compared lower-cased: the run format writes `recent`, the gold files
@@ -87,6 +87,8 @@ class TemporaliaTqic(Task):
     per_topic_measures = ("correct",)
     count_measures = ("correct",)           # 1 or 0 per query
     per_topic_effectiveness = ("correct",)
+    hidden_reference = ReferenceSize(300, 4, 300, "formal queries, each labelled past, recency, future or atemporal",
+                                     "specs/temporalia.md section 1: 300 formal queries")
 
     def team_of(self, run: ParsedRun) -> str:
         return run.data.group_id
@@ -104,6 +106,10 @@ class TemporaliaTqic(Task):
         return len(fields) == 4 and normalise_class(fields[1]) is not None
 
     # ------------------------------------------------------------------------------ reference ---
+    def public_reference(self, reference: Gold) -> Gold:
+        """The query ids only: the queries are given to participants, their classes are not."""
+        return Gold({query: "" for query in reference.labels}, dict(reference.names))
+
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> Gold:
         if os.path.isfile(ref_path):
             return read_gold(ref_path)
@@ -151,7 +157,7 @@ class TemporaliaTqic(Task):
         if reference is not None:
             for run in book.runs.values():
                 self._check_against_reference(run, reference, diags, options)
-        return [ParsedRun(run_id, display, run) for run_id, run in book.runs.items()]
+        return [ParsedRun(run_id, display, run, lines=book.own_lines(run_id)) for run_id, run in book.runs.items()]
 
     @staticmethod
     def _check_against_reference(run: TqicRun, gold: Gold, diags: Diagnostics, options: Dict[str, Any]) -> None:

@@ -1,0 +1,202 @@
+"""The collection reader (campaign/collection.py, campaign/documents.py): every format the campaigns ship, plain,
+gzip, bzip2, in folders and tar archives; only the pooled ids kept, in one pass that stops once all are found; an
+id not found is listed; encodings told and counted; hostile records cost time in proportion to their size."""
+import bz2
+import gzip
+import io
+import json
+import os
+import tarfile
+import time
+
+import pytest
+
+from runscore.campaign.collection import CollectionOptions, read_collection, sniff_format
+from runscore.errors import ConfigError
+
+TREC = """<DOC>
+<DOCNO> FT911-1 </DOCNO>
+<DOCHDR>http://server/header</DOCHDR>
+<DATE>910514</DATE>
+<HEADLINE>
+Harbour bridge &amp; ferry reopen
+</HEADLINE>
+<TEXT>
+<P>The bridge reopened on Wednesday.</P>
+<P>Repairs took <B>three</B> weeks.</P>
+</TEXT>
+</DOC>
+<DOC>
+<DOCNO>FT911-2</DOCNO>
+<TEXT>Other news.</TEXT>
+</DOC>
+"""
+
+NACSIS = """<REC>
+<ACCN>gakkai-0000012345</ACCN>
+<TITL TYPE="kanji">分散索引による検索時間の短縮</TITL>
+<TITE>Reducing search time with a distributed index</TITE>
+<AUPE>Sato, T.</AUPE>
+<ABST TYPE="kanji"><ABST.P>索引を分割し並列に照合する。</ABST.P><ABST.P>応答時間を測定した。</ABST.P></ABST>
+<ABSE><ABSE.P>We split the index and match in parallel.</ABSE.P><ABSE.P>Response times were measured.</ABSE.P></ABSE>
+<KYWD TYPE="kanji">分散索引//並列処理</KYWD>
+<KYWE>distributed index//parallel processing</KYWE>
+</REC>
+<REC>
+<ACCN>gakkai-0000000002</ACCN>
+<TITE>Another</TITE>
+</REC>
+"""
+
+LIVING = """<doc id=lk-20120315101500_17>
+<meta-info>
+<tag name="host">news.example.org</tag>
+<tag name="data">2012-03-15</tag>
+<tag name="url">http://news.example.org/bridge.html</tag>
+<tag name="title">Harbour bridge reopens after repairs</tag>
+</meta-info>
+<text>
+<SE>The bridge reopened on <T val="2012-03-14">Wednesday</T> after work by <E type="E:ORGANIZATION">Acme</E>.</SE>
+<SE>Traffic resumed.</SE>
+<text>
+<doc id="lk-2"><text>second document</text></doc>
+"""
+
+
+def read(tmp_path, name, data, wanted, **options):
+    path = tmp_path / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return read_collection([str(path)], set(wanted), CollectionOptions(**options))
+
+
+def test_trec_sgml_fields_and_entities(tmp_path):
+    found = read(tmp_path, "ft.txt", TREC, {"FT911-1", "NOT-THERE"})
+    doc = found.documents["FT911-1"]
+    assert doc.title == "Harbour bridge & ferry reopen"
+    assert doc.facts == [("date", "910514")]                      # DOCHDR (a web server's header) left out
+    assert doc.sections == [("", "The bridge reopened on Wednesday.\nRepairs took three weeks.")]
+    assert set(found.documents) == {"FT911-1"}                     # the other record is not kept
+    assert [(f.format, f.records, f.found) for f in found.files] == [("trec", 2, 1)]
+
+
+def test_nacsis_records_in_euc_jp_with_both_languages(tmp_path):
+    found = read(tmp_path, "ntc1-je1", NACSIS.encode("euc_jp"), {"gakkai-0000012345"}, declared_encoding="euc_jp")
+    doc = found.documents["gakkai-0000012345"]
+    assert doc.title == "分散索引による検索時間の短縮"
+    sections = dict(doc.sections)
+    assert sections["title (English)"] == "Reducing search time with a distributed index"
+    assert sections["abstract (Japanese)"] == "索引を分割し並列に照合する。\n応答時間を測定した。"
+    assert sections["abstract (English)"] == "We split the index and match in parallel.\nResponse times were measured."
+    assert sections["keywords (English)"] == "distributed index / parallel processing"
+    assert doc.facts == [("authors", "Sato, T.")]
+    assert found.files[0].encoding == "euc_jp" and found.undecodable == 0
+
+
+def test_a_utf8_copy_of_an_euc_jp_collection_is_read_as_utf8_and_said_so(tmp_path):
+    """NTCIR's collections are EUC-JP, but organisers convert them with iconv: a file whose start is valid UTF-8
+    with non-ASCII text is read as UTF-8 whatever the task declares, and the encoding used is reported."""
+    found = read(tmp_path, "ntc1-utf8", NACSIS, {"gakkai-0000012345"}, declared_encoding="euc_jp")
+    assert found.documents["gakkai-0000012345"].title == "分散索引による検索時間の短縮"
+    assert found.files[0].encoding == "utf-8"
+
+
+def test_a_wrong_forced_encoding_is_counted_not_fatal(tmp_path):
+    found = read(tmp_path, "ntc1", NACSIS.encode("euc_jp"), {"gakkai-0000012345"}, encoding="utf-8")
+    assert found.undecodable > 0 and "\ufffd" in found.documents["gakkai-0000012345"].title
+    assert any("could not be read as utf-8" in note for note in found.notes)
+
+
+def test_livingknowledge_annotations_dropped_and_both_date_spellings(tmp_path):
+    found = read(tmp_path, "lk.xml", LIVING, {"lk-20120315101500_17", "lk-2"})
+    doc = found.documents["lk-20120315101500_17"]
+    assert doc.title == "Harbour bridge reopens after repairs"
+    assert doc.facts == [("date", "2012-03-15"), ("host", "news.example.org"),
+                         ("url", "http://news.example.org/bridge.html")]
+    assert doc.sections == [("", "The bridge reopened on Wednesday after work by Acme.\nTraffic resumed.")]
+    assert found.documents["lk-2"].sections == [("", "second document")]
+
+
+def test_json_lines_json_array_and_tsv(tmp_path):
+    lines = [{"_id": "b1", "title": "BEIR title", "text": "beir text", "metadata": {"url": "u"}},
+             {"_id": "b2", "text": "other"}]
+    found = read(tmp_path, "corpus.jsonl", "\n".join(json.dumps(r) for r in lines) + "\n", {"b1"})
+    doc = found.documents["b1"]
+    assert (doc.title, doc.sections) == ("BEIR title", [("", "beir text")])
+    passages = [{"doc_id": "704211", "chunk_id": 3, "title": "Harbour Lights (film)", "text": "A 1987 film."}]
+    found = read(tmp_path, "p.json", json.dumps(passages), {"704211"})
+    assert found.documents["704211"].title == "Harbour Lights (film)"
+    assert ("chunk_id", "3") in found.documents["704211"].facts
+    found = read(tmp_path, "collection.tsv", "7187158\tPaula Deen and her brother\n7\tseven\n", {"7187158"})
+    assert found.documents["7187158"].sections == [("", "Paula Deen and her brother")]
+    found = read(tmp_path, "named.tsv", "docid\ttitle\tbody\nd1\tA title\tA body\n", {"d1"})
+    assert (found.documents["d1"].title, found.documents["d1"].sections) == ("A title", [("", "A body")])
+
+
+def test_fields_named_by_options(tmp_path):
+    record = {"pid": 12, "heading": "H", "abstract": "A", "full": "F"}
+    found = read(tmp_path, "c.jsonl", json.dumps(record) + "\n", {"12"}, id_field="pid", title_field="heading",
+                 text_fields=("full", "abstract"))
+    assert found.documents["12"].title == "H"
+    assert found.documents["12"].sections == [("full", "F"), ("abstract", "A")]
+    with pytest.raises(ConfigError, match="--id-field"):
+        read(tmp_path, "n.tsv", "a\tb\n", {"a"}, id_field="pid")
+
+
+def test_gzip_bzip2_tar_and_folders(tmp_path):
+    folder = tmp_path / "coll"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "dtd").mkdir()
+    (folder / "a.gz").write_bytes(gzip.compress(TREC.encode()))
+    (folder / "sub" / "b.bz2").write_bytes(bz2.compress(LIVING.encode()))
+    (folder / "README").write_text("<DOC>\n<DOCNO>FT911-2</DOCNO>\n<TEXT>not a document</TEXT>\n</DOC>\n")
+    (folder / "dtd" / "x.dtd").write_text("<!ELEMENT DOC>")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        data = (json.dumps({"id": "t1", "contents": "in a tar"}) + "\n").encode()
+        info = tarfile.TarInfo("part/one.jsonl.gz")
+        packed = gzip.compress(data)
+        info.size = len(packed)
+        archive.addfile(info, io.BytesIO(packed))
+    (folder / "c.tgz").write_bytes(buffer.getvalue())
+    found = read_collection([str(folder)], {"FT911-2", "lk-2", "t1", "absent"}, CollectionOptions())
+    assert found.documents["FT911-2"].sections == [("", "Other news.")]        # from a.gz, not README
+    assert found.documents["lk-2"].sections == [("", "second document")]
+    assert found.documents["t1"].sections == [("", "in a tar")]
+    assert "absent" not in found.documents
+    assert {f.path.rsplit("/", 1)[-1] for f in found.files} == {"a.gz", "b.bz2", "one.jsonl.gz"}
+
+
+def test_reading_stops_once_every_pooled_document_is_found(tmp_path):
+    """A truncated gzip after the last wanted record is never reached (one pass, stopped early); the same file
+    gives a warning, not a failure, when a wanted document lies beyond the damage."""
+    filler = "".join("<DOC>\n<DOCNO>F%d</DOCNO>\n<TEXT>%s</TEXT>\n</DOC>\n" % (i, os.urandom(300).hex())
+                     for i in range(400))
+    whole = gzip.compress((TREC + filler).encode())
+    broken = whole[:len(whole) // 2]
+    found = read(tmp_path, "broken.gz", broken, {"FT911-1"})
+    assert "FT911-1" in found.documents and not found.notes
+    found = read(tmp_path, "broken.gz", broken, {"FT911-1", "NEVER"})
+    assert "NEVER" not in found.documents
+    assert any("cannot be read to its end" in note for note in found.notes)
+
+
+def test_a_missing_path_and_a_file_of_no_known_format(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        read_collection([str(tmp_path / "nope")], {"x"}, CollectionOptions())
+    found = read(tmp_path, "odd.txt", "just words\nno format\n", {"x"})
+    assert found.documents == {} and "none of the collection formats" in found.notes[0]
+    assert sniff_format(b"<DOC>\n<DOCNO>x</DOCNO>") == "trec" and sniff_format(b"\n\n{\"id\": 1}") == "jsonl"
+
+
+def test_hostile_records_are_bounded_and_linear(tmp_path):
+    """A record of 100,000 unclosed tags, a 40 MB line without a line end, and a record of 4 MB+ with no id:
+    read in bounded memory and time, the wanted documents still found."""
+    unclosed = "<DOC>\n<DOCNO>H1</DOCNO>\n<TEXT>" + "<A>x" * 100000 + "\n</DOC>\n"
+    no_id = "<DOC>\n" + "<P>filler line</P>\n" * 300000 + "</DOC>\n"
+    long_line = "<DOC>\n<DOCNO>H2</DOCNO>\n<TEXT>" + "y" * (40 * 1024 * 1024) + "</TEXT>\n</DOC>\n"
+    start = time.process_time()
+    found = read(tmp_path, "hostile.txt", unclosed + no_id + long_line, {"H1", "H2"})
+    assert time.process_time() - start < 10
+    assert found.documents["H1"].sections and found.documents["H2"].shortened
+    assert len(found.documents["H2"].sections[0][1]) <= 20000
+    assert any("without an id" in note for note in found.notes)

@@ -1,0 +1,151 @@
+"""Topic files (campaign/topics.py): NTCIR <TOPIC>, NTCIR-3 <TOPIC><NUM>, TREC <top>, Temporalia <topic> with
+subtopics, R2C2 <question>, JSON (list, lines, keyed, BEIR) and TSV; ids matched to the pool by the task's own
+normaliser; the query terms a page highlights. The examples are the specs' own (specs/collections.md)."""
+import json
+
+import pytest
+
+from runscore.campaign.topics import query_terms, read_topics
+from runscore.errors import ConfigError
+from runscore.tasks import get_task
+
+NTCIR = """<TOPIC q=0084>
+
+<TITLE>
+分散検索
+</TITLE>
+<DESCRIPTION>
+分散索引を用いて検索を高速化する手法
+</DESCRIPTION>
+<NARRATIVE>
+索引の分割方法と応答時間の評価を含む文献を適合とする。
+</NARRATIVE>
+<CONCEPT>
+a. 分散索引, 索引分割,
+b. 応答時間
+</CONCEPT>
+<FIELD>
+1. 電気・情報・制御
+</FIELD>
+
+</TOPIC>
+"""
+
+TREC = """<top>
+<num> Number: 451
+<title> harbour bridge repairs
+<desc> Description:
+What repairs were made to harbour bridges?
+<narr> Narrative:
+A relevant document names a bridge and the repair work.
+</top>
+"""
+
+TEMPORALIA = """<topics><topic>
+<id>051</id>
+<title>Harbour bridge repairs</title>
+<description>I live near the harbour and want to know about the bridge works.</description>
+<query_issue_time>Mar 30, 2013 GMT+0:00</query_issue_time>
+<subtopics>
+<subtopic id="051p" type="past">When was the bridge first closed for repairs?</subtopic>
+<subtopic id="051r" type="recency">Is the bridge open this week?</subtopic>
+</subtopics>
+</topic></topics>
+"""
+
+R2C2 = """<question>
+<qID>0066</qID>
+<q>Which harbour film of 1987 was shot at night only?</q>
+</question>
+
+<question>
+<qID>0067</qID>
+<q>Who scored "Harbour Lights" & its sequel?</q>
+</question>
+"""
+
+
+def topics_of(tmp_path, task, text, name="topics", encoding="utf-8"):
+    path = tmp_path / name
+    path.write_bytes(text.encode(encoding))
+    return read_topics(str(path), get_task(task).assessment)
+
+
+def test_ntcir_topic_in_euc_jp_field_hidden_concepts_highlighted(tmp_path):
+    topics = topics_of(tmp_path, "ntcir1-adhoc", NTCIR, encoding="euc_jp")
+    assert topics.encoding == "euc_jp"                 # not UTF-8: the task's declared encoding
+    topic = topics.for_pool_topic("0084")
+    assert topic.title == "分散検索"
+    assert [label for label, _ in topic.fields] == ["description", "narrative", "concepts"]   # FIELD not shown
+    assert topic.terms == ["分散検索", "分散索引", "索引分割", "応答時間"]
+    assert topics.for_pool_topic("84") is None and topics_of(tmp_path, "ntcir1-adhoc", NTCIR).encoding == "utf-8"
+
+
+def test_ntcir3_style_topic_with_num_and_narrative_parts(tmp_path):
+    text = ("<TOPIC>\n<NUM>0101</NUM>\n<SLANG>EN</SLANG>\n<TITLE>bridge repair</TITLE>\n<DESC>Repairs.</DESC>\n"
+            "<NARR><BACK>Bridges age.</BACK><RELE>Repair work is relevant.</RELE></NARR>\n</TOPIC>\n")
+    topic = topics_of(tmp_path, "ntcir1-adhoc", text).for_pool_topic("0101")
+    assert topic.title == "bridge repair"
+    assert dict(topic.fields)["narrative"] == "Background: Bridges age.\nRelevance: Repair work is relevant."
+
+
+def test_trec_topic_without_end_tags(tmp_path):
+    topic = topics_of(tmp_path, "ntcir1-adhoc", TREC).for_pool_topic("0451")      # NTCIR-1 pads ids to 4
+    assert topic.title == "harbour bridge repairs"
+    assert topic.fields == [("description", "What repairs were made to harbour bridges?"),
+                            ("narrative", "A relevant document names a bridge and the repair work.")]
+    assert topic.terms == ["harbour", "bridge", "repairs"]
+
+
+def test_temporalia_subtopics_are_the_assessment_topics(tmp_path):
+    topics = topics_of(tmp_path, "temporalia-tir", TEMPORALIA)
+    past = topics.for_pool_topic("051p")
+    assert past.title == "When was the bridge first closed for repairs?"
+    assert past.fields[:2] == [("temporal class", "past"), ("topic", "Harbour bridge repairs")]
+    assert ("query issued", "Mar 30, 2013 GMT+0:00") in past.fields
+    assert "closed" in past.terms and "first" not in past.terms and "harbour" in past.terms
+    # a subtopic the file does not list is shown with its topic (the task's parent rule), ids spelled any way
+    assert topics.for_pool_topic("051f").title == "Harbour bridge repairs"
+    assert topics_of(tmp_path, "temporalia-tir", "51p\tthe past of 51\n").for_pool_topic("051p").title == \
+        "the past of 51"
+
+
+def test_r2c2_questions_with_raw_ampersands(tmp_path):
+    topics = topics_of(tmp_path, "r2c2-pr", R2C2)
+    assert topics.for_pool_topic("0067").title == 'Who scored "Harbour Lights" & its sequel?'
+    assert topics_of(tmp_path, "r2c2-ac", "D066\tquestion sixty-six\n").for_pool_topic("0066").title == \
+        "question sixty-six"
+
+
+@pytest.mark.parametrize("text", [
+    json.dumps([{"query_id": "7", "title": "bridges", "description": "d", "narrative": "n"}]),
+    json.dumps({"query_id": "7", "title": "bridges", "description": "d", "narrative": "n"}) + "\n",
+    json.dumps({"7": {"title": "bridges", "description": "d", "narrative": "n"}}),
+    json.dumps({"_id": "7", "title": "bridges", "metadata": {"description": "d", "narrative": "n"}}) + "\n",
+])
+def test_json_topics(tmp_path, text):
+    topic = topics_of(tmp_path, "ntcir1-adhoc", text).for_pool_topic("0007")
+    assert (topic.title, topic.fields) == ("bridges", [("description", "d"), ("narrative", "n")])
+
+
+def test_tsv_topics_with_and_without_a_header(tmp_path):
+    topic = topics_of(tmp_path, "ntcir1-adhoc", "qid\ttitle\tnarrative\n31\tbridges\tabout bridges\n")
+    assert (topic.for_pool_topic("0031").title, topic.for_pool_topic("0031").fields) == \
+        ("bridges", [("narrative", "about bridges")])
+    with pytest.raises(ConfigError, match="topic<TAB>text"):
+        topics_of(tmp_path, "ntcir1-adhoc", "no tab here\n")
+    with pytest.raises(ConfigError, match="no topic found"):
+        topics_of(tmp_path, "ntcir1-adhoc", "<TOPIC>\n<TITLE>no id</TITLE>\n</TOPIC>\n")
+
+
+def test_query_terms():
+    assert query_terms("What is the effect of El Nino on 1998 crops?") == ["effect", "nino", "1998", "crops"]
+    assert query_terms("分散検索 と 応答時間") == ["分散検索", "応答時間"]
+
+
+def test_a_topic_file_of_many_unclosed_tags_is_read_in_linear_time(tmp_path):
+    import time
+
+    start = time.process_time()
+    topics = topics_of(tmp_path, "ntcir1-adhoc", NTCIR + "<topic>x" * 200000)
+    assert time.process_time() - start < 5 and topics.for_pool_topic("0084").title == "分散検索"
