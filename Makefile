@@ -78,7 +78,7 @@ DISPATCH_TESTS := tests/test_fast_path.py tests/test_fast_path_shapes.py tests/t
 	tests/test_fast_path_tasks.py tests/test_fuzz_fast_path.py tests/test_id_keys.py tests/test_columnar.py \
 	tests/test_run_batch.py tests/test_vectorised_ntcir.py tests/test_ntcireval.py tests/test_trec_measures.py \
 	tests/test_trec_oracle.py tests/test_trec_eval_differential.py tests/test_trec_eval_fixtures.py \
-	tests/test_pytrec_eval_compat.py tests/test_pytrec_eval_adopters.py
+	tests/test_pytrec_eval_compat.py tests/test_pytrec_eval_adopters.py tests/test_campaign_once.py tests/test_inmemory_rows.py
 test-dispatch: setup
 	@for families in avx512 avx512,avx2; do \
 		features="$$($(PY) tests/cpu_dispatch.py $$families)" || exit 2; \

@@ -276,6 +276,7 @@ class RelevanceEvaluator:
                               ("infinite", "%d infinite score(s) (as a C float)"), ("NaN", "%d NaN score(s)"))
                                           if non_finite.get(kind)), non_finite["topics"], non_finite["topic"]),
                           RuntimeWarning, stacklevel=2)
+        out: Dict[str, Dict[str, float]] = {}
         log, floor = math.log, MIN_GEO_MEAN
         if table is not None:
             # the 0.0s and the fixed values of runid and num_q put in by numpy, every value a float: then one list a
@@ -291,7 +292,6 @@ class RelevanceEvaluator:
                 for i in logs:
                     values[i] = log(max(values[i], floor))
             return dict(zip(topics, [dict(zip(keys, values)) for values in rows]))
-        out: Dict[str, Dict[str, float]] = {}
         keys, zeros, logs, tail = self._keys, self._zeros, self._logs, self._tail
         for topic, values in zip(topics, rows):
             for i in logs:

@@ -48,9 +48,9 @@ class Hit(NamedTuple):
 
 
 class PooledItem:
-    """An item of the pool: its topic, key, text (if any), its document's id in the collection (None: it has none,
-    an answer), the hits that put it there, task-specific columns (r2c2-ac: unit, passage). A class with slots: a
-    campaign's pool holds about a hundred thousand."""
+    """An item of the pool: its topic, key, text (if any), the id of its document in the collection (None: it has
+    none, an answer), the hits that put it there, task-specific columns (r2c2-ac: unit, passage). A class with
+    slots: a campaign's pool holds about a hundred thousand."""
 
     __slots__ = ("topic", "item", "text", "document", "hits", "extra", "_summary")
 
@@ -163,7 +163,9 @@ def ranked_lists(task: Task, run: ParsedRun, options: Dict,
                  depth: Optional[int] = None) -> "OrderedDict[str, List[RankedItem]]":
     """A run's ranking per topic by the task's own rule, as far as the evaluation reads it (its document cap), the
     first `depth` items of each topic (a run already reduced to them at reading, TopRanked, gives them)."""
-    if isinstance(run.data, TopRanked) and depth is not None and depth <= run.data.depth:
+    if isinstance(run.data, TopRanked):
+        if depth is None or depth > run.data.depth:
+            raise ValueError("run %s was kept to depth %d only" % (run.name, run.data.depth))
         return run.data.lists(depth)
     found = task.ranked_lists(run, options, depth)
     if found is None:
@@ -174,28 +176,29 @@ def ranked_lists(task: Task, run: ParsedRun, options: Dict,
 @dataclass
 class TopRanked:
     """What `runscore pool` keeps of a run once it is read and checked: the first `depth` items of each topic of its
-    ranking (and their texts and documents, when they are not the items themselves), not its records: a campaign's
-    runs are read one at a time, and what is kept is about what the pool holds."""
+    ranking (and their texts and documents, where they are not the item itself), not its records: a campaign's runs
+    are read one at a time, and what is kept is about what the pool holds."""
 
     depth: int
     items: "OrderedDict[str, List[str]]"
-    texts: "Optional[Dict[str, List[Optional[str]]]]"           # None: the run carries no texts
-    documents: "Optional[Dict[str, List[Optional[str]]]]"       # None: each item is its own document
+    texts: "Optional[Dict[str, List[Optional[str]]]]"          # None: the run carries no texts
+    documents: "Optional[Dict[str, List[Optional[str]]]]"      # None: each item's document is the item itself
 
     @classmethod
     def of(cls, lists: "OrderedDict[str, List[RankedItem]]", depth: int, shared: Dict[str, str]) -> "TopRanked":
         """`shared` holds one copy of each item key across the runs (the same documents head many rankings)."""
         items = OrderedDict((topic, [shared.setdefault(entry.item, entry.item) for entry in ranking])
                             for topic, ranking in lists.items())
-        with_text = any(entry.text is not None for ranking in lists.values() for entry in ranking)
-        texts = {topic: [entry.text for entry in ranking] for topic, ranking in lists.items()} if with_text else None
-        own = all(entry.document == entry.item for ranking in lists.values() for entry in ranking)
-        documents = None if own else {topic: [entry.document for entry in ranking] for topic, ranking in lists.items()}
+        entries = [entry for ranking in lists.values() for entry in ranking]
+        texts = {topic: [entry.text for entry in ranking] for topic, ranking in lists.items()} \
+            if any(entry.text is not None for entry in entries) else None
+        documents = {topic: [entry.document for entry in ranking] for topic, ranking in lists.items()} \
+            if any(entry.document != entry.item for entry in entries) else None
         return cls(depth, items, texts, documents)
 
     def lists(self, depth: int) -> "OrderedDict[str, List[RankedItem]]":
         texts, documents = self.texts, self.documents
-        return OrderedDict((topic, [RankedItem(item, text, item if documents is None else document)
+        return OrderedDict((topic, [RankedItem(item, text, item if document is None else document)
                                     for item, text, document in
                                     zip(items[:depth], texts[topic] if texts is not None else repeat(None),
                                         documents[topic] if documents is not None else repeat(None))])

@@ -219,8 +219,9 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
         files = {taken.label: taken.path for taken in found.runs}
         pool, unresolved = pooling.pool_units(task, runs, files, official, lambda r: teams[r.name])
     columns = sheet_columns(form, pool)
+    # the assessment pages need the rows at once; the sheet alone makes them as it writes them (as many as the items)
     rows = list(sheet_rows(form, pool, args.order, args.seed)) if assessing[0] is not None else None
-    prepared = prepare(task, columns, rows, assessing[0], assessing[1]) if assessing[0] is not None else None
+    prepared = prepare(task, columns, rows, assessing[0], assessing[1]) if rows is not None else None
     not_blind = task.assessment.not_blind(options) if prepared is not None else None
     if not_blind:
         where = os.path.join(args.ref, "task.yaml") if os.path.isdir(args.ref) else args.ref   # options come from it
@@ -237,8 +238,7 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
         for note in prepared.collection.told() if prepared.collection else ():
             print(note, file=sys.stderr)
         write_assessment(args.output, prepared)
-    # last: its presence means complete; its rows made one at a time (as many as the pool's items) unless the pages
-    # took them
+    # last: its presence means complete; without pages to make, its rows are made one at a time as it is written
     write_sheet(os.path.join(args.output, POOL_FILE), columns,
                 rows if rows is not None else sheet_rows(form, pool, args.order, args.seed))
     print_summary(stats)

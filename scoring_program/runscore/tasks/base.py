@@ -118,9 +118,9 @@ class ParsedRun:
 
 
 class RankedItem(NamedTuple):
-    """One entry of a run's ranking as its task reads it: the item key (document id, R2C2 passage key), its text if
-    the run carries one, and the id of its document in the collection (the item itself, or R2C2's docID) for the
-    assessment pages. A tuple: a campaign's pool makes hundreds of thousands of them."""
+    """One entry of a run's ranking as its task reads it: the item key (document id, R2C2 passage key), its text
+    if the run carries it, and the id of its document in the collection (the item itself, or R2C2's docID). A
+    tuple: a campaign's pool makes hundreds of thousands of them."""
 
     item: str
     text: Optional[str] = None
@@ -251,8 +251,9 @@ class Task:
         """The team a run is credited to when the platform does not say whose it is (a loose file, a receipt):
         the team the run names, else its name without the trailing run number (NTCIR-1's Run-ID is the group's
         id plus a sequential number: ntc1, ntc2 -> ntc), else its name. The pool, the report and the receipts
-        all credit a run so."""
-        team = run.team if run.team is not None else self.team_of(run)     # noted before its records are dropped
+        all credit a run so. The team noted when the run was checked (ParsedRun.team) holds once a campaign
+        command has dropped the run's records."""
+        team = run.team if run.team is not None else self.team_of(run)
         return team or re.sub(r"[-_]?[0-9]+$", "", run.name) or run.name
 
     def teams_named(self, run: ParsedRun) -> Dict[str, int]:

@@ -8,6 +8,7 @@ import math
 import os
 import re
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 import numpy as np
@@ -363,8 +364,8 @@ class Ntcir1Adhoc(Task):
                                    for topic, docnos in zip(topics.topics, found))
             topics = fastpath.topic_runs(topics)
         cut = settings[1] if depth is None else min(depth, settings[1])
-        return OrderedDict((topic, [RankedItem(d, None, d) for d in
-                                     ranked_docnos(topic_run, settings[0], cut, settings[2])])
+        return OrderedDict((topic, [RankedItem(d, None, d) for d in ranked_docnos(topic_run, settings[0], cut,
+                                                                                  settings[2])])
                            for topic, topic_run in topics.items())
 
     def ranked_run(self, run: ParsedRun, options: Dict[str, Any]) -> ParsedRun:
@@ -390,7 +391,7 @@ class Ntcir1Adhoc(Task):
                 ranked.score = ranked.score.astype(np.float32)      # as fastpath.ranked_columns keeps them
         if ranked is None:
             return run
-        return ParsedRun(run.name, run.path, NacsisRun(run.data.run_id, ranked), run.teams, run.team)
+        return replace(run, data=NacsisRun(run.data.run_id, ranked))
 
     # ------------------------------------------------------------------------------ scoring ---
     def score(self, run: ParsedRun, reference: Reference, options: Dict[str, Any]) -> RunScores:
