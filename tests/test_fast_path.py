@@ -170,7 +170,7 @@ def test_tied_documents_are_ordered_as_the_exact_ranking(seed, tie_order):
 def test_segment_sums_over_a_grid_are_the_depth_walks_bit_for_bit(seed, monkeypatch):
     """ordered_segment_sums, running_segment_sums and _suffix_max lay even segments out as a grid (one numpy
     accumulation along its rows); the walk depth by depth they replace gives the same bits, -0.0 included."""
-    from runscore.measures import vectorised
+    from runscore.measures import segment_sums
 
     rng = np.random.default_rng(seed)
     sizes = rng.integers(0, 9, size=rng.integers(1, 30))
@@ -178,10 +178,10 @@ def test_segment_sums_over_a_grid_are_the_depth_walks_bit_for_bit(seed, monkeypa
     values = rng.choice([0.1, 1 / 3, -0.0, 0.0, 1e-17, 2.5, -7.25, 1e300], size=segment.shape[0])
     values *= rng.random(segment.shape[0])
     count = sizes.shape[0]
-    functions = (vectorised.ordered_segment_sums, vectorised.running_segment_sums, vectorised._suffix_max)
-    assert vectorised._segment_grid(values, segment, count, 0.0) is not None or values.shape[0] == 0
+    functions = (segment_sums.ordered_segment_sums, segment_sums.running_segment_sums, segment_sums._suffix_max)
+    assert segment_sums._segment_grid(values, segment, count, 0.0) is not None or values.shape[0] == 0
     on_grid = [f(values, segment, count).tobytes() for f in functions]
-    monkeypatch.setattr(vectorised, "_segment_grid", lambda *args, **kwargs: None)
+    monkeypatch.setattr(segment_sums, "_segment_grid", lambda *args, **kwargs: None)
     assert [f(values, segment, count).tobytes() for f in functions] == on_grid
 
 
@@ -191,14 +191,14 @@ def test_suffix_max_is_the_c_walk_from_the_end_bit_for_bit(seed, laid_out, monke
     """_suffix_max (interpolated precision) is trec_eval's `best = 0.0; if (x > best) best = x` from the end of
     each segment, bit for bit on every CPU: -0.0, negatives and NaN never beat the start, so a zero is +0.0
     (numpy's AVX-512 maximum gives -0.0 for maximum(-0.0, 0.0), the other loops +0.0) and NaN never shows."""
-    from runscore.measures import vectorised
+    from runscore.measures import segment_sums
 
     rng = np.random.default_rng(seed)
     sizes = rng.integers(0, 9, size=rng.integers(1, 30))
     segment = np.repeat(np.arange(sizes.shape[0]), sizes)
     values = rng.choice([0.5, 1 / 3, -0.0, 0.0, -2.0, np.nan, 1e-300, 7.25], size=segment.shape[0])
     if not laid_out:
-        monkeypatch.setattr(vectorised, "_segment_grid", lambda *args, **kwargs: None)
+        monkeypatch.setattr(segment_sums, "_segment_grid", lambda *args, **kwargs: None)
     expected = np.zeros(values.shape[0])
     for k in range(sizes.shape[0]):
         best = 0.0
@@ -206,7 +206,7 @@ def test_suffix_max_is_the_c_walk_from_the_end_bit_for_bit(seed, laid_out, monke
             if values[i] > best:
                 best = float(values[i])
             expected[i] = best
-    assert vectorised._suffix_max(values, segment, sizes.shape[0]).tobytes() == expected.tobytes()
+    assert segment_sums._suffix_max(values, segment, sizes.shape[0]).tobytes() == expected.tobytes()
 
 
 def test_the_packed_key_sorts_float32_scores_as_c_compares_them():

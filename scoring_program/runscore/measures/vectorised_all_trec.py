@@ -17,6 +17,7 @@ import numpy as np
 
 from ..ranking.label import UNJUDGED
 from .c_numbers import c_div, log2_discounts
+from .segment_sums import ordered_segment_sums, running_segment_sums
 from .trec import INFAP_EPSILON
 
 NAMES = ("gm_bpref", "relative_P", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
@@ -40,13 +41,11 @@ def has_kernel(name: str, params: Sequence, level: int) -> bool:
 
 
 def kernel(name: str, c, params, options) -> List[np.ndarray]:
-    """The values of one measure for every topic of the context (measures.vectorised._Context)."""
-    from .vectorised import _kernel
+    """The values of one measure for every topic of the context (measures.vectorised._Context; gm_bpref is its
+    bpref, computed there)."""
     seg = c.seg
     ret = seg.sizes
     rel, rel_ret = c.num_rel, c.num_rel_ret
-    if name == "gm_bpref":
-        return _kernel("bpref", c, params, options)
     if name == "relative_P":
         return [_divide(c.rel_at(k), np.minimum(k, rel)) for k in params]
     if name == "set_P":
@@ -90,7 +89,6 @@ def kernel(name: str, c, params, options) -> List[np.ndarray]:
 
 def ordered_sums(values: np.ndarray, c) -> np.ndarray:
     """Per topic, the values of its relevant retrieved documents (one each, in rank order) added left to right."""
-    from .vectorised import ordered_segment_sums
     return ordered_segment_sums(values, c.rel_topic, c.seg.count)
 
 
@@ -165,7 +163,6 @@ def _infap(c) -> np.ndarray:
 def _dcg(c):
     """(topic, 0-based rank, running DCG) of every retrieved document with a positive grade."""
     if "dcg" not in c.memo:
-        from .vectorised import running_segment_sums
         positive = np.flatnonzero(c.grades > 0)
         topic = c.seg.topic_of(positive)
         position = c.seg.position_of(positive, topic)
@@ -179,8 +176,7 @@ def _idcg(c):
     """(topic, 0-based rank, grade, running ideal DCG) of every position of each topic's ideal ranking."""
     key = ("idcg",)
     if key not in c.memo:                   # (this evaluation's: arrays as long as the positive judgements)
-        from .vectorised import _ideal_gains, running_segment_sums
-        ideal, topic, position = _ideal_gains(c)
+        ideal, topic, position = c.ideal_gains()
         grade = np.rint(ideal * log2_discounts(int(position.max()) + 1 if position.shape[0] else 0)[position])
         c.memo[key] = (topic, position, grade, running_segment_sums(ideal, topic, c.seg.count),
                        np.bincount(topic, minlength=c.seg.count))
@@ -218,7 +214,6 @@ def _ndcg_rel(c) -> np.ndarray:
     """measures.trec._ndcg_rel: at each retrieved document of positive gain, DCG / ideal DCG so far (the ideal
     stops growing after its last positive grade); plus (P - found) x the final DCG / the final ideal DCG for
     the P positive documents of the qrels not retrieved; over P."""
-    from .vectorised import ordered_segment_sums
     topic, position, running = _dcg(c)
     ideal_topic, ideal_position, _grade, ideal_running, positives = _idcg(c)
     idcg = _sum_before(ideal_running, ideal_topic, ideal_position, topic, np.minimum(position + 1, positives[topic]))
@@ -237,7 +232,6 @@ def _rndcg(c) -> np.ndarray:
     """measures.trec._rndcg: DCG / ideal DCG at each rank i where the ideal ranking's grade changes (1 <= i <= P,
     the grade after the last positive one being 0), with the DCG of the documents above min(i, num_ret); then
     once more at the end of a ranking longer than P + 1; their mean. 0 when R = 0."""
-    from .vectorised import ordered_segment_sums
     ideal_topic, ideal_position, grade, ideal_running, positives = _idcg(c)
     count = c.seg.count
     change = np.zeros(grade.shape[0], dtype=bool)
@@ -282,7 +276,6 @@ def _g(c) -> np.ndarray:
     nonzero = np.flatnonzero(gains != 0)
     argument = (2 + (cost_so_far[nonzero] - base_cost[nonzero])) - (gain_so_far[nonzero] - base_gain[nonzero])
     values = gains[nonzero] / _log2_of_integers(argument)
-    from .vectorised import ordered_segment_sums
     result = ordered_segment_sums(values, rank_topic[nonzero], count)
     ideal_sum = np.bincount(ideal_topic, weights=grade, minlength=count)
     return _divide(result, ideal_sum, ideal_sum > 0.0)
