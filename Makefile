@@ -193,7 +193,7 @@ bench: setup
 	$(PY) benchmarks/report_bench.py
 	$(PY) benchmarks/collection_bench.py
 
-# The shape table of the last `make bench` (benchmarks/shapes.json) written into README.md and docs/performance.md.
+# The shape table of the last `make bench` (benchmarks/shapes.json) written into docs/performance.md.
 bench-docs: setup
 	$(PY) benchmarks/shapes.py --from-json benchmarks/shapes.json --update-docs
 

@@ -13,7 +13,7 @@ recorded with the table.
     python benchmarks/shapes.py --quick               # a tenth of every size, for development
     python benchmarks/shapes.py --only long-ids-1M,crlf-1M --repeats 5
     python benchmarks/shapes.py --markdown table.md   # also write the table as Markdown
-    python benchmarks/shapes.py --update-docs         # also put it into README.md and docs/performance.md
+    python benchmarks/shapes.py --update-docs         # also put it into docs/performance.md
 
 Targets, wall time of the pair: every file shape <= 1.0 x trec_eval -O2, clean 1M <= 0.8 x, clean 5M
 <= 0.35 x, peak memory <= trec_eval's from 1M lines up, every shape within 1.5 x of the clean run of its size;
@@ -45,6 +45,7 @@ from bench import PYTREC_SCRIPT, installed_env, measure, size_name, warm_up  # n
 
 MEASURE_ARGS = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10"]
 BEGIN, END = "<!-- shape-table:begin -->", "<!-- shape-table:end -->"
+DOCS = os.path.join(ROOT, "docs", "performance.md")         # where the table lives (README.md links to it)
 
 
 # ------------------------------------------------------------------------------------------ data ---
@@ -548,7 +549,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--only", help="comma-separated shape keys (default: every shape)")
     parser.add_argument("--markdown", help="write the table to this file")
     parser.add_argument("--json", help="write the raw results to this file")
-    parser.add_argument("--update-docs", action="store_true", help="put the table into README.md and "
+    parser.add_argument("--update-docs", action="store_true", help="put the table into "
                         "docs/performance.md (between %s and %s)" % (BEGIN, END))
     parser.add_argument("--from-json", help="print (and --update-docs) the table of a --json file instead of "
                         "measuring; with --only, measure those shapes and replace their rows in that file")
@@ -577,7 +578,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             text = table(rows, saved["header"])
             print(text)
             if args.update_docs:
-                update_docs(text, [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "performance.md")])
+                update_docs(text, [DOCS])
             return 0
     folder = tempfile.mkdtemp(prefix="runscore-shapes-")
 
@@ -629,7 +630,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print("\n" + text)
     save()
     if args.update_docs:
-        update_docs(text, [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "performance.md")])
+        update_docs(text, [DOCS])
     return 0
 
 

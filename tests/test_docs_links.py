@@ -67,3 +67,23 @@ def test_a_dead_link_and_a_dead_anchor_are_found(tmp_path, monkeypatch):
         test_every_relative_link_resolves("README.md")
     assert "docs/b.md (no such file)" in str(failed.value) and "docs/a.md#shapes (no such heading)" in str(failed.value)
     assert "docs/a.md#the-shape-table" not in str(failed.value) and "nowhere" not in str(failed.value)
+
+
+def test_the_shape_table_is_in_performance_md_as_make_bench_docs_writes_it(monkeypatch):
+    """`make bench-docs` (benchmarks/shapes.py --from-json benchmarks/shapes.json --update-docs) writes the shape
+    table into docs/performance.md only, between its markers: the table there is that rendering of the last
+    measured rows, never typed, and the README, which links to it, holds no copy to fall out of date."""
+    import json
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import shapes
+
+    assert shapes.DOCS == os.path.join(ROOT, "docs", "performance.md")
+    with open(os.path.join(ROOT, "benchmarks", "shapes.json"), encoding="utf-8") as handle:
+        saved = json.load(handle)
+    monkeypatch.setattr(shapes, "SHAPE_INDEX", shapes.file_shapes(1.0))     # as main() sets it
+    text = shapes.table([tuple(row) for row in saved["rows"]], saved["header"])
+    page = open(shapes.DOCS, encoding="utf-8").read()
+    assert page.split(shapes.BEGIN, 1)[1].split(shapes.END, 1)[0] == "\n" + text
+    assert shapes.BEGIN not in open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
