@@ -288,10 +288,32 @@ def r2c2_ac_replay_case():
     return yaml_text, a, b, {"changed-run": {"TEAM-AC-1": run(lambda q: 50)}}, []
 
 
+def r2c2_pr_beyond_the_precision_case():
+    """The leaderboard shows a column at its precision (4 decimals), and so must everything else: Codabench stores
+    a score with 10 decimals and its API (`/api/submissions/`, the submitter's own rows) returns them, so scores
+    files written with 10 decimals gave every run a value far finer than the channel's bound counts. A and B
+    judge question 0001 so that the probe's MSnDCG@20 is 0.268866 (A) and 0.268908 (B), both 0.2689 (found by
+    search over four retrieved and three unretrieved passages on levels L0-L2)."""
+    import hashlib
+
+    texts = ["Passage number %d about the harbour." % i for i in range(7)]
+    keys = ["P%d::%s" % (i, hashlib.sha1(t.encode("utf-8")).hexdigest()) for i, t in enumerate(texts)]
+
+    def qrels(levels):
+        return "qID\tpassage_key\tlevel\n" + "".join("0001\t%s\tL%d\n" % (k, lvl) for k, lvl in zip(keys, levels))
+
+    a, b = qrels([0, 1, 0, 1, 1, 1, 2]), qrels([0, 2, 0, 0, 1, 2, 2])       # ranks 1-4, then three not retrieved
+    probe = "".join("0001;%d;P%d;%s\n" % (i + 1, i, texts[i]) for i in range(4))
+    yaml_text = "task: r2c2-pr\nqrels: qrels.tsv\ntopics: topics.txt\n"
+    return (yaml_text, {"qrels.tsv": a, "topics.txt": "0001\n"}, {"qrels.tsv": b, "topics.txt": "0001\n"},
+            {"four-passages": {"TEAM-PO-1.txt": probe}}, [])
+
+
 CASES = {"temporalia-tqic": tqic_case, "ntcir1-adhoc": ntcir1_case, "temporalia-tir": tir_case,
          "r2c2-pr": r2c2_pr_case, "r2c2-ac": r2c2_ac_case, "qqa23-mrc": qqa23_case, "datasearch-qa": datasearch_case,
          "ntcir1-adhoc runs per submission": ntcir1_runs_case, "temporalia-tir judged subtopics": tir_judged_case,
-         "r2c2-ac pool": r2c2_ac_pool_case, "r2c2-ac replay": r2c2_ac_replay_case}
+         "r2c2-ac pool": r2c2_ac_pool_case, "r2c2-ac replay": r2c2_ac_replay_case,
+         "r2c2-pr beyond the precision": r2c2_pr_beyond_the_precision_case}
 # A file that is no run of any task: beside a probe it makes the submission rejected.
 BROKEN = {"zz-broken": "this is not a run\n"}
 
