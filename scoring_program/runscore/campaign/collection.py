@@ -21,7 +21,6 @@ import bz2
 import codecs
 import gzip
 import io
-import json
 import os
 import re
 import tarfile
@@ -30,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..errors import ConfigError
-from .documents import (Document, json_document, livingknowledge_document, nacsis_document, trec_document,
-                        tsv_document)
+from .documents import (Document, json_document, livingknowledge_document, nacsis_document, read_json,
+                        trec_document, tsv_document, whole_characters)
 
 FORMATS = ("auto", "trec", "nacsis", "livingknowledge", "jsonl", "tsv")
 MAX_LINE = 16 * 1024 * 1024         # longer lines are read in pieces of this size
@@ -431,7 +430,7 @@ def _read_json(display: str, lines: Iterator[Tuple[int, bytes]], head: bytes, le
             bad += 1
             continue
         try:
-            record = json.loads(decode(line))
+            record = read_json(decode(line))
         except ValueError:
             bad += 1
             if bad <= 3:
@@ -447,7 +446,7 @@ def _read_json(display: str, lines: Iterator[Tuple[int, bytes]], head: bytes, le
                                   % ", ".join(ID_FIELDS), display, number)
         if quick is None:
             quick = re.compile(rb'"%s"\s*:\s*(?:"([^"]*)"|(-?[0-9]+)\s*[,}])' % re.escape(id_field.encode("utf-8")))
-        _json_record(record, id_field, left, options, read, found)
+        _json_record(record, id_field, left, options, read, found, decode)
         if not left:
             return
     if bad > 3:
@@ -455,12 +454,15 @@ def _read_json(display: str, lines: Iterator[Tuple[int, bytes]], head: bytes, le
 
 
 def _json_record(record: dict, id_field: str, left: Set[str], options: CollectionOptions, read: FileRead,
-                 found: Collection) -> None:
+                 found: Collection, decode: "_Decoder") -> None:
     value = record.get(id_field)
     if value is None or isinstance(value, (dict, list, bool)):
         return
     doc_id = str(value).strip()
     if doc_id in left:
+        replaced = [0]          # halves of surrogate pairs shown as U+FFFD, counted with the undecodable bytes
+        record = whole_characters(record, replaced)
+        decode.replaced += replaced[0]
         _keep(doc_id, json_document(doc_id, record, id_field, options.title_field, options.text_fields), left, read, found)
 
 
@@ -474,7 +476,7 @@ def _read_json_array(display: str, lines: Iterator[Tuple[int, bytes]], left: Set
                        "(JSON lines)" % (display, MAX_JSON_ARRAY))
             return
     try:
-        records = json.loads(decode(bytes(data)))
+        records = read_json(decode(bytes(data)))
     except ValueError as exc:
         found.note("%s: warning: not JSON (%s); not read" % (display, str(exc)[:120]))
         return
@@ -486,7 +488,7 @@ def _read_json_array(display: str, lines: Iterator[Tuple[int, bytes]], left: Set
                           display)
     for record in dicts:
         read.records += 1
-        _json_record(record, id_field, left, options, read, found)
+        _json_record(record, id_field, left, options, read, found, decode)
 
 
 # ------------------------------------------------------------------------------------ TSV ---
