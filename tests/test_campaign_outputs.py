@@ -327,3 +327,31 @@ def test_limits_doc_gives_the_sheet_cap_the_code_applies():
         text = " ".join(handle.read().split())
     assert "the first %d told one by one, and past %s the sheet is given up" % (
         SHOWN_NOT_IN_POOL, "{:,}".format(MAX_ROWS_NOT_IN_POOL)) in text
+
+
+# ------------------------------------------------------------------------------------------ the terminal ---
+
+def test_names_print_no_terminal_controls(tmp_path, capsys):
+    """A run name is the participant's word, and `runscore pool` and `report` print names to the organiser's
+    terminal: `ESC[1A ESC[2K` erased the line above (a warning about that very run), and so does the one-byte CSI
+    (U+009B) of some terminals. Every control character a command prints of a name is written as an escape
+    (`\\x1b`), as the diagnostics' are."""
+    hostile = "ntc\x1b[1A\x1b[2K\x9b2J\x7f9"
+    runs = []
+    for name in (hostile, "ntc1"):
+        path = tmp_path / ("run%d" % len(runs))
+        path.write_text("".join("00%d\t0\tgakkai-000000000%d\t%d\t%d\t%s\n" % (t, r, r, 10 - r, name)
+                                for t in (31, 32) for r in range(1, 4)), encoding="utf-8")
+        runs.append(str(path))
+    runs.append(str(tmp_path / "run0"))                           # the same run given twice: a note names it
+    assert main(["pool", "--task", "ntcir1-adhoc", "--depth", "3", "--allow-same-names"] + runs +
+                ["-o", str(tmp_path / "pool")]) == 0
+    shown = capsys.readouterr()
+    for control in ("\x1b", "\x9b", "\x7f"):
+        assert control not in shown.out + shown.err, repr(control)
+    assert "ntc\\x1b[1A\\x1b[2K\\x9b2J\\x7f9" in shown.out
+    ref = os.path.join(ROOT, "reference_data", "ntcir1-adhoc")
+    assert main(["report", "--task", "ntcir1-adhoc", "--ref", ref, "--trials", "20", "--tau-bootstrap", "0",
+                 "--allow-same-names"] + runs + ["-o", str(tmp_path / "report")]) == 0
+    shown = capsys.readouterr()
+    assert "ntc\\x1b[1A" in shown.err and not [c for c in ("\x1b", "\x9b", "\x7f") if c in shown.out + shown.err]
