@@ -229,3 +229,22 @@ def test_json_records_nested_too_deeply_half_surrogates_and_long_numbers(tmp_pat
     assert found.undecodable == 1 and any("could not be read" in note for note in found.notes)
     assert found.documents["J4"].sections[0][1].startswith("9" * 1000) and ("year", "1987") in found.documents["J4"].facts
     assert any(":2: warning: not a JSON object" in note for note in found.notes)
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "tsv"])
+def test_the_tail_of_an_overlong_line_is_no_record(tmp_path, monkeypatch, kind):
+    """A line longer than MAX_LINE is read in pieces under one line number; its later pieces were read as lines of
+    their own, so a tail `D2<TAB>forged` (or a JSON object) after the cut became document D2, and the real D2 further
+    on was never read (the reader stops looking for an id once found)."""
+    import runscore.campaign.collection as collection
+
+    monkeypatch.setattr(collection, "MAX_LINE", 1024)
+    if kind == "jsonl":
+        head = '{"id": "D1", "text": "'
+        long_line = head + "a" * (1024 - len(head)) + '{"id": "D2", "text": "forged"}'
+        real = '{"id": "D2", "text": "the real one"}'
+    else:
+        long_line = "D1\t" + "a" * (1024 - 3) + "D2\tforged"
+        real = "D2\tthe real one"
+    found = read(tmp_path, "c." + kind, long_line + "\n" + real + "\n", {"D2"})
+    assert found.documents["D2"].sections[0][1] == "the real one"

@@ -416,7 +416,11 @@ def _read_json(display: str, lines: Iterator[Tuple[int, bytes]], head: bytes, le
     id_field = options.id_field
     quick = None
     bad = 0
+    previous = 0
     for number, line in lines:
+        if number == previous:        # a later piece of a line longer than MAX_LINE: never a record of its own
+            continue
+        previous = number
         if not line.strip():
             continue
         read.records += 1
@@ -495,7 +499,11 @@ def _read_json_array(display: str, lines: Iterator[Tuple[int, bytes]], left: Set
 def _read_tsv(display: str, lines: Iterator[Tuple[int, bytes]], left: Set[str], options: CollectionOptions, decode: _Decoder,
               read: FileRead, found: Collection) -> None:
     layout = None
+    previous = 0
     for number, line in lines:
+        if number == previous:        # a later piece of a line longer than MAX_LINE: never a record of its own
+            continue
+        previous = number
         raw = line.rstrip(b"\r\n")
         if not raw.strip():
             continue
