@@ -248,3 +248,28 @@ def test_the_tail_of_an_overlong_line_is_no_record(tmp_path, monkeypatch, kind):
         real = "D2\tthe real one"
     found = read(tmp_path, "c." + kind, long_line + "\n" + real + "\n", {"D2"})
     assert found.documents["D2"].sections[0][1] == "the real one"
+
+
+def test_a_pipe_or_a_link_to_a_device_in_a_collection_folder_is_not_read(tmp_path):
+    """A FIFO in a collection folder blocked the reader forever (open() waits for a writer), a link to /dev/zero fed
+    it without end: entries that are no regular files are skipped, and said."""
+    import signal
+
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    (folder / "a.trec").write_text(TREC, encoding="utf-8")
+    os.mkfifo(str(folder / "b-pipe"))
+    os.symlink("/dev/zero", str(folder / "c-zero"))
+
+    def stuck(signum, frame):
+        raise AssertionError("the reader blocked on a pipe or a device")
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(10)
+    try:
+        found = read_collection([str(folder)], {"FT911-1", "not-there"}, CollectionOptions())
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "FT911-1" in found.documents
+    assert sum("not a regular file" in note for note in found.notes) == 2

@@ -99,8 +99,10 @@ def read_collection(paths: Sequence[str], wanted: Set[str], options: CollectionO
             codecs.lookup(name)
         except LookupError:
             raise ConfigError("unknown encoding %r (Python's names: utf-8, euc_jp, shift_jis, latin-1, ...)" % name)
-    files = _files(paths)
+    files, skipped = _files(paths)
     found = Collection()
+    for path in skipped:
+        found.note("%s: warning: not a regular file (a pipe, a device, or a link to one), so not read" % path)
     left = set(wanted)
     for path in files:
         if not left:
@@ -117,20 +119,26 @@ def read_collection(paths: Sequence[str], wanted: Set[str], options: CollectionO
 
 
 # ------------------------------------------------------------------------------------ files ---
-def _files(paths: Sequence[str]) -> List[str]:
+def _files(paths: Sequence[str]) -> Tuple[List[str], List[str]]:
+    """(the files to read, the entries of folders that are no regular files): a pipe in a folder would block the
+    reader forever and a link to /dev/zero feed it without end, so only regular files (links to them too) are
+    read."""
     out: List[str] = []
+    skipped: List[str] = []
     for path in paths:
         if os.path.isdir(path):
             for folder, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in SKIPPED_FOLDERS)
-                out.extend(os.path.join(folder, n) for n in sorted(names) if not _skipped(n))
+                for name in sorted(n for n in names if not _skipped(n)):
+                    full = os.path.join(folder, name)
+                    (out if os.path.isfile(full) else skipped).append(full)
         elif os.path.isfile(path):
             out.append(path)
         else:
-            raise ConfigError("collection %r does not exist" % path)
+            raise ConfigError("collection %r does not exist (or is not a regular file)" % path)
     if not out:
         raise ConfigError("the collection %s holds no file" % ", ".join(paths))
-    return out
+    return out, skipped
 
 
 def _skipped(name: str) -> bool:
