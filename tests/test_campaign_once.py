@@ -191,11 +191,12 @@ def test_tau_from_signs_made_once_a_measure_is_the_pairwise_formula(tmp_path):
 
 def test_a_sheet_written_line_at_a_time_holds_what_write_cell_writes_cell_by_cell(tmp_path):
     """write_sheet tests a whole line for anything to escape or quote (most pool rows have nothing): hostile cells
-    (escapes, formula starts after a TAB, line separators) must come out as write_cell writes them."""
+    (escapes, formula starts after a TAB, a comma, a semicolon or a quote, line separators) must come out as
+    write_cell writes them."""
     from runscore.campaign import sheet
 
     rng = random.Random(11)
-    alphabet = list("ab1 \\\t\n\r=+-@'\"\x00\u2028é")
+    alphabet = list("ab1 \\\t\n\r=+-@'\",;\x00\u2028é")
     columns = ["topic", "item", "runs", "text", "label"]
     rows = [{c: "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for c in columns}
             for _ in range(3000)]

@@ -91,6 +91,8 @@ class Pooling:
     items_have_text: bool = False
     # The pool folder's sub-folder holding the organiser's files the units cite ("" when there are none).
     official_folder: str = ""
+    # What a pool of units holds, as `runscore pool` says it ("pooled 5 run(s) of 3 team(s), <this>: ...").
+    units_pooled: str = "every unit of every run"
 
     # ------------------------------------------------------------------------------ pooling ---
     def read_official(self, paths: Sequence[str]) -> Dict[str, Any]:

@@ -46,6 +46,7 @@ class ACPooling(Pooling):
     columns_after_text = ("passage",)
     items_have_text = True
     official_folder = PR_RUNS
+    units_pooled = "every answer and nugget"
 
     def read_official(self, paths: Sequence[str]) -> Dict[str, Any]:
         """The official PR runs the nuggets cite, by normalised name, read by the PR task's own reader; an invalid
