@@ -287,3 +287,18 @@ def test_each_kit_readme_and_data_page_speak_of_its_own_task(dist):
 def test_participant_text(text, expected):
     from runscore.codabench.pages import participant_text
     assert participant_text(text) == expected
+
+
+def test_a_kit_readme_says_which_task_its_examples_use_as_the_readme_writes_them():
+    """The kit README's worked examples are written with one task (its first `--task`); the note at the top of
+    another task's kit says which, read from the README itself rather than from a task id kept in the code."""
+    from runscore.codabench.bundle import kit_note
+    from runscore.tasks import get_task
+
+    readme = open(os.path.join(ROOT, "starting_kit", "README.md"), encoding="utf-8").read()
+    example = re.search(r"--task ([a-z0-9][a-z0-9-]*)", readme).group(1)
+    others = [task for task in TASKS if task.id != example]
+    assert others and all("The examples below use `%s`; with this kit, write `--task %s`" % (example, task.id)
+                          in kit_note(task, readme) for task in others)
+    assert "examples below" not in kit_note(get_task(example), readme)
+    assert "examples below" not in kit_note(others[0], readme.replace("--task %s" % example, "--task TASK"))
