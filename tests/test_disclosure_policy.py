@@ -173,3 +173,25 @@ def test_the_second_pass_of_a_hidden_phase_costs_no_read_budget(tmp_path, monkey
     monkeypatch.setattr(textfile, "MAX_SUBMISSION_TEXT_BYTES", size + 16)
     code, out, err, page = _phase(tmp_path, "r2c2-ac", "aggregate")
     assert code == 0, err
+
+
+@pytest.mark.parametrize("task_id", sorted(os.listdir(os.path.join(ROOT, "reference_data"))))
+@pytest.mark.parametrize("detail", [None, "per_topic"])
+def test_a_hidden_phase_stores_each_column_as_the_leaderboard_shows_it(tmp_path, task_id, detail):
+    """Codabench stores a score with 10 decimals and returns it so to the submitter (`/api/submissions/`): a hidden
+    phase writes each column rounded to its precision, the value the board shows, and no digit more than the
+    channel counts (codabench/channel.py). Every sample run but datasearch-qa's has a column value that is not
+    round at its precision, so the test fails where the scores files carry 10 decimals."""
+    import json
+
+    from runscore.tasks import get_task
+
+    task = get_task(task_id)
+    code, out, err, page = _phase(tmp_path, task_id, detail)
+    assert code == 0, err
+    stored = json.loads((tmp_path / "output" / "scores.json").read_text(encoding="utf-8"))
+    lines = (tmp_path / "output" / "scores.txt").read_text(encoding="utf-8")
+    for column in task.columns:
+        value = stored[task.leaderboard_key(column)]
+        assert value == float("%.*f" % (column.precision, value)), (column.measure, value)
+        assert "%s: %.10f\n" % (task.leaderboard_key(column), value) in lines

@@ -3,7 +3,8 @@ independent statement of the identity rules, and damaged sheets, runs tables and
 `runscore judgements`.
 
 Campaigns: Codabench downloads of random owners, ids, phases and days, each one team's Temporalia runs whose names,
-groups and document ids are drawn from hostile strings (formula starts, markup, U+2028, LaTeX specials, non-ASCII),
+groups and document ids are drawn from hostile strings (formula starts, also after a separator, markup, U+2028,
+LaTeX specials, non-ASCII),
 with random --phase, --deadline (and the platform's list), --allow-same-names and --runs-per-team. The pool must
 take exactly the runs `expected_runs` says (a second, simpler statement of docs/campaign.md's rules: a run is
 (owner, name); later ids replace; one name from two owners refuses unless allowed; the cap counts an owner's runs
@@ -34,9 +35,10 @@ FILES = int(os.environ.get("RUNSCORE_FUZZ_CAMPAIGN_FILES", "20"))
 REF = os.path.join(ROOT, "reference_data", "temporalia-tir")
 
 OWNERS = ["alice", "bob_smith", "-eve", "mal-lory", "o_PhaseId9", "zed99", "ümit"]
-NAMES = ["=r1", "+r2", "r3", "@r4", "[r5", "*r6", "<!--r7", "r\u00e98", "r9", "-r1", "r3@alice"]
-GROUPS = ["g", "=g", "[g", "<g>", "ünï", "g_1", "@g"]
-DOCS = ["lk-1", "=HYPERLINK(1)", "+1", "<!--<script>", "x\\y", "'q", "-2", "@d", "d{1}", "中文"]
+NAMES = ["=r1", "+r2", "r3", "@r4", "[r5", "*r6", "<!--r7", "r\u00e98", "r9", "-r1", "r3@alice", "x;=r10", 'y,"@r11']
+GROUPS = ["g", "=g", "[g", "<g>", "ünï", "g_1", "@g", "h;=g"]
+DOCS = ["lk-1", "=HYPERLINK(1)", "+1", "<!--<script>", "x\\y", "'q", "-2", "@d", "d{1}", "中文", "a;=HYPERLINK(2)",
+        'b,"+1']
 DEADLINE = datetime(2026, 5, 1, 14, 59, tzinfo=timezone.utc)
 DAYS = ["2026-04-29", "2026-04-30", "2026-05-01", "2026-05-02"]
 RUN_NUMBER = re.compile(r"([0-9]{1,9})(?:\.[A-Za-z]+)?$")

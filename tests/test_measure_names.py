@@ -60,7 +60,8 @@ def test_an_unknown_measure_names_the_close_ones_only(task_id, available, typed,
 
 @pytest.mark.parametrize("typed, expected", [
     ("nDCG@10", "ndcg_cut.10"), ("ndcg@10", "ndcg_cut.10"), ("P@10", "P.10"), ("AP", "map"), ("AP@100", "map_cut.100"),
-    ("RR", "recip_rank"), ("R@100", "recall.100"), ("Rprec", "Rprec"), ("success@1", "success.1"), ("foo", None),
+    ("RR", "recip_rank"), ("R@100", "recall.100"), ("Rprec", "Rprec"), ("success@1", "success.1"),
+    ("foo", None), ("P@\u0663", None), ("P@" + "9" * 19, None), ("P@" + "9" * 18, "P." + "9" * 18),
 ])
 def test_ir_measures_names_translate_to_trec_eval(typed, expected):
     assert ir_measures_to_trec_eval(typed) == expected
@@ -89,3 +90,11 @@ def test_compare_takes_any_spelling_and_prints_the_measure_name():
         assert out.startswith("Per-topic map_rel1\n")
     code, out, err = run_cli("compare", "--task", "ntcir1-adhoc", "--ref", ref, "--measure", "mapp", sample, sample)
     assert code == 2 and "did you mean map_rel1" in err and len(err) < 300
+
+
+def test_a_cutoff_of_thousands_of_digits_is_a_usage_error_through_the_api():
+    """`P@` and 5,000 digits: int() raised a ValueError (a traceback for the API's caller), not a usage error."""
+    from runscore import api
+
+    with pytest.raises(ConfigError):
+        api.trec_eval({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, measures=["P@" + "9" * 5000])

@@ -352,3 +352,25 @@ def test_beside_ir_measures_and_beir_by_the_recipe_pip_check_is_clean(built, tmp
     pytest.importorskip("beir", reason="beir is not installed here (make setup installs it with --no-deps)")
     theirs = adopted(sys.executable, "beir")
     assert theirs.pop("module") == "pytrec_eval" and ours == theirs
+
+
+def test_the_wheel_command_says_what_is_wrong_with_its_folder(tmp_path, capsys):
+    """`-o` naming a file, or a folder inside one, is the user's mistake (exit 2 and why), not an internal error;
+    a folder with a space is quoted in the command it prints, and a line break in its name cannot add a line to
+    the constraints file (pip reads every line of it)."""
+    import shlex
+
+    from runscore.cli import main
+
+    (tmp_path / "a-file").write_text("")
+    for target in ("a-file", "a-file/sub"):
+        assert main(["pytrec-eval-wheel", "-o", str(tmp_path / target)]) == 2
+        err = capsys.readouterr().err
+        assert "internal error" not in err and "cannot write the wheel into" in err
+    folder = str(tmp_path / "my wheels")
+    assert main(["pytrec-eval-wheel", "-o", folder]) == 0
+    assert "--find-links %s -c " % shlex.quote(folder) in capsys.readouterr().out
+    folder = str(tmp_path / "w\n--index-url=x")
+    assert main(["pytrec-eval-wheel", "-o", folder]) == 0
+    lines = open(os.path.join(folder, "constraints.txt"), encoding="utf-8").read().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("#") and not any(line.startswith("--") for line in lines)

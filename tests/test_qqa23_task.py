@@ -252,3 +252,22 @@ def test_missing_and_all_dropped_questions_score_zero_with_notes(tmp_path):
     assert scores.notes[:2] == ["sample_run02: 1 pq_id(s) missing from the run, scored 0 (901:1-3_001)",
                                 "sample_run02: 1 pq_id(s) every prediction dropped, scored 0 (903:5-7_006)"]
     assert any("every answer is dropped by the scorer" in line for line in lines)
+
+
+def test_half_a_surrogate_pair_is_the_participants_error_not_a_crash(tmp_path):
+    """`"\\ud800"` is valid JSON, and json.loads keeps the lone half, which no UTF-8 page can hold: the sample
+    phase's page (it shows the answers) failed to be written, an internal error (exit 2). It is refused at its
+    line; an escaped pair (one character) is text like any other."""
+    text = open(SAMPLE_RUN, encoding="utf-8").read()
+    at = text.index('"answer": "') + len('"answer": "')
+    line = text.count("\n", 0, at) + 1
+    (tmp_path / "input" / "res").mkdir(parents=True)
+    shutil.copytree(SAMPLE_REF, str(tmp_path / "input" / "ref"))
+    (tmp_path / "input" / "res" / "team_run01.json").write_text(text[:at] + "\\ud800" + text[at:], encoding="utf-8")
+    code, out, err = run_score_py(tmp_path / "input", tmp_path / "output")
+    assert code == 1, err
+    assert "team_run01.json:%d: error: not valid Unicode: a string holds \\ud800" % line in err
+    (tmp_path / "input" / "res" / "team_run01.json").write_text(text[:at] + "\\ud83d\\ude00" + text[at:],
+                                                                encoding="utf-8")
+    code, out, err = run_score_py(tmp_path / "input", tmp_path / "output2")
+    assert code == 0, err

@@ -123,8 +123,9 @@ def test_score_py_on_the_worker_layout_scores_with_the_workers_data(built, tmp_p
     out, worker, secret, _ = built
     code, stdout, stderr, page = score_py(_worker_layout(tmp_path / "w", out, worker))
     assert code == 0, stderr
-    direct = tmp_path / "direct"
-    shutil.copytree(str(secret), str(direct / "input" / "ref"))
+    direct = tmp_path / "direct"           # the same data given directly, at the same level (detail: aggregate)
+    copy = [p for p in worker.iterdir() if p.is_dir()][0] / "ntcir1-adhoc"
+    shutil.copytree(str(copy), str(direct / "input" / "ref"))
     shutil.copytree(os.path.join(SAMPLES, "ntcir1-adhoc"), str(direct / "input" / "res"))
     assert score_py(direct)[0] == 0
     assert (tmp_path / "w" / "output" / "scores.json").read_text() == (direct / "output" / "scores.json").read_text()

@@ -17,14 +17,21 @@ WARNING = "warning"
 
 # A message quoting a hostile field (a 5 MB "document id") is cut in the middle to stay readable (docs/limits.md).
 MAX_MESSAGE_CHARS = 2000
-# Line breaks and other control characters quoted from a file would break the one-line FILE:LINE format.
-_CONTROL = {c: "\\x%02x" % c for c in range(32) if c != 9}
-_CONTROL.update({10: "\\n", 13: "\\r", 0x85: "\\x85", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+# Line breaks and other control characters quoted from a file would break the one-line FILE:LINE format, and a
+# terminal runs them (ESC and the one-byte CSI U+009B move the cursor and erase lines; DEL erases a character).
+_CONTROL = {c: "\\x%02x" % c for c in list(range(32)) + list(range(0x7f, 0xa0)) if c != 9}
+_CONTROL.update({10: "\\n", 13: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def printable(text: str) -> str:
+    """`text` with every control character but TAB written as an escape (`\\x1b`): one line that a terminal shows
+    as it is, for what a command prints of a participant's names outside a Diagnostic."""
+    return text.translate(_CONTROL)
 
 
 def clip_message(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     """One printable line of at most about `limit` characters."""
-    message = message.translate(_CONTROL)
+    message = printable(message)
     if len(message) <= limit:
         return message
     head, tail = limit * 4 // 5, limit // 8

@@ -17,6 +17,7 @@ import zipfile
 from typing import List, Tuple
 
 from . import __version__
+from .errors import printable
 
 DISTRIBUTION = "pytrec-eval-terrier"
 # The pytrec-eval-terrier release runscore.pytrec_eval is verified against (tests/test_pytrec_eval_compat.py).
@@ -73,6 +74,7 @@ def write(folder: str) -> Tuple[str, str]:
             archive.writestr(entry, data)
     constraints = os.path.join(folder, "constraints.txt")
     with open(constraints, "w", encoding="utf-8") as handle:
+        # the comment names the folder on one line (pip reads every other line of the file as a constraint)
         handle.write("# pip install --find-links %s -c %s ir_measures beir: pytrec-eval-terrier is runscore's\n"
-                     "%s==%s\n" % (folder, constraints, DISTRIBUTION, version()))
+                     "%s==%s\n" % (printable(folder), printable(constraints), DISTRIBUTION, version()))
     return path, constraints

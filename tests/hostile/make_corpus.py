@@ -117,8 +117,10 @@ def _extra_cases(task_id: str, clean: bytes):
         return [("confidence_400_digits", b"\n".join(lines[:answer] + [text + b";" + b"9" * 400] + lines[answer + 1:])),
                 ("passage_rank_5000_digits", b"\n".join(lines[:nugget] + [b";".join(fields[:2] + [b"9" * 5000]
                                                                                       + fields[3:])] + lines[nugget + 1:]))]
-    if task_id == "qqa23-mrc":       # a duplicate key inside a nested object (was a crash building the message)
-        return [("json_nested_duplicate_key", b'{"901:1-3_001": {"a": 1, "a": 2}}\n')]
+    if task_id == "qqa23-mrc":       # a duplicate key inside a nested object (was a crash building the message);
+        answer = re.search(rb'"answer":\s*"', clean)     # half a surrogate pair (was a crash writing the page)
+        return [("json_nested_duplicate_key", b'{"901:1-3_001": {"a": 1, "a": 2}}\n'),
+                ("json_lone_surrogate", clean[:answer.end()] + b"\\ud800" + clean[answer.end():])]
     return []
 
 

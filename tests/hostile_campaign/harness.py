@@ -115,7 +115,11 @@ def names_a_real_file(line: str) -> bool:
 
 
 def starts_a_formula(cell: str) -> bool:
-    if cell[:1] not in ("=", "+", "-", "@", "\t", "\r"):
+    """A text cell that a spreadsheet runs, also once split at a comma, a semicolon or a quote by a spreadsheet
+    set to another separator (OWASP's CSV injection page)."""
+    starts = ("=", "+", "-", "@", "\t", "\r")
+    if cell[:1] not in starts and not any(cell[at + 1:at + 2] in starts for at, ch in enumerate(cell)
+                                          if ch in ',;"'):
         return False
     try:
         float(cell)

@@ -126,3 +126,16 @@ def test_only_the_organiser_takes_a_row_off_an_automatic_leaderboard(probe, plat
     assert people["submitter"].call("DELETE", path).status_code == 403
     assert people["organiser"].call("DELETE", path).status_code == 204
     assert row not in [r["id"] for r in board(platform, probe["phase"])]
+
+
+def test_the_submitter_reads_every_stored_decimal_of_her_scores(probe, platform, people):
+    """The board rounds each score to its column's precision (0.1235); the submission API does not: the submitter
+    reads the stored value with its 10 decimals (SubmissionScoreSerializer of a DecimalField(decimal_places=10)).
+    So a hidden phase writes each column already rounded to its precision (codabench/disclosure.py view): what
+    the API returns is then what the board shows, and the channel bound (codabench/channel.py) holds."""
+    mine = people["submitter"].call("GET", "/api/submissions/%d/" % probe["ids"]["0.7"])
+    assert mine.status_code == 200, mine.text
+    stored = {score["column_key"]: score["score"] for score in mine.json()["scores"]}
+    assert stored["data_value"] == "0.1234560000", stored
+    shown = [row for row in board(platform, probe["phase"]) if row["id"] == probe["ids"]["0.7"]][0]
+    assert {s["column_key"]: s["score"] for s in shown["scores"]}["data_value"] == "0.1235"

@@ -268,7 +268,10 @@ document.addEventListener('keydown',function(e){
 });
 // ---- the sheet
 function esc(s){return String(s).replace(/\\/g,'\\\\').replace(/\t/g,'\\t').replace(/\n/g,'\\n').replace(/\r/g,'\\r');}
-function cell(s){s=esc(s);return /^[=+\-@\t\r\n\u0000'"]/.test(s)?"'"+s:s;}
+// a quote before a formula start at the cell's start or after a separator or quote (campaign/safe_output.py)
+var STARTS='=+-@\t\r\n\u0000\'"',SPLITS=',;\t"';
+function cell(s){s=esc(s);var out='';for(var i=0;i<s.length;i++){var c=s.charAt(i);
+  if(STARTS.indexOf(c)>=0&&(i===0||SPLITS.indexOf(s.charAt(i-1))>=0)){out+="'";}out+=c;}return out;}
 function sheet(){
   var out=[P.columns.join('\t')];
   rows.forEach(function(r){out.push(P.columns.map(function(c){return cell(r[c]===undefined?'':r[c]);}).join('\t'));});

@@ -21,7 +21,6 @@ import bz2
 import codecs
 import gzip
 import io
-import json
 import os
 import re
 import tarfile
@@ -30,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..errors import ConfigError
-from .documents import (Document, json_document, livingknowledge_document, nacsis_document, trec_document,
-                        tsv_document)
+from .documents import (Document, json_document, livingknowledge_document, nacsis_document, read_json,
+                        trec_document, tsv_document, whole_characters)
 
 FORMATS = ("auto", "trec", "nacsis", "livingknowledge", "jsonl", "tsv")
 MAX_LINE = 16 * 1024 * 1024         # longer lines are read in pieces of this size
@@ -100,8 +99,10 @@ def read_collection(paths: Sequence[str], wanted: Set[str], options: CollectionO
             codecs.lookup(name)
         except LookupError:
             raise ConfigError("unknown encoding %r (Python's names: utf-8, euc_jp, shift_jis, latin-1, ...)" % name)
-    files = _files(paths)
+    files, skipped = _files(paths)
     found = Collection()
+    for path in skipped:
+        found.note("%s: warning: not a regular file (a pipe, a device, or a link to one), so not read" % path)
     left = set(wanted)
     for path in files:
         if not left:
@@ -118,20 +119,26 @@ def read_collection(paths: Sequence[str], wanted: Set[str], options: CollectionO
 
 
 # ------------------------------------------------------------------------------------ files ---
-def _files(paths: Sequence[str]) -> List[str]:
+def _files(paths: Sequence[str]) -> Tuple[List[str], List[str]]:
+    """(the files to read, the entries of folders that are no regular files): a pipe in a folder would block the
+    reader forever and a link to /dev/zero feed it without end, so only regular files (links to them too) are
+    read."""
     out: List[str] = []
+    skipped: List[str] = []
     for path in paths:
         if os.path.isdir(path):
             for folder, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in SKIPPED_FOLDERS)
-                out.extend(os.path.join(folder, n) for n in sorted(names) if not _skipped(n))
+                for name in sorted(n for n in names if not _skipped(n)):
+                    full = os.path.join(folder, name)
+                    (out if os.path.isfile(full) else skipped).append(full)
         elif os.path.isfile(path):
             out.append(path)
         else:
-            raise ConfigError("collection %r does not exist" % path)
+            raise ConfigError("collection %r does not exist (or is not a regular file)" % path)
     if not out:
         raise ConfigError("the collection %s holds no file" % ", ".join(paths))
-    return out
+    return out, skipped
 
 
 def _skipped(name: str) -> bool:
@@ -417,7 +424,11 @@ def _read_json(display: str, lines: Iterator[Tuple[int, bytes]], head: bytes, le
     id_field = options.id_field
     quick = None
     bad = 0
+    previous = 0
     for number, line in lines:
+        if number == previous:        # a later piece of a line longer than MAX_LINE: never a record of its own
+            continue
+        previous = number
         if not line.strip():
             continue
         read.records += 1
@@ -431,7 +442,7 @@ def _read_json(display: str, lines: Iterator[Tuple[int, bytes]], head: bytes, le
             bad += 1
             continue
         try:
-            record = json.loads(decode(line))
+            record = read_json(decode(line))
         except ValueError:
             bad += 1
             if bad <= 3:
@@ -447,7 +458,7 @@ def _read_json(display: str, lines: Iterator[Tuple[int, bytes]], head: bytes, le
                                   % ", ".join(ID_FIELDS), display, number)
         if quick is None:
             quick = re.compile(rb'"%s"\s*:\s*(?:"([^"]*)"|(-?[0-9]+)\s*[,}])' % re.escape(id_field.encode("utf-8")))
-        _json_record(record, id_field, left, options, read, found)
+        _json_record(record, id_field, left, options, read, found, decode)
         if not left:
             return
     if bad > 3:
@@ -455,12 +466,15 @@ def _read_json(display: str, lines: Iterator[Tuple[int, bytes]], head: bytes, le
 
 
 def _json_record(record: dict, id_field: str, left: Set[str], options: CollectionOptions, read: FileRead,
-                 found: Collection) -> None:
+                 found: Collection, decode: "_Decoder") -> None:
     value = record.get(id_field)
     if value is None or isinstance(value, (dict, list, bool)):
         return
     doc_id = str(value).strip()
     if doc_id in left:
+        replaced = [0]          # halves of surrogate pairs shown as U+FFFD, counted with the undecodable bytes
+        record = whole_characters(record, replaced)
+        decode.replaced += replaced[0]
         _keep(doc_id, json_document(doc_id, record, id_field, options.title_field, options.text_fields), left, read, found)
 
 
@@ -474,7 +488,7 @@ def _read_json_array(display: str, lines: Iterator[Tuple[int, bytes]], left: Set
                        "(JSON lines)" % (display, MAX_JSON_ARRAY))
             return
     try:
-        records = json.loads(decode(bytes(data)))
+        records = read_json(decode(bytes(data)))
     except ValueError as exc:
         found.note("%s: warning: not JSON (%s); not read" % (display, str(exc)[:120]))
         return
@@ -486,14 +500,18 @@ def _read_json_array(display: str, lines: Iterator[Tuple[int, bytes]], left: Set
                           display)
     for record in dicts:
         read.records += 1
-        _json_record(record, id_field, left, options, read, found)
+        _json_record(record, id_field, left, options, read, found, decode)
 
 
 # ------------------------------------------------------------------------------------ TSV ---
 def _read_tsv(display: str, lines: Iterator[Tuple[int, bytes]], left: Set[str], options: CollectionOptions, decode: _Decoder,
               read: FileRead, found: Collection) -> None:
     layout = None
+    previous = 0
     for number, line in lines:
+        if number == previous:        # a later piece of a line longer than MAX_LINE: never a record of its own
+            continue
+        previous = number
         raw = line.rstrip(b"\r\n")
         if not raw.strip():
             continue

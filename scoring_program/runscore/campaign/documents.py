@@ -18,6 +18,7 @@ Parsing is lenient, by tag regex and never by an XML parser (records hold raw `&
 elements); entities are decoded, tags dropped, and nothing here is trusted: the page shows every field as text.
 """
 import html
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -223,6 +224,33 @@ def livingknowledge_document(doc_id: str, record: str) -> Document:
 
 # ------------------------------------------------------------------------------------ JSON, TSV ---
 JSON_TITLES = ("title",)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def read_json(text: str):
+    """A JSON text of a collection or topic file, as the page shows it. Numbers are kept as written (strings): the
+    page shows them and never computes with them, and int() of a long digit string costs its square on the
+    Python 3.9 builds without the int-string limit. ValueError for text that is not JSON or nests too deeply (a
+    RecursionError otherwise, which no reader caught)."""
+    try:
+        return json.loads(text, parse_int=str, parse_float=str)
+    except RecursionError:
+        raise ValueError("nested too deeply")
+
+
+def whole_characters(value, replaced: List[int]):
+    """`value` with every half of a UTF-16 surrogate pair that a JSON escape left alone (`"\\ud800"`) shown as
+    U+FFFD: no page or sheet written as UTF-8 can hold one (writing it failed). replaced[0] counts them."""
+    if isinstance(value, str):
+        if _LONE_SURROGATE.search(value) is None:
+            return value
+        replaced[0] += len(_LONE_SURROGATE.findall(value))
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [whole_characters(v, replaced) for v in value]
+    if isinstance(value, dict):
+        return {whole_characters(k, replaced): whole_characters(v, replaced) for k, v in value.items()}
+    return value
 JSON_TEXTS = ("contents", "text", "body", "abstract", "passage", "content")
 
 

@@ -19,7 +19,6 @@ Ids are matched to the pool's topics by the task's own normaliser (AssessmentFor
 `0084`, R2C2's `D001` = `0001`), so a topic file and the runs may spell them differently. Text is decoded as UTF-8
 when it is valid UTF-8, else in the given or the task's declared encoding (NTCIR-1: EUC-JP), and said which.
 """
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -27,7 +26,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..errors import ConfigError
 from ..tasks.assessing import AssessmentForm
 from ..textfile import numbered_lines
-from .documents import attribute, clean, elements
+from .documents import attribute, clean, elements, read_json, whole_characters
 
 MAX_TOPIC_FILE = 64 * 1024 * 1024
 MAX_TERMS = 30
@@ -263,7 +262,7 @@ def _narrative(body: str) -> str:
 # ------------------------------------------------------------------------------------ JSON, TSV ---
 def _json_topics(text: str, path: str) -> List[Topic]:
     try:
-        data = json.loads(text)
+        data = read_json(text)
         records = data if isinstance(data, list) else _keyed(data)
     except ValueError:
         records = []
@@ -271,9 +270,10 @@ def _json_topics(text: str, path: str) -> List[Topic]:
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                records.append(read_json(line))
             except ValueError as exc:
                 raise ConfigError("not JSON: %s" % str(exc)[:120], path, line_no)
+    records = whole_characters(records, [0])
     found = []
     for record in records:
         if not isinstance(record, dict):

@@ -5,7 +5,8 @@ leaderboard columns (disclosure.py; the messages come from checks that read the 
 verdict per file (accepted or not by the replay of the assessed runs, submission.py). An attacker who sends probe
 runs and reads those values learns at most what they can hold, whatever the probes, adaptive or not:
 
-  a column shows a value rounded to its precision p within [low, high] (Task.value_range), so at most
+  a column shows a value rounded to its precision p within [low, high] (Task.value_range; a hidden phase also
+  stores it so, disclosure.view, since Codabench keeps and serves 10 decimals of a score), so at most
   (high - low) * 10^p + 1 different values, log2 of that in bits; a run tells at most the sum over its task's
   columns, a submission at most its runs times that (the hidden phase's cap on runs, Task.hidden_phase_cap).
 

@@ -21,6 +21,7 @@ levels, read from the reference folder's task.yaml key `detail:`:
 The test of it is indistinguishability (tests/test_disclosure_leaks.py): two hidden references that give a probe the
 same leaderboard values give the same page, logs and scores files, and a rejected submission the same reason.
 """
+import math
 from dataclasses import replace
 from typing import Any, Dict, List
 
@@ -59,18 +60,31 @@ def shows(level: str, needed: str) -> bool:
 
 def view(task: Task, scores: RunScores, level: str) -> RunScores:
     """What of a run's scores a phase at `level` keeps, applied as soon as the run is scored (codabench/entry.py):
-    aggregate keeps the leaderboard columns' values and nothing else (no other measure, note or table)."""
+    aggregate keeps the leaderboard columns' values and nothing else (no other measure, note or table). A hidden
+    phase keeps each column's value as the leaderboard shows it, rounded to the column's precision: Codabench
+    stores a score with 10 decimals and serves it so (`/api/submissions/`, SubmissionScoreSerializer), so the
+    scores files, the choice of the row's run and the page must hold no more digits than the channel counts
+    (channel.py)."""
     if level == FULL:
         return scores
     columns = {c.measure for c in task.columns}
+    shown = {k: shown_value(task, k, v) if k in columns else v for k, v in scores.measures.items()}
     if level == AGGREGATE:
-        return RunScores({k: v for k, v in scores.measures.items() if k in columns})
-    measures = {k: v for k, v in scores.measures.items() if k in columns or not task.is_count(k)}
+        return RunScores({k: v for k, v in shown.items() if k in columns})
+    measures = {k: v for k, v in shown.items() if k in columns or not task.is_count(k)}
     kept = effectiveness_keys(task)
     per_topic = {topic: {k: v for k, v in values.items() if k in kept} for topic, values in scores.per_topic.items()}
     notes = [n for n in scores.notes if shows(level, getattr(n, "shown_from", FULL))]
     tables = [t for t in scores.tables if shows(level, t.get("shown_from", FULL))]
     return replace(scores, measures=measures, per_topic=per_topic, notes=notes, tables=tables)
+
+
+def shown_value(task: Task, measure: str, value: Any) -> Any:
+    """A column's value at its precision (Task.format_value, the one text form of the page and the board); a
+    value that is not a finite number is kept as it is (score.py refuses to store it)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return value
+    return float(task.format_value(measure, value))
 
 
 def effectiveness_keys(task: Task) -> List[str]:

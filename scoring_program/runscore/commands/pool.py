@@ -42,7 +42,7 @@ from ..campaign.downloads import CampaignInputs, Rules, read_campaign
 from ..campaign.identity import Window, parse_time
 from ..campaign.safe_output import neutralise_cell
 from ..campaign.sheet import LABEL, write_sheet
-from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostics
+from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError, Diagnostics, printable
 from ..tasks import get_task
 from ..tasks.base import submission_scope
 
@@ -126,6 +126,12 @@ def identity_rules(args, runs_per_owner=None) -> Rules:
     return Rules(Window(args.phase, deadline), args.submissions, args.allow_same_names, runs_per_owner)
 
 
+def say(text: str, file=None) -> None:
+    """print() for what holds participants' names (run names, topic ids): each line with its control characters
+    escaped, so that a name cannot move the organiser's terminal cursor or erase the lines above it."""
+    print("\n".join(printable(line) for line in text.split("\n")), file=file or sys.stdout)
+
+
 def refusal(found: CampaignInputs, skip_invalid: bool, what: str) -> List[str]:
     """The lines that refuse the command (nothing written), or [] when it may go on."""
     if found.conflicts:
@@ -197,13 +203,13 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     found = read_campaign(task, args.sources, workdir, reference, rules,
                           after_check=pooling.keep_top(task, options, args.depth))
     for message in found.messages:
-        print(message, file=sys.stderr)
+        say(message, file=sys.stderr)
     refused = refusal(found, args.skip_invalid, "pool")
     if refused:
-        print("\n".join(refused), file=sys.stderr)
+        say("\n".join(refused), file=sys.stderr)
         return EXIT_INVALID_RUN
     for note in found.notes:
-        print(note, file=sys.stderr)
+        say(note, file=sys.stderr)
     if not found.runs:
         raise ConfigError("no valid run to pool")
     teams = OrderedDict((taken.label, taken.owner) for taken in found.runs)
@@ -224,7 +230,7 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     not_blind = task.assessment.not_blind(options) if prepared is not None else None
     if not_blind:
         where = os.path.join(args.ref, "task.yaml") if os.path.isdir(args.ref) else args.ref   # options come from it
-        print("%s: warning: %s" % (where, not_blind), file=sys.stderr)
+        say("%s: warning: %s" % (where, not_blind), file=sys.stderr)
     os.makedirs(args.output, exist_ok=True)
     if official is not None:
         copy_pr_runs(official, args.output)
@@ -235,19 +241,19 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
         handle.write("\n")
     if prepared is not None:
         for note in prepared.collection.told() if prepared.collection else ():
-            print(note, file=sys.stderr)
+            say(note, file=sys.stderr)
         write_assessment(args.output, prepared)
     # last: its presence means complete; without pages to make, its rows are made one at a time as it is written
     write_sheet(os.path.join(args.output, POOL_FILE), columns,
                 rows if rows is not None else sheet_rows(pool, args.order, args.seed))
     print_summary(stats)
     if prepared is not None:
-        print("\n".join(prepared.summary(args.output)))
+        say("\n".join(prepared.summary(args.output)))
     for companion in found.companions:
         receipt = companion.receipt
-        print("receipt: companion %s of %s, %d line%s, sha256 %s (%s)"
-              % (companion.name, companion.owner or "no known owner (a loose file)", receipt.lines,
-                 "" if receipt.lines == 1 else "s", receipt.sha256, companion.origin.source))
+        say("receipt: companion %s of %s, %d line%s, sha256 %s (%s)"
+            % (companion.name, companion.owner or "no known owner (a loose file)", receipt.lines,
+               "" if receipt.lines == 1 else "s", receipt.sha256, companion.origin.source))
     return EXIT_OK
 
 
@@ -393,10 +399,10 @@ def statistics(pool: pooling.Pool, args, unresolved: Dict[str, int], copies: Dic
 
 def print_summary(stats: dict) -> None:
     per_topic = list(stats["items_per_topic"].values())
-    print("pooled %d run(s) of %d team(s), %s: %d item(s) over %d topic(s) (%d to %d per topic)"
-          % (len(stats["runs"]), len(set(r["team"] for r in stats["runs"])),
-             "depth %d" % stats["depth"] if stats["depth"] else "every answer and nugget",
-             stats["items"], len(per_topic), min(per_topic), max(per_topic)))
-    print("run\tteam\tunique items")
+    say("pooled %d run(s) of %d team(s), %s: %d item(s) over %d topic(s) (%d to %d per topic)"
+        % (len(stats["runs"]), len(set(r["team"] for r in stats["runs"])),
+           "depth %d" % stats["depth"] if stats["depth"] else "every answer and nugget",
+           stats["items"], len(per_topic), min(per_topic), max(per_topic)))
+    say("run\tteam\tunique items")
     for entry in stats["runs"]:
-        print("%s\t%s\t%d" % (entry["run"], entry["team"], stats["unique_per_run"][entry["run"]]))
+        say("%s\t%s\t%d" % (entry["run"], entry["team"], stats["unique_per_run"][entry["run"]]))

@@ -4,10 +4,11 @@ constraints file, for installing ir_measures, BEIR or mteb beside runscore with 
 """
 import argparse
 import os
+import shlex
 
 from .. import pytrec_eval_wheel
 from ..cli import _Parser
-from ..errors import EXIT_OK
+from ..errors import EXIT_OK, ConfigError, printable
 
 NAME = "pytrec-eval-wheel"
 HELP = "write a local pytrec-eval-terrier wheel that is runscore's pytrec_eval, for ir_measures, BEIR and mteb"
@@ -27,10 +28,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(argv) -> int:
     args = build_parser().parse_args(argv)
-    wheel, constraints = pytrec_eval_wheel.write(args.output)
+    try:
+        wheel, constraints = pytrec_eval_wheel.write(args.output)
+    except OSError as exc:          # -o names a file, or a folder that cannot be made or written
+        raise ConfigError("cannot write the wheel into this folder: %s" % (exc.strerror or exc), args.output)
     folder = os.path.dirname(wheel) or "."
-    print(wheel)
-    print(constraints)
-    print("next: pip install --find-links %s -c %s ir_measures   (or beir, mteb; keep -c for later installs)"
-          % (folder, constraints))
+    print(printable(wheel))
+    print(printable(constraints))
+    print(printable("next: pip install --find-links %s -c %s ir_measures   (or beir, mteb; keep -c for later "
+                    "installs)" % (shlex.quote(folder), shlex.quote(constraints))))
     return EXIT_OK

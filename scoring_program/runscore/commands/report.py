@@ -12,7 +12,7 @@ from typing import List
 from .. import api
 from ..campaign import agreement_tau, overview
 from ..cli import _option_overrides, _Parser
-from .pool import add_identity_options
+from .pool import add_identity_options, say
 from ..errors import EXIT_INVALID_RUN, EXIT_OK
 
 NAME = "report"
@@ -64,13 +64,13 @@ def run(argv: List[str]) -> int:
                              allow_same_names=args.allow_same_names, skip_invalid=args.skip_invalid)
     except api.InvalidRunsError as exc:
         for line in exc.lines:
-            print(line, file=sys.stderr)
-        print("no report written: fix the errors above", file=sys.stderr)
+            say(line, file=sys.stderr)
+        say("no report written: fix the errors above", file=sys.stderr)
         return EXIT_INVALID_RUN
     for message in written.messages:
-        print(message, file=sys.stderr)
+        say(message, file=sys.stderr)
     for note in written.notes:
-        print("note: %s" % note, file=sys.stderr)
-    print("%d run%s of %s: wrote %s into %s" % (written.runs, "" if written.runs == 1 else "s", args.task,
-                                                ", ".join(written.files), args.output))
+        say("note: %s" % note, file=sys.stderr)
+    say("%d run%s of %s: wrote %s into %s" % (written.runs, "" if written.runs == 1 else "s", args.task,
+                                              ", ".join(written.files), args.output))
     return EXIT_OK

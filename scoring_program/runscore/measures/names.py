@@ -157,14 +157,18 @@ def from_trec_eval(text: str) -> MeasureName:
 # `ndcg_cut.10`) and any case; they are compared as "squashed" forms (lower case, letters and digits only).
 
 # ir_measures (and NTCIREVAL) names -> the trec_eval name of the same measure; `{}` takes the cutoff.
-_IR_MEASURES_TO_TREC = [
-    (r"m?ap", "map"), (r"m?ap@(\d+)", "map_cut.{}"), (r"p@(\d+)|prec@(\d+)", "P.{}"),
-    (r"ndcg@(\d+)|ndcg_cut@(\d+)", "ndcg_cut.{}"), (r"ndcg", "ndcg"), (r"m?rr|reciprank", "recip_rank"),
-    (r"r-?prec|rprec", "Rprec"), (r"bpref", "bpref"), (r"r@(\d+)|recall@(\d+)", "recall.{}"),
-    (r"success@(\d+)|hit@(\d+)", "success.{}"), (r"numret", "num_ret"), (r"numrel", "num_rel"),
+# Cutoffs are ASCII digits, at most 18 of them: `\d` took any Unicode digit (`P@٣` was P.3) and int() of a
+# 5,000-digit cutoff raised a ValueError through the API (its cost grows with the square of the digits on Python
+# 3.9 builds without the int-string limit).
+_CUT = "([0-9]{1,18})"
+_IR_MEASURES_TO_TREC = [(pattern.replace("@N", "@" + _CUT), template) for pattern, template in [
+    (r"m?ap", "map"), (r"m?ap@N", "map_cut.{}"), (r"p@N|prec@N", "P.{}"),
+    (r"ndcg@N|ndcg_cut@N", "ndcg_cut.{}"), (r"ndcg", "ndcg"), (r"m?rr|reciprank", "recip_rank"),
+    (r"r-?prec|rprec", "Rprec"), (r"bpref", "bpref"), (r"r@N|recall@N", "recall.{}"),
+    (r"success@N|hit@N", "success.{}"), (r"numret", "num_ret"), (r"numrel", "num_rel"),
     (r"numrelret|numrel_ret", "num_rel_ret"), (r"infap", "infAP"), (r"gm_?map|gmap", "gm_map"),
-    (r"11pt|11pt_?avg|interp_11pt", "11pt_avg"), (r"judged@(\d+)", "judged.{}"), (r"err@(\d+)", "ERR@{}"),
-]
+    (r"11pt|11pt_?avg|interp_11pt", "11pt_avg"), (r"judged@N", "judged.{}"), (r"err@N", "ERR@{}"),
+]]
 
 
 def squash(name: str) -> str:

@@ -71,7 +71,22 @@ def parse_json(text: str, display: str) -> JsonDocument:
         scanner.value(scanner.skip(0), ())
     except RecursionError:
         raise RunError("not a usable run: JSON nested too deeply", display, 1)
+    except RunError as exc:                # a string that is no text (_whole_characters), at its line
+        raise RunError(exc.diagnostic.message, display, exc.diagnostic.line)
     return JsonDocument(value, scanner.lines, scanner.key_lines, scanner.duplicates)
+
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _whole_characters(text: str, line: int) -> None:
+    """A string whose \\u escapes leave half of a UTF-16 surrogate pair (`"\\ud800"`) is refused: json.loads
+    keeps the half as it is, a code point no UTF-8 text (a page, a log) can hold, so the report of the run failed
+    (an escaped pair such as `"\\ud83d\\ude00"` is one character and passes)."""
+    found = LONE_SURROGATE.search(text)
+    if found is not None:
+        raise RunError("not valid Unicode: a string holds \\u%04x, half of a UTF-16 surrogate pair without its other "
+                       "half; write the character itself (or both halves of its pair)" % ord(found.group()), "", line)
 
 
 class _Scanner:
@@ -99,7 +114,9 @@ class _Scanner:
         if char == "[":
             return self.array(index + 1, path)
         if char == '"':
-            return scanstring(self.text, index + 1)[1]
+            text, end = scanstring(self.text, index + 1)
+            _whole_characters(text, self.line_at(index))
+            return end
         for word, _ in sorted(CONSTANTS.items(), key=lambda kv: -len(kv[0])):
             if self.text.startswith(word, index):
                 return index + len(word)
@@ -113,6 +130,7 @@ class _Scanner:
         while True:
             key_line = self.line_at(index)
             key, index = scanstring(self.text, index + 1)
+            _whole_characters(key, key_line)
             if key in seen:
                 self.duplicates.append(Duplicate(path, key, key_line, seen[key]))
             else:

@@ -208,7 +208,9 @@ class R2C2PR(Task):
                 diags.error(0, "no line answers any official question (%s ... %s)"
                             % (min(official), max(official)) if official else "the reference has no questions")
             if options["passage_key_mode"] == "run_rank" and reference.assessed is not None and not diags.has_errors:
-                run.unjudged = _changed_passages(run, reference.assessed.get(run.name, {}), options, diags)
+                assessed = reference.assessed.get(run.name, {})
+                run.unjudged = _changed_passages(run, assessed, options, diags)
+                _missing_passages(run, assessed, official, options, diags)
         return [ParsedRun(run.name, display, run)]
 
     # ------------------------------------------------------------------------------ rankings (campaign) ---
@@ -266,6 +268,23 @@ def _changed_passages(run: PRRun, assessed: Dict[tuple, str], options: Dict[str,
             else:
                 diags.warning(passage.line, message + "; it counts as not relevant")
     return changed
+
+
+def _missing_passages(run: PRRun, assessed: Dict[tuple, str], official: set, options: Dict[str, Any],
+                      diags: Diagnostics) -> None:
+    """Passages of the run as it was assessed (of official questions) that this run leaves out: counted, not
+    named. A replay scores the run as it was assessed, as r2c2-ac's does (its missing questions and nugget lines);
+    were a part of it enough, a one-line file would be accepted exactly when its passage is the assessed one, an
+    oracle on another team's run (one guess per file of a free rejected submission)."""
+    held = {(qid, rank) for qid in run.topics for rank, _ in run.passages(qid)}
+    missing = sum(1 for qid, rank in assessed if qid in official and (qid, rank) not in held)
+    if not missing:
+        return
+    message = "%d passage(s) of run %s as it was assessed are missing here" % (missing, run.name)
+    if options["changed_parts"] == "error":
+        diags.error(0, message + "; a replay leaderboard scores only the runs as they were assessed (docs/r2c2-pr.md)")
+    else:
+        diags.warning(0, message + "; they count as not retrieved")
 
 
 def _key(pr_run: PRRun, topic: str, rank: int, mode: str) -> str:
