@@ -21,7 +21,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 from ..errors import ConfigError, RunError
 from ..tasks.assessing import LabelScale
 from ..textfile import MAX_FILE_BYTES, UTF16_BOMS, numbered_lines, read_text
-from .safe_output import FORMULA_STARTS, neutralise_cell, restore_cell
+from .safe_output import CELL_SPLITS, FORMULA_STARTS, neutralise_cell, restore_cell
 
 FIRST = ("topic", "item", "runs")
 LABEL = "label"
@@ -57,9 +57,11 @@ def unescape(text: str) -> str:
     return "".join(out)
 
 
-# A line some cell of which write_cell changes: a character it escapes anywhere, or one that neutralise_cell quotes at
-# the start of a cell (a TAB inside a cell is caught by counting the separators).
-_NEEDS_CARE = re.compile(r"[\\\n\r]|(?:^|\t)[%s]" % re.escape("".join(sorted(FORMULA_STARTS - set("\t\n\r")))))
+# A line some cell of which write_cell changes: a character it escapes anywhere, or one that neutralise_cell quotes
+# where a spreadsheet may start a cell (at the start of a field or after one of CELL_SPLITS; a TAB inside a cell is
+# caught by counting the separators). Built from safe_output's own sets, so the two rules cannot drift apart.
+_NEEDS_CARE = re.compile(r"[\\\n\r]|(?:^|[%s])[%s]" % (re.escape("".join(sorted(CELL_SPLITS))),
+                                                      re.escape("".join(sorted(FORMULA_STARTS - set("\t\n\r"))))))
 
 
 def write_cell(value: str) -> str:
