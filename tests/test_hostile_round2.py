@@ -403,3 +403,29 @@ def test_sigterm_removes_the_unpacked_submission(tmp_path):
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert b"stopped by SIGTERM" in err
     assert [n for n in os.listdir(str(tmp)) if n.startswith("runscore-")] == []
+
+
+def test_a_sigterm_while_the_unpacked_submission_is_removed_still_removes_it(monkeypatch):
+    """SIGTERM just after scoring, while the folder is being removed (a fast scorer met the test above so): the
+    removal finishes, then the termination goes on."""
+    import tempfile
+
+    from runscore.codabench import entry
+
+    folder = tempfile.mkdtemp()
+    for k in range(50):
+        open(os.path.join(folder, "f%02d" % k), "w").close()
+    real = shutil.rmtree
+    calls = []
+
+    def interrupted(path, ignore_errors=False):
+        calls.append(path)
+        if len(calls) == 1:
+            os.unlink(os.path.join(path, "f00"))        # part of the folder is gone when the signal arrives
+            raise entry.Terminated()
+        return real(path, ignore_errors=ignore_errors)
+
+    monkeypatch.setattr(entry.shutil, "rmtree", interrupted)
+    with pytest.raises(entry.Terminated):
+        entry.remove_tree(folder)
+    assert not os.path.exists(folder) and len(calls) == 2

@@ -57,11 +57,11 @@ def unescape(text: str) -> str:
     return "".join(out)
 
 
-# A line some cell of which write_cell changes: a character it escapes anywhere, or one that neutralise_cell quotes at
-# the start of a cell or after a separator or quote inside one (a TAB inside a cell is caught by counting the
-# separators).
+# A line some cell of which write_cell changes: a character it escapes anywhere, or one that neutralise_cell quotes
+# where a spreadsheet may start a cell (at the start of a field or after one of CELL_SPLITS; a TAB inside a cell is
+# caught by counting the separators). Built from safe_output's own sets, so the two rules cannot drift apart.
 _NEEDS_CARE = re.compile(r"[\\\n\r]|(?:^|[%s])[%s]" % (re.escape("".join(sorted(CELL_SPLITS))),
-                                                        re.escape("".join(sorted(FORMULA_STARTS - set("\t\n\r"))))))
+                                                      re.escape("".join(sorted(FORMULA_STARTS - set("\t\n\r"))))))
 
 
 def write_cell(value: str) -> str:

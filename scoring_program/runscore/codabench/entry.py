@@ -85,7 +85,21 @@ def run(input_dir: str, output_dir: str) -> int:
         with submission_scope():
             return _score_submission(references, res_dir, workdir, output_dir, page)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_tree(workdir)
+
+
+def remove_tree(folder: str) -> None:
+    """Remove the unpacked submission even when SIGTERM arrives while it is being removed (a submission scored just
+    before the platform's time limit), then let the termination go on: a half-removed folder would be left behind."""
+    stopped = None
+    while True:
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+            break
+        except Terminated as exc:
+            stopped = exc
+    if stopped is not None:
+        raise stopped
 
 
 def remove_old_scores(output_dir: str) -> None:
