@@ -187,7 +187,7 @@ bundle: setup
 # The shape table (every shape of input users have, against trec_eval -O2 and pytrec_eval: a promise of speed made
 # on clean input only broke on others; about 30 minutes on a quiet machine), then the size and form benchmark and the many-files benchmark. SHAPES_FLAGS=--quick for a look.
 bench: setup
-	$(PY) benchmarks/shapes.py $(SHAPES_FLAGS) --json benchmarks/shapes.json --markdown benchmarks/shapes.md
+	$(PY) benchmarks/shapes.py $(SHAPES_FLAGS) --json benchmarks/shapes.json
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/many_files.py
 	$(PY) benchmarks/report_bench.py
