@@ -102,9 +102,9 @@ section.run.best{border-left-color:var(--good)}
 td,th{overflow-wrap:normal}
 table{border-collapse:collapse;margin:.3em 0 1em;font-size:.86em;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;padding:.2em 0;color:var(--muted)}
-th,td{padding:.28em .75em;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
+th,td{padding:.28em .6em;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
-thead th{background:var(--head);position:sticky;top:0}
+thead th{background:var(--head);position:sticky;top:0;white-space:normal;vertical-align:bottom}
 .scroll td:first-child{position:sticky;left:0;background:#fff;z-index:1}.scroll tr.best td:first-child{background:var(--goodbg)}
 .scroll th:first-child{left:0;z-index:2}
 tr.best td{background:var(--goodbg);font-weight:600}
