@@ -340,3 +340,13 @@ def test_the_fit_probe_sees_an_overflow(tmp_path):
     scroll, viewport, wide = _fit('<!DOCTYPE html><html><body><div style="width:2000px">x</div></body></html>',
                                   tmp_path, 390, "bad")
     assert scroll > viewport and wide.startswith("div:")
+
+
+def test_a_runs_notes_are_sentences_of_their_own(scored_page):
+    """The notes of a run were run together ('... = judged_with_relevant) sample_run1: 1 subtopic(s) ...'): each ends
+    with a full stop now."""
+    if not any(t.id == "temporalia-tir" for t in TASKS):
+        pytest.skip("needs the temporalia-tir task")
+    page = scored_page[0].read_text(encoding="utf-8")
+    assert "(average_over = judged_with_relevant). sample_run1: " in page
+    assert "(average_over = judged_with_relevant) sample_run1" not in page

@@ -262,8 +262,8 @@ def _run_section(task, run, scores, is_best, diagnostics, detail: str = FULL) ->
                        "collapsed": True})
     tables.extend(getattr(scores, "tables", None) or [])
     text = "File %s." % run.path
-    if scores.notes:
-        text += " " + " ".join(scores.notes)
+    if scores.notes:        # each note a sentence of its own: notes are written without a final full stop
+        text += " " + " ".join(note if note.endswith(".") else note + "." for note in scores.notes)
     return {"title": "Run %s%s" % (run.name, " \u2014 shown on the leaderboard" if is_best else ""), "text": text,
             "best": is_best, "diagnostics": diagnostics, "charts": charts, "tables": tables}
 
