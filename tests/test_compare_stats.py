@@ -110,6 +110,15 @@ def test_wilcoxon_all_zero_differences():
 
 # ------------------------------------------------------------------------------------------ corrections ---
 
+def test_holm_gives_no_negative_zero_whatever_the_cpu():
+    """A p-value of -0.0 came out of Holm's running maximum as -0.0 (the smallest is its own maximum) and beside +0.0
+    went into numpy's maximum, whose sign of zero is the SIMD loop's choice; the adjusted values are +0.0 on every
+    CPU (printed '0.0000', never '-0.0000')."""
+    for p in ([-0.0, 0.5], [0.0, -0.0, -0.0, 0.0, 0.5], [-0.0, 0.0, -0.0]):
+        adjusted = compare.adjust_p_values(p, "holm")
+        assert [math.copysign(1.0, v) for v in adjusted if v == 0.0] == [1.0] * p.count(0.0), p
+
+
 def test_holm_and_bonferroni_by_hand():
     p = [0.01, 0.04, 0.03]
     # Holm: sorted 0.01, 0.03, 0.04 times 3, 2, 1 = 0.03, 0.06, 0.04; running maximum = 0.03, 0.06, 0.06.

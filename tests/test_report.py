@@ -453,3 +453,21 @@ def test_tir_per_class_measures_get_tau_intervals(tmp_path):
     for row in rows:
         assert row["ci_low"] != "" and float(row["ci_low"]) <= float(row["tau"]) <= float(row["ci_high"])
         assert row["note"] == "" or row["note"].startswith("tau is %d: " % float(row["tau"]))
+
+
+def test_discpower_files_keep_their_columns_with_spaces_in_run_names():
+    """Discpower splits its files on whitespace: a run named 'my run' was written as is, read as two runs, and every
+    pair's line had five fields. Whitespace becomes '_', and a name that then meets another gets '#2'."""
+    from types import SimpleNamespace
+    from runscore.campaign.report_files import discpower_files, discpower_names
+
+    assert discpower_names(["a b", "a_b", "c\td", "e"]) == ["a_b#2", "a_b", "c_d", "e"]
+    runs = ["my run", "my_run", "other\u3000run"]
+    test = SimpleNamespace(measure="map", matrix=SimpleNamespace(runs=runs, values=np.array([[0.5, 0.25, 0.0]])),
+                           means=np.array([0.5, 0.25, 0.0]), p=np.full((3, 3), 0.5))
+    files = discpower_files(SimpleNamespace(settings={"trials": 100}, significance=[test]))
+    names = files["discpower/runs"].split()
+    assert len(names) == 3 and len(set(names)) == 3
+    assert all(len(line.split()) == 4 for line in files["discpower/map.test_data.pvalues.100"].splitlines())
+    assert all(line.split()[0] in names and line.split()[1] in names
+               for line in files["discpower/map.test_data.pvalues.100"].splitlines())

@@ -208,7 +208,8 @@ def adjust_p_values(p_values: Sequence[float], method: str) -> np.ndarray:
     if method != "holm":
         raise ConfigError("unknown correction %r; one of %s" % (method, ", ".join(CORRECTIONS)))
     order = np.argsort(p, kind="stable")
-    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    # + 0.0 turns a -0.0 p-value into +0.0: numpy's maximum picks between -0.0 and +0.0 by the CPU's SIMD loop.
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order] + 0.0)
     adjusted = np.empty(m)
     adjusted[order] = np.minimum(1.0, stepped)
     return adjusted

@@ -78,14 +78,31 @@ def reusability_summary_csv(ov: Overview) -> str:
                   reuse.largest_rank_change, reuse.largest_change_run]])
 
 
+def discpower_names(runs: Sequence[str]) -> List[str]:
+    """Run names as Discpower's whitespace-split files can hold them: every whitespace character becomes '_' (a
+    participant's name 'my run' would otherwise be read as two runs and shift every column after it), and a name
+    that then equals another gets '#2', '#3', ... so the runs stay told apart. Names without whitespace are kept."""
+    out, seen = [], set(r for r in runs if not any(c.isspace() for c in r))
+    for run in runs:
+        name = "".join("_" if c.isspace() else c for c in run)
+        if name != run:
+            base, k = name, 2
+            while name in seen:
+                name, k = "%s#%d" % (base, k), k + 1
+        seen.add(name)
+        out.append(name)
+    return out
+
+
 def discpower_files(ov: Overview) -> Dict[str, str]:
     """Sakai's Discpower layout: `runs` (one run name a line), `<measure>.test_data` (one line per topic, the runs'
     scores space-separated in the order of `runs`) and `<measure>.test_data.pvalues.<B>` (`left right |diff| p`
-    for every pair in that order), so `Random-test runs <measure>.test_data B` can cross-check the p-values."""
+    for every pair in that order), so `Random-test runs <measure>.test_data B` can cross-check the p-values. Run
+    names with whitespace are written as discpower_names() makes them."""
     files = {}
     trials = ov.settings["trials"]
     for test in ov.significance:
-        runs = test.matrix.runs
+        runs = discpower_names(test.matrix.runs)
         files["discpower/runs"] = "".join("%s\n" % r for r in runs)
         name = "discpower/%s.test_data" % test.measure
         files[name] = "".join(" ".join(number(float(v)) for v in row) + "\n" for row in test.matrix.values)
