@@ -195,6 +195,8 @@ BAD_GOLD = [
      "gold.jsonl:1: error: lang 'fr' of DS2-QA-E-1 is not E (English) or J (Japanese)"),
     ("gold.tsv", "DS2-QA-E-1 x\n", "gold.tsv:1: error: expected 'qid<TAB>answer'"),
     ("gold.tsv", "\n", "gold.tsv: error: the gold file holds no question"),
+    ("gold.jsonl", '{"qid": "DS2-QA-E-1", "answers": ["x\\udc80"]}\n',       # half a surrogate pair: exit 2, not a crash
+     "gold.jsonl:1: error: not valid Unicode: a string holds \\udc80, half of a UTF-16 surrogate pair"),
 ]
 
 

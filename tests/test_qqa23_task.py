@@ -184,6 +184,9 @@ def gold_line(**changes):
     ([gold_line(answers=[{"text": "الطالب"}])], "gold.jsonl:1: error: pq_id 1:1-2_1, answer 1: needs a non-empty "
      "string 'text' and an integer 'start_char'"),
     ([""], "gold.jsonl: error: the gold file holds no records"),
+    # half a UTF-16 surrogate pair in an id: score.py's page and log could not be written (an internal error)
+    ([json.dumps(dict(GOOD, pq_id="1:1-2_\udc80"))], "gold.jsonl:1: error: not valid Unicode: a string holds \\udc80, "
+     "half of a UTF-16 surrogate pair without its other half; write the character itself (or both halves of its pair)"),
 ])
 def test_bad_gold_files(tmp_path, lines, message):
     path = tmp_path / "gold.jsonl"
@@ -191,6 +194,13 @@ def test_bad_gold_files(tmp_path, lines, message):
     with pytest.raises(ConfigError) as caught:
         read_gold(str(path))
     assert str(caught.value).replace(str(tmp_path) + os.sep, "") == message
+
+
+def test_an_escaped_surrogate_pair_in_the_gold_is_one_character(tmp_path):
+    path = tmp_path / "gold.jsonl"
+    path.write_text(json.dumps(dict(GOOD, question="\U0001F600?")) + "\n", encoding="utf-8")    # "\ud83d\ude00"
+    assert "\\ud83d\\ude00" in path.read_text(encoding="utf-8")
+    assert [r.pq_id for r in read_gold(str(path))] == ["1:1-2_1"]
 
 
 def test_task_yaml_without_gold_is_a_config_error(tmp_path):

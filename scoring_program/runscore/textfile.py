@@ -7,8 +7,9 @@ MAX_FILE_BYTES is refused before it is read (docs/limits.md).
 """
 import codecs
 import os
+import re
 from contextlib import contextmanager
-from typing import Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 from .errors import RunError
 
@@ -199,3 +200,31 @@ def describe_layout(text: str, separator: Optional[str], min_fields: int,
             return first, "%s-separated (%d of %d lines split on %r into %d fields)" % (
                 _SEPARATOR_NAMES[other], counts.count(common), len(sample), other, common + 1)
     return None
+
+
+_ESCAPED_HALF = re.compile(r"\\u[dD][89a-fA-F]")       # a JSON \u escape of half a UTF-16 surrogate pair
+_HALF = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(json_text: str, value: Any) -> Optional[str]:
+    """A message when a string of `value` (the JSON `json_text` decoded) holds half of a UTF-16 surrogate pair, else
+    None. json.loads keeps a `"\\udc80"` escape without its other half as a code point that no UTF-8 text can
+    hold, so the page and the log of a reference file holding one failed when they were written; the readers
+    refuse it where they read it. Cheap: the values are walked only when the text has such an escape."""
+    if _ESCAPED_HALF.search(json_text) is None:
+        return None
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found = _HALF.search(item)
+            if found is not None:
+                return ("not valid Unicode: a string holds \\u%04x, half of a UTF-16 surrogate pair without its "
+                        "other half; write the character itself (or both halves of its pair)" % ord(found.group()))
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+

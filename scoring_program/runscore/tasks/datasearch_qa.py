@@ -14,7 +14,7 @@ from ..errors import ConfigError, ConfigErrors, Diagnostics
 from ..measures.qa import (exact_match, make_normalizer, make_tokenizer, max_set_f1, mean, squad11_exact_match,
                            squad11_f1, squad11_max_over_golds)
 from ..numeric import json_loads
-from ..textfile import numbered_lines, read_text
+from ..textfile import lone_surrogate, numbered_lines, read_text
 from ..validate import record_schema
 from .base import (AGGREGATE, Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, public_note,
                    read_task_yaml, reference_file, report_duplicate)
@@ -323,6 +323,9 @@ def _gold_json_line(line: str, path: str, line_no: int):
         raise ConfigError("not a JSON object: %s" % str(exc)[:80], path, line_no)
     if not isinstance(record, dict):
         raise ConfigError("expected a JSON object with qid and answers", path, line_no)
+    broken = lone_surrogate(line, record)
+    if broken:
+        raise ConfigError(broken, path, line_no)
     qid, answers, lang = record.get("qid"), record.get("answers"), record.get("lang")
     if not isinstance(qid, str):
         raise ConfigError("qid must be a string", path, line_no)

@@ -10,7 +10,7 @@ from typing import Any, Dict, List
 
 from ...errors import ConfigError, ConfigErrors
 from ...numeric import json_loads
-from ...textfile import numbered_lines, read_text
+from ...textfile import lone_surrogate, numbered_lines, read_text
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,9 @@ def _record(line: str, path: str, line_no: int) -> GoldRecord:
         raise fail("not a usable JSON object (%s)" % str(exc)[:80])
     if not isinstance(data, dict):
         raise fail("not a JSON object; QRCD files hold one JSON object a line")
+    broken = lone_surrogate(line, data)
+    if broken:
+        raise fail(broken)
     for name, kind in (("pq_id", str), ("passage", str), ("answers", list)):
         if not isinstance(data.get(name), kind):
             raise fail("field %r is missing or not a %s" % (name, "list" if kind is list else "string"))
