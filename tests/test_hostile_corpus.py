@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from hostile.make_corpus import HERE, TABLE, outcome
+from hostile.make_corpus import HERE, TABLE, case_rows, outcome
 
 ERROR_LINE = re.compile(r"^\S.*?(:\d+)?: error: \S")
 
@@ -26,6 +26,21 @@ def _rows():
 
 
 ROWS = _rows()
+
+
+def test_the_checked_in_files_are_what_make_corpus_writes_from_todays_samples():
+    """The corpus is made from the sample submissions: when a sample changed and the corpus was not rebuilt, 17
+    r2c2-pr files kept a line the sample had lost, and tested a run nobody sends. Rebuild with
+    `python tests/hostile/make_corpus.py --write-expected` and review expected.tsv's diff."""
+    stale = []
+    for _, _, rel, data, siblings in case_rows():
+        folder = os.path.dirname(os.path.join(HERE, rel))
+        for path, expected in [(os.path.join(HERE, rel), data)] + [(os.path.join(folder, n), d)
+                                                                     for n, d in siblings.items()]:
+            with open(path, "rb") as handle:
+                if handle.read() != expected:
+                    stale.append(os.path.relpath(path, HERE))
+    assert stale == [], "rebuild the corpus (make_corpus.py --write-expected): %s" % stale[:5]
 
 
 def test_the_corpus_holds_at_least_100_named_hostile_files_all_in_the_table():
