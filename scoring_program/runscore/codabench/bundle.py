@@ -480,12 +480,13 @@ def with_detail(task_yaml: bytes, level: str) -> bytes:
         level.encode("ascii"),)
 
 
-def formal_task_yaml_detail(folder: str, task: Task) -> Optional[str]:
-    """The `detail:` the organiser's reference folder asks for (DIR/<task-id>/ or DIR itself), or None."""
+def formal_task_yaml_detail(folder: str, task: Task) -> Tuple[str, Optional[str]]:
+    """(the task.yaml read, the `detail:` it asks for or None) of the organiser's reference folder (DIR/<task-id>/
+    or DIR itself): the path is the file an organiser would edit, so a note about it must name that file."""
     own = os.path.join(folder, task.id)
-    config = read_task_yaml(own if os.path.isdir(own) else folder)
-    value = config.get("detail")
-    return None if value is None else str(value)
+    chosen = own if os.path.isdir(own) else folder
+    value = read_task_yaml(chosen).get("detail")
+    return os.path.join(chosen, "task.yaml"), None if value is None else str(value)
 
 
 def kit_file_of(name: str, path: str, task: Task) -> bool:
