@@ -36,6 +36,18 @@ def test_every_subcommand_has_a_description_and_an_example(name, capsys):
     assert re.search(r"^  runscore %s\b" % re.escape(name), example, re.M), out
 
 
+def test_trec_evals_own_help_has_an_example_and_names_every_option_it_describes(capsys):
+    """trec_eval's help keeps trec_eval's shape (no argparse), but a newcomer still gets an example, and the usage
+    line names each option the lines below it describe (--strict and friends were described but not in it)."""
+    assert cli.main(["trec_eval", "--help"]) == 0
+    out = capsys.readouterr().out
+    usage = out.split("\n  -q")[0]
+    for option in re.findall(r"^  (--[a-z][a-z0-9-]+)", out, re.M):
+        assert option in usage, option
+    found = re.search(r"^example:\n  runscore trec_eval \S", out, re.M)
+    assert found, out
+
+
 def test_the_top_level_help_lists_every_command(capsys):
     code = cli.main([])
     out = capsys.readouterr().out
