@@ -165,6 +165,13 @@ def test_a_missing_reference_folder_writes_nothing(tmp_path):
     assert "nothing written" in stderr
     assert TASKS[0].id in stderr and TASKS[-1].id in stderr            # every missing folder is named
     assert not out.exists() or os.listdir(out) == []
+    # and what to do: an organiser of some of the campaigns builds only theirs
+    have = ",".join(task.id for task in TASKS[1:-1])
+    assert "to build only the competitions whose folders it holds: --tasks %s (make bundle TASKS=%s)" \
+        % (have, have) in stderr
+    code, stdout, stderr = run_cli("bundle", "--per-task", out, "--reference", reference, "--no-lint", "--tasks",
+                                   TASKS[1].id)
+    assert code == 0, stderr
 
 
 # ------------------------------------------------------------------------------------- CodaLab v1.5 ---

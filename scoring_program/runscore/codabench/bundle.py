@@ -705,8 +705,19 @@ def check_plans(plans: Sequence[BundlePlan]) -> None:
     unique = list({str(p): p for p in problems}.values())
     if unique:
         first = unique[0]
-        raise ConfigError("%s (nothing written: no zip is built until every task's data is there)" % first.args[0],
-                          first.path, first.line, unique[1:])
+        raise ConfigError("%s (nothing written: no zip is built until every task's data is there%s)"
+                          % (first.args[0], _only_the_tasks_with_data(plans)), first.path, first.line, unique[1:])
+
+
+def _only_the_tasks_with_data(plans: Sequence[BundlePlan]) -> str:
+    """What to do when the formal reference holds some tasks' folders only (an organiser of one or two of the
+    campaigns): build just those competitions; an empty string when every folder or none is there."""
+    formal = [p for p in plans if p.formal_reference]
+    have = [p.task.id for p in formal if os.path.isdir(os.path.join(p.formal_reference, p.task.id))]
+    if not have or len(have) == len(formal):
+        return ""
+    return ("; to build only the competitions whose folders it holds: --tasks %s (make bundle TASKS=%s)"
+            % (",".join(have), ",".join(have)))
 
 
 def build_zip(plan: BundlePlan, out_path: str, v1: bool = False,
