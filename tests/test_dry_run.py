@@ -103,3 +103,21 @@ def test_docker_command_uses_the_worker_paths(tmp_path):
                     "-v", "%s:/app/program" % (tmp_path / "program"), "-v", "%s:/app/input" % (tmp_path / "input"),
                     "-v", "%s:/app/output" % (tmp_path / "output"), "-w", "/app/program",
                     "codalab/codalab-legacy:py39", "python3", "/app/program/score.py", "/app/input", "/app/output"]
+
+
+@pytest.mark.parametrize("make, argv, status, message", [
+    (lambda d: (d / "empty.zip").write_bytes(b""), ["{d}/empty.zip"], 1,
+     "{d}/empty.zip: error: not a zip file; the platform unzips every submission"),
+    (lambda d: (d / "run.zip").write_text("0031\t0\td\t1\t1\tr\n"), ["{d}/run.zip"], 1, "{d}/run.zip: error: not a zip"),
+    (lambda d: None, ["{d}/absent.zip"], 2, "{d}/absent.zip: error: no such file or folder"),
+    (lambda d: (d / "b.zip").write_bytes(b"PK"), ["--bundle", "{d}/b.zip"], 2,
+     "{d}/b.zip: error: --bundle takes a competition's upload zip"),
+])
+def test_a_path_it_cannot_use_gets_a_message_not_a_traceback(tmp_path, capsys, make, argv, status, message):
+    """A participant's 'submission.zip' that is no zip (an empty file, a run renamed), a typo in the path, a
+    --bundle that is no zip: one line naming the file and what to do (it was zipfile's BadZipFile traceback)."""
+    make(tmp_path)
+    code = dry_run.main([a.format(d=tmp_path) for a in argv] + ["--workdir", str(tmp_path / "work")])
+    err = capsys.readouterr().err
+    assert code == status
+    assert message.format(d=tmp_path) in err and "Traceback" not in err
