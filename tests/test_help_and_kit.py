@@ -124,3 +124,17 @@ def test_a_skip_says_what_is_missing_and_where_to_get_it(parts, fragment):
     reason = conftest.shared_missing_reason(parts)
     assert fragment in reason and "../shared/%s" % "/".join(parts) in reason
     assert "README" not in reason                                        # absent on a fresh clone
+
+
+@pytest.mark.parametrize("command", ["score", "validate"])
+@pytest.mark.parametrize("task_id", sorted(os.listdir(os.path.join(KIT, "sample_submission"))))
+def test_ref_naming_the_tree_of_every_task_says_which_folder_to_give(command, task_id, capsys):
+    """`--ref reference_data` (the folder the kit names, one level too high) told a newcomer of ntcir1-adhoc that
+    reference_data/task.yaml, a file that does not exist, 'must name either qrels or graded_qrels'."""
+    folder = os.path.join(KIT, "sample_submission", task_id)
+    runs = [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
+    code = cli.main([command, "--task", task_id, "--ref", os.path.join(ROOT, "reference_data")] + runs)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "holds a reference folder per task, not one task's reference: give --ref %s" \
+        % os.path.join(ROOT, "reference_data", task_id) in err, err
