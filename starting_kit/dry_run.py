@@ -189,16 +189,16 @@ def score_submission(workdir: str, program: str, reference: str, submission: str
     if columns is None:     # the kit alone has no competition.yaml: show the keys as written
         print("leaderboard row: " + ", ".join("%s: %s" % (k, "%.4f" % v if isinstance(v, (int, float)) else repr(v))
                                               for k, v in scores.items()))
-        return 0
-    cells, unknown = leaderboard_row(scores, columns)
-    if not cells and unknown and all(k.endswith("_runs_received") for k in unknown):
-        # a collecting phase (docs/campaign.md): its scores file names no column on purpose
-        print("leaderboard row: (none: this phase collects runs and scores nothing; the leaderboard is hidden)")
-        return 0
-    print("leaderboard row: " + (", ".join(cells) if cells else "(no column filled)"))
-    if unknown:
-        print("warning: keys with no leaderboard column in competition.yaml (Codabench would drop them; "
-              "regenerate it with `make bundle-files`): %s" % ", ".join(unknown))
+    else:
+        cells, unknown = leaderboard_row(scores, columns)
+        if not cells and unknown and all(k.endswith("_runs_received") for k in unknown):
+            # a collecting phase (docs/campaign.md): its scores file names no column on purpose
+            print("leaderboard row: (none: this phase collects runs and scores nothing; the leaderboard is hidden)")
+            return 0
+        print("leaderboard row: " + (", ".join(cells) if cells else "(no column filled)"))
+        if unknown:
+            print("warning: keys with no leaderboard column in competition.yaml (Codabench would drop them; "
+                  "regenerate it with `make bundle-files`): %s" % ", ".join(unknown))
     page = os.path.join(output, "detailed_results.html")
     if not os.path.exists(page):
         print("warning: no output/detailed_results.html")

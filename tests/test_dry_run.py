@@ -121,3 +121,19 @@ def test_a_path_it_cannot_use_gets_a_message_not_a_traceback(tmp_path, capsys, m
     err = capsys.readouterr().err
     assert code == status
     assert message.format(d=tmp_path) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("columns", [COLUMNS, None], ids=["with a competition's columns", "the kit alone"])
+def test_the_detailed_page_is_named_with_or_without_the_competitions_columns(tmp_path, capsys, columns):
+    """The kit README says the dry run prints where detailed_results.html is; in the kit alone (no --bundle, so
+    no columns) it printed the row and stopped."""
+    _program(str(tmp_path / "program"), "open(out + '/scores.json', 'w').write('{\"t_map\": 0.5}')")
+    (tmp_path / "ref" / "task").mkdir(parents=True)
+    (tmp_path / "ref" / "task" / "qrels").write_text("1 0 d 1\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "run.txt").write_text("run\n")
+    got = dry_run.score_submission(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"),
+                                   str(tmp_path / "sub"), columns)
+    out = capsys.readouterr().out
+    assert got == 0 and "leaderboard row: " in out
+    assert "detailed results: " in out and out.rstrip().endswith(os.path.join("output", "detailed_results.html"))
