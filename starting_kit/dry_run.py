@@ -189,16 +189,16 @@ def score_submission(workdir: str, program: str, reference: str, submission: str
     if columns is None:     # the kit alone has no competition.yaml: show the keys as written
         print("leaderboard row: " + ", ".join("%s: %s" % (k, "%.4f" % v if isinstance(v, (int, float)) else repr(v))
                                               for k, v in scores.items()))
-        return 0
-    cells, unknown = leaderboard_row(scores, columns)
-    if not cells and unknown and all(k.endswith("_runs_received") for k in unknown):
-        # a collecting phase (docs/campaign.md): its scores file names no column on purpose
-        print("leaderboard row: (none: this phase collects runs and scores nothing; the leaderboard is hidden)")
-        return 0
-    print("leaderboard row: " + (", ".join(cells) if cells else "(no column filled)"))
-    if unknown:
-        print("warning: keys with no leaderboard column in competition.yaml (Codabench would drop them; "
-              "regenerate it with `make bundle-files`): %s" % ", ".join(unknown))
+    else:
+        cells, unknown = leaderboard_row(scores, columns)
+        if not cells and unknown and all(k.endswith("_runs_received") for k in unknown):
+            # a collecting phase (docs/campaign.md): its scores file names no column on purpose
+            print("leaderboard row: (none: this phase collects runs and scores nothing; the leaderboard is hidden)")
+            return 0
+        print("leaderboard row: " + (", ".join(cells) if cells else "(no column filled)"))
+        if unknown:
+            print("warning: keys with no leaderboard column in competition.yaml (Codabench would drop them; "
+                  "regenerate it with `make bundle-files`): %s" % ", ".join(unknown))
     page = os.path.join(output, "detailed_results.html")
     if not os.path.exists(page):
         print("warning: no output/detailed_results.html")
@@ -296,6 +296,22 @@ def _samples(kit: str, task):
     return [folder] if folder and os.path.isdir(folder) else []
 
 
+def _unusable(submission, bundles):
+    """(exit status, message) when a path given cannot be used, else None: a message naming the file and what to
+    do instead of a traceback from zipfile (a submission that is not a zip is the participant's to fix, exit 1, as
+    the platform fails it; a path that does not exist, or a --bundle that is no zip, is a usage error, exit 2)."""
+    for path in [submission] * bool(submission) + list(bundles):
+        if not os.path.exists(path):
+            return 2, "%s: error: no such file or folder" % path
+    for bundle in bundles:
+        if not zipfile.is_zipfile(bundle):
+            return 2, "%s: error: --bundle takes a competition's upload zip (made by `make bundle`)" % bundle
+    if submission and not os.path.isdir(submission) and not zipfile.is_zipfile(submission):
+        return 1, ("%s: error: not a zip file; the platform unzips every submission, so it would fail this one: "
+                   "zip the run files (`zip submission.zip RUN...`) or give their folder" % submission)
+    return None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("submission", nargs="?", help="a submission folder or zip (default: every sample)")
@@ -314,6 +330,10 @@ def main(argv=None) -> int:
                         help="run the scoring step in the platform's Docker image (default image "
                         "codalab/codalab-legacy:py39), network off, /app paths as on Codabench")
     args = parser.parse_args(argv)
+    problem = _unusable(args.submission, args.bundle)
+    if problem:
+        print(problem[1], file=sys.stderr)
+        return problem[0]
     jobs = []      # (label, competition, submission)
     if args.bundle:
         for bundle in args.bundle:

@@ -165,6 +165,13 @@ def test_a_missing_reference_folder_writes_nothing(tmp_path):
     assert "nothing written" in stderr
     assert TASKS[0].id in stderr and TASKS[-1].id in stderr            # every missing folder is named
     assert not out.exists() or os.listdir(out) == []
+    # and what to do: an organiser of some of the campaigns builds only theirs
+    have = ",".join(task.id for task in TASKS[1:-1])
+    assert "to build only the competitions whose folders it holds: --tasks %s (make bundle TASKS=%s)" \
+        % (have, have) in stderr
+    code, stdout, stderr = run_cli("bundle", "--per-task", out, "--reference", reference, "--no-lint", "--tasks",
+                                   TASKS[1].id)
+    assert code == 0, stderr
 
 
 # ------------------------------------------------------------------------------------- CodaLab v1.5 ---
@@ -291,14 +298,51 @@ def test_participant_text(text, expected):
 
 def test_a_kit_readme_says_which_task_its_examples_use_as_the_readme_writes_them():
     """The kit README's worked examples are written with one task (its first `--task`); the note at the top of
-    another task's kit says which, read from the README itself rather than from a task id kept in the code."""
+    another task's kit says what stays that task's, read from the README itself rather than from a task id kept
+    in the code."""
     from runscore.codabench.bundle import kit_note
     from runscore.tasks import get_task
 
     readme = open(os.path.join(ROOT, "starting_kit", "README.md"), encoding="utf-8").read()
     example = re.search(r"--task ([a-z0-9][a-z0-9-]*)", readme).group(1)
     others = [task for task in TASKS if task.id != example]
-    assert others and all("The examples below use `%s`; with this kit, write `--task %s`" % (example, task.id)
+    assert others and all("The commands below name `%s`; their file names and the example output of section 6 "
+                          "stay those of the `%s` examples" % (task.id, example)
                           in kit_note(task, readme) for task in others)
-    assert "examples below" not in kit_note(get_task(example), readme)
-    assert "examples below" not in kit_note(others[0], readme.replace("--task %s" % example, "--task TASK"))
+    assert "commands below" not in kit_note(get_task(example), readme)
+    assert "commands below" not in kit_note(others[0], readme.replace("--task %s" % example, "--task TASK"))
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
+def test_each_kits_commands_run_as_pasted_in_that_kit(task, dist, tmp_path, monkeypatch, capsys):
+    """A participant of any competition pastes the README's commands in the kit the site gives them, with only
+    the placeholders for their own files filled in (my_run: the kit's sample; submission.zip: a zip of it).
+    They named ntcir1-adhoc in every kit, so in six of the seven kits each one failed."""
+    from runscore import cli
+
+    kit = tmp_path / "kit"
+    with zipfile.ZipFile(str(dist / ("%s.zip" % task.id))) as archive:
+        for name in archive.namelist():
+            if name.startswith("starting_kit/") and not name.endswith("/"):
+                target = kit / name[len("starting_kit/"):]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(archive.read(name))
+    samples = sorted("sample_submission/%s/%s" % (task.id, n) for n in os.listdir(str(kit / "sample_submission" /
+                                                                                     task.id)))
+    with zipfile.ZipFile(str(kit / "submission.zip"), "w") as archive:
+        for sample in samples:
+            archive.write(str(kit / sample), os.path.basename(sample))
+    text = (kit / "README.md").read_text(encoding="utf-8")
+    commands = [line.split("  #")[0].split()[3:] for line in text.splitlines()
+                if line.startswith("python3 -m runscore ")]
+    assert len(commands) >= 7
+    monkeypatch.chdir(str(kit))
+    for argv in commands:
+        argv = [task.id if a == "TASK" else a for a in argv]
+        if argv[-1] == "my_run":
+            argv = argv[:-1] + samples
+        code = cli.main(argv)
+        err = capsys.readouterr().err
+        assert code == 0, (argv, err)
+
+

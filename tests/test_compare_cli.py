@@ -2,6 +2,8 @@
 a folder of runs, the figure, the results-page section, and bad usage (exit codes and messages)."""
 import json
 import os
+import re
+import shlex
 import xml.dom.minidom
 
 import pytest
@@ -256,3 +258,13 @@ def test_figure_renders_in_chromium(tmp_path):
     blue_rows = [y for y, row in enumerate(rows) if BAR_BLUE in row]
     assert blue_rows[-1] - blue_rows[0] > 0.5 * len(rows) * (700 / 1000.0)   # three panels stacked
     assert len(_colours(rows)) > 20
+
+
+def test_the_first_example_of_the_page_runs_as_written_from_the_repository_root():
+    """docs/compare.md's first example names files a reader of a clone has (it named ntc1 and ntc2, which are
+    nowhere in the repository, so copying it gave a missing-file error)."""
+    text = open(os.path.join(ROOT, "docs", "compare.md"), encoding="utf-8").read()
+    line = re.search(r"^runscore compare .*reference_data/.*$", text, re.M).group(0)
+    code, out, err = run_cli(*shlex.split(line)[1:], cwd=ROOT)
+    assert code == 0, err
+    assert "Pairs: difference" in out and "map_rel1" in out

@@ -134,6 +134,10 @@ def test_ntcir1_per_topic_chart_and_table(scored_page):
 def test_rejected_page_lists_the_errors(rejected_page):
     page = rejected_page.read_text(encoding="utf-8")
     assert "Submission rejected" in page and '<li class="err">' in page
+    # its advice is a command the kit has, naming the competition's task (it named `runscore validate --task TASK
+    # FILE`, a command the kit downloaded from the site does not install)
+    assert "in the starting kit, <code>python3 -m runscore check --task %s submission.zip</code>" % TASKS[0].id \
+        in page
 
 
 def test_bar_chart_scales_and_escapes():

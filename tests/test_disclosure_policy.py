@@ -163,6 +163,17 @@ def test_the_bundles_formal_phase_is_hidden_unless_the_organiser_says(tmp_path, 
            "show each run's %s" % shown in overview
 
 
+def test_the_note_on_a_formal_detail_names_the_task_yaml_the_organiser_would_edit(tmp_path):
+    """With REFERENCE holding a folder per task id (as `make bundle REFERENCE=` takes it), the note names
+    REFERENCE/<task-id>/task.yaml, the file that says it; REFERENCE itself has no task.yaml."""
+    secret = tmp_path / "secret"
+    shutil.copytree(os.path.join(ROOT, "reference_data", "temporalia-tqic"), str(secret / "temporalia-tqic"))
+    code, _, err = run_cli("bundle", "--tasks", "temporalia-tqic", "-o", str(tmp_path / "t.zip"), "--reference",
+                           str(secret), "--no-lint", cwd=os.path.join(ROOT, "scoring_program"))
+    assert code == 0, err
+    assert "note: %s says detail: full;" % os.path.join(str(secret), "temporalia-tqic", "task.yaml") in err
+
+
 def test_the_second_pass_of_a_hidden_phase_costs_no_read_budget(tmp_path, monkeypatch):
     """r2c2-ac files are parsed again against the whole reference; that reading is not counted a second time
     against the submission's byte budget (a valid submission just under it would otherwise be rejected)."""

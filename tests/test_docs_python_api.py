@@ -22,3 +22,26 @@ def test_every_example_of_the_python_api_page_runs_as_shown(monkeypatch):
                                            optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
     assert tried >= 20
     assert failures == 0, "see the doctest report above"
+
+
+def test_every_signature_the_pages_write_out_is_the_functions():
+    """A full signature on a page (one with defaults) names the function's parameters in order, with its defaults:
+    docs/report.md called report()'s `output` `out_dir` and left out `max_errors`, so `out_dir=...` failed."""
+    import inspect
+    import re
+
+    from runscore import api
+
+    found = 0
+    for page in ("python-api.md", "report.md", "compare.md"):
+        text = open(os.path.join(ROOT, "docs", page), encoding="utf-8").read()
+        for match in re.finditer(r"`(?:runscore\.api\.)?([a-z_]+)\(([^`]*?=[^`]*?)\)`", text, re.S):
+            function = getattr(api, match.group(1), None)
+            if function is None:
+                continue
+            written = [p.strip() for p in " ".join(match.group(2).split()).split(",") if p.strip()]
+            actual = ["%s=%r" % (name, p.default) if p.default is not p.empty else name
+                      for name, p in inspect.signature(function).parameters.items()]
+            assert [w.replace('"', "'") for w in written] == actual, (page, match.group(1))
+            found += 1
+    assert found >= 4

@@ -103,3 +103,37 @@ def test_docker_command_uses_the_worker_paths(tmp_path):
                     "-v", "%s:/app/program" % (tmp_path / "program"), "-v", "%s:/app/input" % (tmp_path / "input"),
                     "-v", "%s:/app/output" % (tmp_path / "output"), "-w", "/app/program",
                     "codalab/codalab-legacy:py39", "python3", "/app/program/score.py", "/app/input", "/app/output"]
+
+
+@pytest.mark.parametrize("make, argv, status, message", [
+    (lambda d: (d / "empty.zip").write_bytes(b""), ["{d}/empty.zip"], 1,
+     "{d}/empty.zip: error: not a zip file; the platform unzips every submission"),
+    (lambda d: (d / "run.zip").write_text("0031\t0\td\t1\t1\tr\n"), ["{d}/run.zip"], 1, "{d}/run.zip: error: not a zip"),
+    (lambda d: None, ["{d}/absent.zip"], 2, "{d}/absent.zip: error: no such file or folder"),
+    (lambda d: (d / "b.zip").write_bytes(b"PK"), ["--bundle", "{d}/b.zip"], 2,
+     "{d}/b.zip: error: --bundle takes a competition's upload zip"),
+])
+def test_a_path_it_cannot_use_gets_a_message_not_a_traceback(tmp_path, capsys, make, argv, status, message):
+    """A participant's 'submission.zip' that is no zip (an empty file, a run renamed), a typo in the path, a
+    --bundle that is no zip: one line naming the file and what to do (it was zipfile's BadZipFile traceback)."""
+    make(tmp_path)
+    code = dry_run.main([a.format(d=tmp_path) for a in argv] + ["--workdir", str(tmp_path / "work")])
+    err = capsys.readouterr().err
+    assert code == status
+    assert message.format(d=tmp_path) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("columns", [COLUMNS, None], ids=["with a competition's columns", "the kit alone"])
+def test_the_detailed_page_is_named_with_or_without_the_competitions_columns(tmp_path, capsys, columns):
+    """The kit README says the dry run prints where detailed_results.html is; in the kit alone (no --bundle, so
+    no columns) it printed the row and stopped."""
+    _program(str(tmp_path / "program"), "open(out + '/scores.json', 'w').write('{\"t_map\": 0.5}')")
+    (tmp_path / "ref" / "task").mkdir(parents=True)
+    (tmp_path / "ref" / "task" / "qrels").write_text("1 0 d 1\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "run.txt").write_text("run\n")
+    got = dry_run.score_submission(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"),
+                                   str(tmp_path / "sub"), columns)
+    out = capsys.readouterr().out
+    assert got == 0 and "leaderboard row: " in out
+    assert "detailed results: " in out and out.rstrip().endswith(os.path.join("output", "detailed_results.html"))

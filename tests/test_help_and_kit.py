@@ -36,6 +36,18 @@ def test_every_subcommand_has_a_description_and_an_example(name, capsys):
     assert re.search(r"^  runscore %s\b" % re.escape(name), example, re.M), out
 
 
+def test_trec_evals_own_help_has_an_example_and_names_every_option_it_describes(capsys):
+    """trec_eval's help keeps trec_eval's shape (no argparse), but a newcomer still gets an example, and the usage
+    line names each option the lines below it describe (--strict and friends were described but not in it)."""
+    assert cli.main(["trec_eval", "--help"]) == 0
+    out = capsys.readouterr().out
+    usage = out.split("\n  -q")[0]
+    for option in re.findall(r"^  (--[a-z][a-z0-9-]+)", out, re.M):
+        assert option in usage, option
+    found = re.search(r"^example:\n  runscore trec_eval \S", out, re.M)
+    assert found, out
+
+
 def test_the_top_level_help_lists_every_command(capsys):
     code = cli.main([])
     out = capsys.readouterr().out
@@ -112,3 +124,17 @@ def test_a_skip_says_what_is_missing_and_where_to_get_it(parts, fragment):
     reason = conftest.shared_missing_reason(parts)
     assert fragment in reason and "../shared/%s" % "/".join(parts) in reason
     assert "README" not in reason                                        # absent on a fresh clone
+
+
+@pytest.mark.parametrize("command", ["score", "validate"])
+@pytest.mark.parametrize("task_id", sorted(os.listdir(os.path.join(KIT, "sample_submission"))))
+def test_ref_naming_the_tree_of_every_task_says_which_folder_to_give(command, task_id, capsys):
+    """`--ref reference_data` (the folder the kit names, one level too high) told a newcomer of ntcir1-adhoc that
+    reference_data/task.yaml, a file that does not exist, 'must name either qrels or graded_qrels'."""
+    folder = os.path.join(KIT, "sample_submission", task_id)
+    runs = [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
+    code = cli.main([command, "--task", task_id, "--ref", os.path.join(ROOT, "reference_data")] + runs)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "holds a reference folder per task, not one task's reference: give --ref %s" \
+        % os.path.join(ROOT, "reference_data", task_id) in err, err

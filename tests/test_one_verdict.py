@@ -276,7 +276,7 @@ FINDINGS = [
     # a TQIC run not named tqic_<group_id> got no warning (the seed: "name your files with the subtask name and
     # group id (e.g., tqic_roi_y)")
     ("temporalia-tqic", _with("temporalia-tqic", lambda f: f.update({"run.tsv": f.pop("tqic_sample")})), 0,
-     "run.tsv: warning: the file should be named tqic_<group_id> (tqic_sample), as the seed asks"),
+     "run.tsv: warning: the file should be named tqic_<group_id> (tqic_sample), as the task's instructions ask"),
 ]
 
 

@@ -254,3 +254,14 @@ def test_duplicate_key_in_an_unexpected_object_is_a_diagnostic(tmp_path):
     lines = checked.diags.lines()
     assert checked.diags.has_errors and any("duplicate field 'a'" in line for line in lines)
     assert any(line.startswith("bigIR_run01.json:1: error: pq_id a: the answers must be a list") for line in lines)
+
+
+@pytest.mark.parametrize("content", ["", "\n", "  \r\n\t\n"])
+def test_an_empty_file_is_told_empty_not_invalid_json(tmp_path, content):
+    """As every other task says of an empty run ("the file holds no result lines"), not json's "Expecting value"."""
+    path = tmp_path / "team_run01.json"
+    path.write_text(content, encoding="utf-8")
+    code, out, err = run_cli("validate", "--task", "qqa23-mrc", str(path))
+    assert code == 1
+    assert "%s: error: the file is empty; a run is one JSON object {pq_id: [answer, ...]}" % path in err, err
+    assert "Traceback" not in err and "Expecting value" not in err

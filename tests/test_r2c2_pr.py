@@ -64,8 +64,8 @@ BAD_INPUTS = [
     ("T-PO-1", b"0001;1;docA;caf\xe9\n", ["T-PO-1:1: error: file is not valid UTF-8 (byte 0xe9 at offset 15); save "
                                          "it as UTF-8"]),
     # accepted with a warning
-    ("T-PO-1", "D005:1;docA;blah;blah\n", ["T-PO-1:1: warning: ':' after the qID instead of ';' (the seed's own "
-                                           "typo); read as qID;PassageRank"]),
+    ("T-PO-1", "D005:1;docA;blah;blah\n", ["T-PO-1:1: warning: ':' after the qID instead of ';' (a typo in the task's "
+                                           "own format description); read as qID;PassageRank"]),
     ("T-PO-1", "0001;1;docA;t\n0001;3;docB;u\n", ["T-PO-1:1: warning: question 0001: PassageRank 2 missing; "
                                                   "passages are ranked by PassageRank"]),
     ("T-PO-1", "0001;1;docA;\n", ["T-PO-1:1: warning: PassageText is empty"]),

@@ -59,8 +59,8 @@ BAD_INPUTS = [
     ("001p\t1\tD1\tg\tr\n\n", ["tir_g:2: warning: blank line ignored"]),
     ("001p\t1\tD1\tg\tr\n001p\t1\tD1\th\ts\n", ["tir_g: warning: the file holds runs of 2 groups (g, h); the format "
                                                 "asks for one file per group"]),
-    ("001p\t1\tD1\troi_y\tr\n", ["tir_g: warning: the file should be named tir_<group_id> (tir_roi_y), as the seed "
-                                   "asks"]),
+    ("001p\t1\tD1\troi_y\tr\n", ["tir_g: warning: the file should be named tir_<group_id> (tir_roi_y), as the task's "
+                                   "instructions ask"]),
     ("001p\t1\tD1\tg\tr\n001p\t2\tD2\th\tr\n", ["tir_g:2: warning: run_id 'r' appears with group_id 'g' and 'h'"]),
 ]
 

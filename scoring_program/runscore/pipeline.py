@@ -65,6 +65,11 @@ def load_reference(task: Task, ref_path: str, overrides: Optional[Dict[str, Any]
     where = ref_path
     config: Dict[str, Any] = {}
     if os.path.isdir(ref_path):
+        own = os.path.join(ref_path, task.id)
+        if not os.path.exists(os.path.join(ref_path, "task.yaml")) and os.path.isdir(own):
+            # the tree of every task's folders (reference_data/): say which folder, rather than read it as one
+            raise ConfigError("%s holds a reference folder per task, not one task's reference: give --ref %s"
+                              % (ref_path, own))
         config = read_task_yaml(ref_path)
         where = os.path.join(ref_path, "task.yaml")
         declared = config.get("task")

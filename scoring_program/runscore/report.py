@@ -328,8 +328,9 @@ def _summary(sections: List[Dict]) -> str:
     return "<h2 id=\"leaderboard\">Leaderboard entries</h2>" + "".join(tables)
 
 
-def detailed_html(title: str, sections: List[Dict], status: str = "") -> str:
-    """A self-contained page (inline CSS and SVG, no scripts, no network) with every task and run."""
+def detailed_html(title: str, sections: List[Dict], status: str = "", task_id: str = "") -> str:
+    """A self-contained page (inline CSS and SVG, no scripts, no network) with every task and run; `task_id`, the
+    competition's task, makes the rejection's advice a command a participant can paste in the starting kit."""
     out = ["<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>%s</title>"
            "<style>%s</style></head><body><main>" % (html.escape(title), CSS),
@@ -341,8 +342,9 @@ def detailed_html(title: str, sections: List[Dict], status: str = "") -> str:
                    'scoring ends.</p>')
     if status == "invalid":
         out.append('<p class="text">Nothing was scored: every run file of a submission must be valid. Fix the errors '
-                   'below (each names the file and line) and submit again; <code>runscore validate --task TASK '
-                   'FILE</code> from the starting kit runs the same checks on your computer.</p>')
+                   'below (each names the file and line) and submit again; in the starting kit, <code>python3 -m '
+                   'runscore check --task %s submission.zip</code> runs the same checks on your computer (the kit\'s '
+                   'README, section 6).</p>' % html.escape(task_id or "TASK"))
     if len(sections) > 1:
         out.append('<nav class="toc">%s</nav>' % "".join('<a href="#s%d">%s</a>' % (i, html.escape(s.get("title", "")))
                                                          for i, s in enumerate(sections)))

@@ -480,12 +480,13 @@ def with_detail(task_yaml: bytes, level: str) -> bytes:
         level.encode("ascii"),)
 
 
-def formal_task_yaml_detail(folder: str, task: Task) -> Optional[str]:
-    """The `detail:` the organiser's reference folder asks for (DIR/<task-id>/ or DIR itself), or None."""
+def formal_task_yaml_detail(folder: str, task: Task) -> Tuple[str, Optional[str]]:
+    """(the task.yaml read, the `detail:` it asks for or None) of the organiser's reference folder (DIR/<task-id>/
+    or DIR itself): the path is the file an organiser would edit, so a note about it must name that file."""
     own = os.path.join(folder, task.id)
-    config = read_task_yaml(own if os.path.isdir(own) else folder)
-    value = config.get("detail")
-    return None if value is None else str(value)
+    chosen = own if os.path.isdir(own) else folder
+    value = read_task_yaml(chosen).get("detail")
+    return os.path.join(chosen, "task.yaml"), None if value is None else str(value)
 
 
 def kit_file_of(name: str, path: str, task: Task) -> bool:
@@ -518,17 +519,33 @@ def starting_kit_files(root: str, tasks: Sequence[Task]) -> Dict[str, str]:
 
 
 def kit_note(task: Task, readme: str = "") -> str:
-    """The first lines of a competition's kit README: the kit is one task's, and the README's worked examples
-    (written for every task of the repository, with the task the first `--task` of `readme` names) take that
-    task's id."""
+    """The first lines of a competition's kit README: the kit is one task's; when the README's worked examples
+    were written with another task (the first `--task` of `readme`), its commands are rewritten for this one by
+    kit_readme_commands and the note says what stays the other task's (file names, the example output)."""
     note = ("> **This starting kit is the one of the `%s` competition**: it holds that task's sample submission "
             "(`sample_submission/%s/`), sample reference data (`reference_data/%s/`), schema and baselines."
             % (task.id, task.id, task.id))
     example = re.search(r"--task ([a-z0-9][a-z0-9-]*)", readme)
     if example is not None and example.group(1) != task.id:
-        note += (" The examples below use `%s`; with this kit, write `--task %s` and `reference_data/%s`."
-                 % (example.group(1), task.id, task.id))
+        note += (" The commands below name `%s`; their file names and the example output of section 6 stay those "
+                 "of the `%s` examples: put your own run files' names in their place (this kit's sample run is in "
+                 "`sample_submission/%s/`)." % (task.id, example.group(1), task.id))
     return note + "\n\n"
+
+
+def kit_readme_commands(task: Task, readme: str) -> str:
+    """`readme` with its `python3 -m runscore` command lines naming `task` where they name the task of its worked
+    examples (`--task X`, `reference_data/X`), so that a participant of another task's competition can paste them
+    in the kit as they are; prose and example output are left as written (kit_note says so)."""
+    example = re.search(r"--task ([a-z0-9][a-z0-9-]*)", readme)
+    if example is None or example.group(1) == task.id:
+        return readme
+    other = re.escape(example.group(1))
+
+    def rewrite(line: "re.Match") -> str:
+        return re.sub(r"(--task |reference_data/)%s(?![\w-])" % other, lambda m: m.group(1) + task.id, line.group(0))
+
+    return re.sub(r"^python3 -m runscore .*$", rewrite, readme, flags=re.M)
 
 
 def kit_baselines(root: str, task: Task) -> List[str]:
@@ -650,7 +667,8 @@ def bundle_members(plan: BundlePlan, v1: bool = False) -> Dict[str, bytes]:
     kit = _read(starting_kit_files(plan.root, plan.tasks))
     if "README.md" in kit:
         title, _, rest = str(kit["README.md"], "utf-8").partition("\n\n")
-        kit["README.md"] = ("%s\n\n%s%s" % (title, kit_note(plan.task, rest), rest)).encode("utf-8")
+        kit["README.md"] = ("%s\n\n%s%s" % (title, kit_note(plan.task, rest), kit_readme_commands(plan.task, rest))
+                            ).encode("utf-8")
     if not v1:
         members = generated_files(plan)
         for prefix, files in (("scoring_program/", program), ("reference_data/", reference),
@@ -687,8 +705,19 @@ def check_plans(plans: Sequence[BundlePlan]) -> None:
     unique = list({str(p): p for p in problems}.values())
     if unique:
         first = unique[0]
-        raise ConfigError("%s (nothing written: no zip is built until every task's data is there)" % first.args[0],
-                          first.path, first.line, unique[1:])
+        raise ConfigError("%s (nothing written: no zip is built until every task's data is there%s)"
+                          % (first.args[0], _only_the_tasks_with_data(plans)), first.path, first.line, unique[1:])
+
+
+def _only_the_tasks_with_data(plans: Sequence[BundlePlan]) -> str:
+    """What to do when the formal reference holds some tasks' folders only (an organiser of one or two of the
+    campaigns): build just those competitions; an empty string when every folder or none is there."""
+    formal = [p for p in plans if p.formal_reference]
+    have = [p.task.id for p in formal if os.path.isdir(os.path.join(p.formal_reference, p.task.id))]
+    if not have or len(have) == len(formal):
+        return ""
+    return ("; to build only the competitions whose folders it holds: --tasks %s (make bundle TASKS=%s)"
+            % (",".join(have), ",".join(have)))
 
 
 def build_zip(plan: BundlePlan, out_path: str, v1: bool = False,

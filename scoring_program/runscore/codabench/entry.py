@@ -163,7 +163,7 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
     if failed:
         print("submission rejected: %d error(s); nothing was scored" % found.errors, file=sys.stderr)
         atomic_write(page, detailed_html("Submission rejected", [{"title": "Errors", "diagnostics": messages}],
-                                         "invalid"))
+                                         "invalid", tasks[0].id if len(tasks) == 1 else ""))
         return EXIT_INVALID_RUN
 
     if any(r.collect for r in references.values()):

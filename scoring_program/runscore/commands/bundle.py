@@ -121,10 +121,10 @@ def _formal_detail(args, task) -> str:
         return args.formal_detail or "aggregate"
     from ..codabench.bundle import formal_task_yaml_detail
 
-    asked = formal_task_yaml_detail(os.path.abspath(args.reference), task)
+    where, asked = formal_task_yaml_detail(os.path.abspath(args.reference), task)
     if asked not in (None, "aggregate"):
-        print("note: %s's task.yaml says detail: %s; the formal phase of %s shows the leaderboard columns only "
-              "(give --formal-detail %s to show more)" % (args.reference, asked, task.id, asked), file=sys.stderr)
+        print("note: %s says detail: %s; the formal phase of %s shows the leaderboard columns only "
+              "(give --formal-detail %s to show more)" % (where, asked, task.id, asked), file=sys.stderr)
     return "aggregate"
 
 

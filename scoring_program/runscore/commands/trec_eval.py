@@ -55,7 +55,7 @@ LONG_OPTIONS = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure"
                 "keep-first-duplicate": "DUP", "strict": "STRICT"}
 
 USAGE = """usage: runscore trec_eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-m MEASURE[.PARAMS]]...
-                          [--v10 | -V 9|10] QRELS RUN
+                          [--v10 | -V 9|10] [--strict] [--full-precision] [--keep-first-duplicate] QRELS RUN
   -q  per-topic values too          -c  average over every qrels topic (a missing topic scores 0)
   -l  relevance level (default 1)   -M  documents kept per topic after sorting (default all)
   -N  documents in the collection (utility)   -n  no summary   -J  judged documents only
@@ -67,7 +67,10 @@ USAGE = """usage: runscore trec_eval [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] [-N 
   --keep-first-duplicate  a repeated docno of a topic is a warning and its first line counts
   --strict  what trec_eval reads silently (a score `abc` read as 0, a grade `1.5` read as 1, a byte order
             mark kept in a topic id, a duplicate docno it does not check) is an error instead of a warning
-RUN may be '-' for standard input. See docs/trec_eval.md."""
+RUN may be '-' for standard input. See docs/trec_eval.md.
+
+example:
+  runscore trec_eval -q -m all_trec qrels.txt run.txt     # every measure, per topic then 'all', as trec_eval -q"""
 
 
 class _Usage(ConfigError):

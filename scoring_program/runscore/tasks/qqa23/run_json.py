@@ -53,7 +53,10 @@ class JsonDocument:
 
 
 def parse_json(text: str, display: str) -> JsonDocument:
-    """Parse `text`; invalid JSON is a RunError at its line, with json's own description."""
+    """Parse `text`; invalid JSON is a RunError at its line, with json's own description. An empty file gets
+    its own message: json's "Expecting value (column 1)" at line 1 does not tell its author the file is empty."""
+    if not text.strip():
+        raise RunError("the file is empty; a run is one JSON object {pq_id: [answer, ...]}", display)
     try:
         value = json_loads(text)          # a number of more than 18 digits is refused before int() sees it
     except json.JSONDecodeError as exc:

@@ -255,7 +255,7 @@ def parse_pr_run(path: str, display: str, diags: Diagnostics, check_name: bool =
     if blank_lines:
         diags.warning(blank_lines[0], "blank line ignored" + _more(blank_lines))
     if typo_lines:
-        diags.warning(typo_lines[0], "':' after the qID instead of ';' (the seed's own typo); read as "
+        diags.warning(typo_lines[0], "':' after the qID instead of ';' (a typo in the task's own format description); read as "
                       "qID;PassageRank" + _more(typo_lines))
     if not topics and not diags.has_errors:
         diags.error(0, "the file holds no passage lines")

@@ -260,7 +260,7 @@ class TemporaliaTir(Task):
         groups = sorted(g for g in book.runs_of_group if g)
         base = os.path.basename(display).lower()
         if groups and base not in ("tir_%s" % g.lower() for g in groups):
-            once("filename", 0, "the file should be named tir_<group_id> (tir_%s), as the seed asks" % groups[0])
+            once("filename", 0, "the file should be named tir_<group_id> (tir_%s), as the task's instructions ask" % groups[0])
         if reference is not None:
             for run in book.runs.values():
                 self._check_against_reference(run, reference, diags)

@@ -152,8 +152,8 @@ class TemporaliaTqic(Task):
         book.finish()
         groups = sorted(g for g in book.runs_of_group if g)
         if groups and os.path.basename(display).lower() not in ("tqic_%s" % g.lower() for g in groups):
-            diags.warning_once("filename", 0, "the file should be named tqic_<group_id> (tqic_%s), as the seed "
-                               "asks" % groups[0])
+            diags.warning_once("filename", 0, "the file should be named tqic_<group_id> (tqic_%s), as the task's "
+                               "instructions ask" % groups[0])
         if reference is not None:
             for run in book.runs.values():
                 self._check_against_reference(run, reference, diags, options)
