@@ -12,6 +12,7 @@ import conftest
 from conftest import ROOT
 from runscore import cli
 from runscore.commands import command_modules
+from runscore.tasks import all_tasks
 
 KIT = os.path.join(ROOT, "starting_kit")
 # Commands of runscore's own modules whose help is written elsewhere (trec_eval mimics trec_eval's own -h).
@@ -138,3 +139,13 @@ def test_ref_naming_the_tree_of_every_task_says_which_folder_to_give(command, ta
     assert code == 2
     assert "holds a reference folder per task, not one task's reference: give --ref %s" \
         % os.path.join(ROOT, "reference_data", task_id) in err, err
+
+
+@pytest.mark.parametrize("task_id", [t.id for t in all_tasks()])
+def test_options_say_what_seed_spec_and_proposed_mean_where_they_use_them(task_id, capsys):
+    """The kit tells participants to run `runscore options`, whose texts say 'the seed', 'spec 4.3' and 'Proposed':
+    words of the project's sources a participant never saw. A legend comes first wherever they appear."""
+    assert cli.main(["options", "--task", task_id]) == 0
+    out = capsys.readouterr().out
+    uses = re.search(r"\b(seed|spec|Proposed)\b", out.split("\n", 4)[-1] if out.startswith("#") else out)
+    assert out.startswith("# Words below: 'the seed'") == bool(uses)

@@ -6,6 +6,7 @@ Exit codes everywhere: 0 success, 1 invalid run (the participant's fault), 2 bad
 import argparse
 import json
 import os
+import re
 import sys
 from typing import Any, Dict, List, Optional
 
@@ -52,10 +53,20 @@ def cmd_tasks(_args) -> int:
     return EXIT_OK
 
 
+# The options' texts are written against the task's sources; a participant reading them needs the three words.
+OPTION_WORDS = ("# Words below: 'the seed' is the task's run-format description (the competition's instructions);\n"
+                "# 'the spec' is runscore's specification of it (runscore's docs/<task-id>.md); 'Proposed' marks the\n"
+                "# default runscore chose where those leave the rule open. The leaderboard uses the defaults unless\n"
+                "# the organiser's task.yaml sets an option.")
+_NAMES_A_SOURCE = re.compile(r"\b(seed|spec|Proposed)\b")
+
+
 def cmd_options(args) -> int:
     from .tasks import get_task
 
     task = get_task(args.task)
+    if any(_NAMES_A_SOURCE.search(option.help) for option in task.options):
+        print(OPTION_WORDS)
     for option in task.options:
         choices = " (%s)" % " | ".join(str(c) for c in option.choices) if option.choices else ""
         print("%s = %r%s\n    %s" % (option.name, option.default, choices, option.help))
