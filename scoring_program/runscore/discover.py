@@ -20,6 +20,17 @@ from .textfile import BOM, UTF16_BOMS
 IGNORED_NAMES = {"metadata", "metadata.yaml", "__MACOSX", "Thumbs.db", "desktop.ini"}
 # Archives that are not unpacked: named in the message so the participant knows to send a zip instead.
 OTHER_ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".gz", ".bz2", ".xz", ".7z", ".rar")
+# Files a team may put beside its runs (a system description, a figure): told as what they are. A .docx is a zip
+# inside, and was unpacked and its XML parts read as runs (one error a part, none naming the document).
+DOCUMENT_KINDS = {".pdf": "a PDF document", ".doc": "a Word document", ".docx": "a Word document",
+                  ".odt": "an OpenDocument text", ".rtf": "an RTF document", ".xls": "a spreadsheet",
+                  ".xlsx": "a spreadsheet", ".ods": "a spreadsheet", ".ppt": "a presentation", ".pptx": "a presentation",
+                  ".odp": "a presentation", ".png": "an image", ".jpg": "an image", ".jpeg": "an image",
+                  ".gif": "an image"}
+_DOCUMENT_SIGNATURES = ((b"%PDF-", "a PDF document"), (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an Office document"),
+                        (b"\x89PNG\r\n", "an image"), (b"\xff\xd8\xff", "an image"), (b"GIF87a", "an image"),
+                        (b"GIF89a", "an image"),
+                        (b"\x7fELF", "a program"))
 
 # Limits on submissions (zip bombs, path tricks, floods of files); docs/limits.md explains each.
 MAX_ZIP_MEMBERS = 10000                 # entries of one zip
@@ -127,7 +138,7 @@ def _is_zip(entry: str, path: str) -> bool:
     """A zip to unpack: named .zip, or starting with a zip's local-file signature. One that zipfile cannot read
     (fake end markers in its comment, a truncated file) is then refused as an unreadable zip, never read as a
     run (it once got "not valid UTF-8")."""
-    if not os.path.isfile(path):
+    if not os.path.isfile(path) or os.path.splitext(entry.lower())[1] in DOCUMENT_KINDS:
         return False
     return entry.lower().endswith(".zip") or read_start(path) in (b"PK\x03\x04", b"PK\x05\x06")
 
@@ -325,6 +336,20 @@ def read_start(path: str, size: int = 4) -> bytes:
         return b""
 
 
+def document_problem(name: str, path: str) -> Optional[str]:
+    """The message for a document, image or program (by its name's extension or its first bytes), else None."""
+    extension = os.path.splitext(name.lower())[1]
+    kind = DOCUMENT_KINDS.get(extension)
+    if kind is None:
+        start = read_start(path, 8)
+        kind = next((k for signature, k in _DOCUMENT_SIGNATURES if start.startswith(signature)), None)
+    if kind is None:
+        return None
+    return ("%s%s, not a run: every file of a submission is read as a run, so take it out of the zip (send a "
+            "system description where the competition asks for one)"
+            % (kind, " (%s)" % extension if extension in DOCUMENT_KINDS else ""))
+
+
 def utf16_problem(path: str) -> Optional[str]:
     """The UTF-16 message when a file starts with a UTF-16 byte order mark or looks like UTF-16 text without one
     (every other byte NUL), else None; said before sniffing, which would only find "not a run of any task"."""
@@ -360,6 +385,10 @@ def assign_tasks(candidates: Sequence[Candidate], tasks: Sequence) -> Tuple[List
         if len(by_name) != 1 and base.lower().endswith(OTHER_ARCHIVES):
             problems.append(Diagnostic(candidate.display, 0, ERROR, "only zip archives are unpacked; send a .zip "
                                        "or the run files themselves"))
+            continue
+        problem = None if len(by_name) == 1 else document_problem(base, candidate.path)
+        if problem:
+            problems.append(Diagnostic(candidate.display, 0, ERROR, problem))
             continue
         problem = None if len(by_name) == 1 else utf16_problem(candidate.path)
         if problem:

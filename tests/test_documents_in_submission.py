@@ -1,0 +1,63 @@
+"""A team's system description, figure or program beside its runs is told for what it is, at every door (check,
+validate, score.py), and never unpacked: a .docx is a zip inside, whose XML parts were read as runs (two errors, none
+naming the document), and a PDF got 'not valid UTF-8 ... save it as UTF-8'."""
+import io
+import os
+import zipfile
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+SAMPLE = os.path.join(ROOT, "starting_kit", "sample_submission", "ntcir1-adhoc", "ntc1")
+
+
+def _docx():
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", '<?xml version="1.0"?><w:document/>')
+    return data.getvalue()
+
+
+DOCUMENTS = [
+    ("description.docx", _docx(), "a Word document (.docx), not a run"),
+    ("description.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n", "a PDF document (.pdf), not a run"),
+    ("description", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "a PDF document, not a run"),           # by its first bytes
+    ("figure.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "an image (.png), not a run"),
+    ("system", b"\x7fELF\x02\x01\x01\0", "a program, not a run"),
+]
+
+
+@pytest.mark.parametrize("name, data, message", DOCUMENTS)
+def test_check_names_the_document_once(tmp_path, name, data, message):
+    submission = tmp_path / "submission.zip"
+    with zipfile.ZipFile(str(submission), "w") as archive:
+        archive.write(SAMPLE, "ntc1")
+        archive.writestr(name, data)
+    code, out, err = run_cli("check", "--task", "ntcir1-adhoc", submission)
+    errors = [line for line in (out + err).splitlines() if ": error: " in line]
+    assert code == 1
+    assert errors == ["%s: error: %s: every file of a submission is read as a run, so take it out of the zip (send "
+                      "a system description where the competition asks for one)" % (name, message)], errors
+
+
+def test_validate_says_the_same_of_a_file_given_by_name(tmp_path):
+    path = tmp_path / "description.pdf"
+    path.write_bytes(DOCUMENTS[1][1])
+    code, out, err = run_cli("validate", "--task", "ntcir1-adhoc", path, SAMPLE)
+    assert code == 1 and "description.pdf: error: a PDF document (.pdf), not a run" in out + err
+
+
+def test_a_run_is_never_taken_for_a_document(tmp_path):
+    """Only the exact signatures count: a run whose first id starts with GIF8 or %PDF is a run (with its own
+    diagnostics), and a run named like a task's run is read as one."""
+    path = tmp_path / "ntc1"
+    with open(SAMPLE, encoding="utf-8") as handle:
+        path.write_text(handle.read(), encoding="utf-8")
+    code, _, _ = run_cli("validate", "--task", "ntcir1-adhoc", path)
+    assert code == 0
+    odd = tmp_path / "odd"
+    odd.write_text("GIF8\t0\tgakkai-0000000001\t1\t1.0\tGIF8\n", encoding="utf-8")
+    code, out, err = run_cli("validate", "--task", "ntcir1-adhoc", odd)
+    assert "not a run" not in out + err
