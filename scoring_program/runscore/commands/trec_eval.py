@@ -208,7 +208,7 @@ def parse_settings(argv: Sequence[str]) -> Tuple[Settings, List[str]]:
         elif letter == "R" and value == "qrels" or letter == "T" and value == "trec_results":
             continue
         else:
-            raise _Usage("%s is not supported by runscore trec_eval"
+            raise _Usage("runscore trec_eval does not support %s"
                          % UNSUPPORTED_OPTIONS.get("-" + letter, "-%s %s" % (letter, value)))
     return s, positional
 
