@@ -101,6 +101,20 @@ def test_a_zip_with_one_bad_file(tmp_path):
     _same_as_score_py(tmp_path, submission, REFERENCE, out, code)
 
 
+def test_a_run_name_twice_marks_the_second_file_invalid_in_the_table(tmp_path):
+    """The table said 'valid 0' for both files of a run sent twice, then listed the error at the second: the row
+    now counts the submission's errors at its file, as the total below it does."""
+    run = _sample_files("ntcir1-adhoc")["ntc1"]
+    submission = _zip(tmp_path / "sub.zip", {"ntc1": run, "ntc1_again": run})
+    code, out, err = run_cli("check", "--task", "ntcir1-adhoc", submission)
+    assert code == 1, out + err
+    rows = _table(out)
+    assert rows["ntc1"][2:4] == ("valid", "0")
+    assert rows["ntc1_again"][2:4] == ("invalid", "1")
+    errors = sum(int(row[3]) for row in rows.values())
+    assert "submission rejected: %d error(s)" % errors in out
+
+
 def test_a_folder(tmp_path):
     folder = tmp_path / "runs"
     folder.mkdir()

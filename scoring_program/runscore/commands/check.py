@@ -20,7 +20,7 @@ import tempfile
 import zipfile
 from typing import Dict, List
 
-from ..errors import EXIT_INVALID_RUN, EXIT_OK, ConfigError, RunError
+from ..errors import EXIT_INVALID_RUN, EXIT_OK, WARNING, ConfigError, RunError
 
 NAME = "check"
 HELP = "check a whole submission (zip or folder) exactly as the platform will: which file is a run of which task"
@@ -84,8 +84,10 @@ def _unpack(submission: str, workdir: str) -> str:
 def table_rows(found) -> List[List[str]]:
     """One row per file of the submission: file, task, run(s), verdict, errors, warnings."""
     problems: Dict[str, int] = {}
-    for p in found.problems:
-        problems[p.path] = problems.get(p.path, 0) + 1
+    warnings: Dict[str, int] = {}
+    for p in found.problems:        # a file's own problems, and the submission's (a run name twice) at the file
+        counts = warnings if p.severity == WARNING else problems
+        counts[p.path] = counts.get(p.path, 0) + 1
     rows = [["file", "task", "run", "verdict", "errors", "warnings"]]
     tasks = {c.display: t.id for c, t in found.pairs}
     companions = {c.display for c in found.companions}
@@ -96,11 +98,12 @@ def table_rows(found) -> List[List[str]]:
         elif name in found.checked:
             checked = found.checked[name]
             runs = ", ".join(r.name for r in checked.runs) or "-"
-            verdict = "invalid" if checked.diags.has_errors else "valid"
-            rows.append([name, tasks[name], runs, verdict, str(checked.diags.error_count),
-                         str(checked.diags.warning_count)])
+            errors = checked.diags.error_count + problems.get(name, 0)
+            verdict = "invalid" if errors else "valid"
+            rows.append([name, tasks[name], runs, verdict, str(errors),
+                         str(checked.diags.warning_count + warnings.get(name, 0))])
         else:
-            rows.append([name, "-", "-", "not a run", str(problems.get(name, 1)), "0"])
+            rows.append([name, "-", "-", "not a run", str(problems.get(name, 1)), str(warnings.get(name, 0))])
     return rows
 
 
