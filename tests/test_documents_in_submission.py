@@ -61,3 +61,38 @@ def test_a_run_is_never_taken_for_a_document(tmp_path):
     odd.write_text("GIF8\t0\tgakkai-0000000001\t1\t1.0\tGIF8\n", encoding="utf-8")
     code, out, err = run_cli("validate", "--task", "ntcir1-adhoc", odd)
     assert "not a run" not in out + err
+
+
+@pytest.mark.parametrize("task_id, name, data, message", [
+    ("temporalia-tir", "tir_description.pdf", DOCUMENTS[1][1], "a PDF document (.pdf), not a run"),
+    ("temporalia-tir", "tir_runs.docx", _docx(), "a Word document (.docx), not a run"),
+    ("temporalia-tqic", "tqic_figure.png", DOCUMENTS[3][1], "an image (.png), not a run"),
+], ids=["tir-pdf", "tir-docx", "tqic-png"])
+def test_a_document_named_like_a_tasks_runs_is_still_a_document(tmp_path, task_id, name, data, message):
+    """TIR and TQIC claim every name starting tir_ / tqic_, so 'tir_description.pdf' was read as a run ('not valid
+    UTF-8 ... save it as UTF-8') and a .docx so named was neither unpacked nor told: no run ends in a document's
+    extension, so the extension counts whatever the name's start."""
+    sample = os.path.join(ROOT, "starting_kit", "sample_submission", task_id)
+    submission = tmp_path / "submission.zip"
+    with zipfile.ZipFile(str(submission), "w") as archive:
+        for run in os.listdir(sample):
+            archive.write(os.path.join(sample, run), run)
+        archive.writestr(name, data)
+    code, out, err = run_cli("check", "--task", task_id, submission)
+    errors = [line for line in (out + err).splitlines() if ": error: " in line]
+    assert code == 1
+    assert errors == ["%s: error: %s: every file of a submission is read as a run, so take it out of the zip (send "
+                      "a system description where the competition asks for one)" % (name, message)], errors
+
+
+def test_a_claimed_document_makes_no_second_task_in_check_without_task(tmp_path):
+    """`runscore check` without --task judges as the competition of the runs' task: 'tir_description.pdf' beside
+    an NTCIR-1 run made it 'runs of 2 tasks in one submission' (the PDF counted as a TIR run)."""
+    submission = tmp_path / "submission.zip"
+    with zipfile.ZipFile(str(submission), "w") as archive:
+        archive.write(SAMPLE, "ntc1")
+        archive.writestr("tir_description.pdf", DOCUMENTS[1][1])
+    code, out, err = run_cli("check", submission)
+    assert code == 1
+    assert "runs of 2 tasks" not in out + err
+    assert "tir_description.pdf: error: a PDF document (.pdf), not a run" in out + err

@@ -336,11 +336,13 @@ def read_start(path: str, size: int = 4) -> bytes:
         return b""
 
 
-def document_problem(name: str, path: str) -> Optional[str]:
-    """The message for a document, image or program (by its name's extension or its first bytes), else None."""
+def document_problem(name: str, path: str, by_first_bytes: bool = True) -> Optional[str]:
+    """The message for a document, image or program (by its name's extension, or its first bytes unless
+    `by_first_bytes` is off), else None. No task's runs end in a document's extension, so the extension counts even
+    when a task's name pattern claims the file (`tir_description.pdf` matches tir_.+ and got 'not valid UTF-8')."""
     extension = os.path.splitext(name.lower())[1]
     kind = DOCUMENT_KINDS.get(extension)
-    if kind is None:
+    if kind is None and by_first_bytes:
         start = read_start(path, 8)
         kind = next((k for signature, k in _DOCUMENT_SIGNATURES if start.startswith(signature)), None)
     if kind is None:
@@ -386,7 +388,8 @@ def assign_tasks(candidates: Sequence[Candidate], tasks: Sequence) -> Tuple[List
             problems.append(Diagnostic(candidate.display, 0, ERROR, "only zip archives are unpacked; send a .zip "
                                        "or the run files themselves"))
             continue
-        problem = None if len(by_name) == 1 else document_problem(base, candidate.path)
+        # first bytes only for a name no task claims: a claimed run is judged by its task's own checks
+        problem = document_problem(base, candidate.path, by_first_bytes=len(by_name) != 1)
         if problem:
             problems.append(Diagnostic(candidate.display, 0, ERROR, problem))
             continue
