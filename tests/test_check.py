@@ -115,6 +115,20 @@ def test_a_run_name_twice_marks_the_second_file_invalid_in_the_table(tmp_path):
     assert "submission rejected: %d error(s)" % errors in out
 
 
+def test_an_unreadable_companion_counts_its_error_on_its_row(tmp_path):
+    """A companion (an r2c2-ac submission's PR run) that cannot be read is an error of the submission, listed at
+    its file; its row said 'read beside the runs 0 0', so the rows' errors did not add up to the total below."""
+    files = _sample_files("r2c2-ac")
+    files["SAMPLE-PG-1.txt"] = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"
+    code, out, err = run_cli("check", "--task", "r2c2-ac", _zip(tmp_path / "sub.zip", files))
+    assert code == 1, out + err
+    rows = _table(out)
+    assert rows["SAMPLE-PG-1.txt"][2:4] == ("read beside the runs", "1")
+    errors = sum(int(row[3]) for row in rows.values())
+    warnings = sum(int(row[4]) for row in rows.values())
+    assert "submission rejected: %d error(s), %d warning(s)" % (errors, warnings) in out
+
+
 def test_a_folder(tmp_path):
     folder = tmp_path / "runs"
     folder.mkdir()

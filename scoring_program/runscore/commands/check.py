@@ -94,7 +94,8 @@ def table_rows(found) -> List[List[str]]:
     for candidate in sorted(found.candidates + found.companions, key=lambda c: c.display):
         name = candidate.display
         if name in companions:
-            rows.append([name, "-", "-", "read beside the runs", "0", "0"])
+            rows.append([name, "-", "-", "read beside the runs", str(problems.get(name, 0)),
+                         str(warnings.get(name, 0))])
         elif name in found.checked:
             checked = found.checked[name]
             runs = ", ".join(r.name for r in checked.runs) or "-"
