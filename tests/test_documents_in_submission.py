@@ -96,3 +96,21 @@ def test_a_claimed_document_makes_no_second_task_in_check_without_task(tmp_path)
     assert code == 1
     assert "runs of 2 tasks" not in out + err
     assert "tir_description.pdf: error: a PDF document (.pdf), not a run" in out + err
+
+
+def test_a_campaigns_loose_document_is_told_as_one(tmp_path):
+    """An organiser's folder of runs given to `runscore pool` (loose files, not downloads) with the teams' system
+    descriptions in it: the .docx was unpacked as a zip and its XML parts read as runs, the PDF got 'not valid
+    UTF-8', as in a submission before documents were told."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "tir_alice").write_text("".join("%s\t1\tL1\talice\talice_run1\n" % s for s in ("001p", "001a")))
+    (runs / "description.docx").write_bytes(_docx())
+    (runs / "tir_alice_slides.pdf").write_bytes(DOCUMENTS[1][1])       # named like a TIR run, too
+    code, out, err = run_cli("pool", "--task", "temporalia-tir", "--depth", "3", runs, "-o", tmp_path / "out")
+    errors = sorted(line for line in (out + err).splitlines() if ": error: " in line)
+    assert code == 1
+    assert errors == ["%s: error: a Word document (.docx), not a run: every file given is read as a run; leave it "
+                      "out of the folder or the command line" % (runs / "description.docx"),
+                      "%s: error: a PDF document (.pdf), not a run: every file given is read as a run; leave it "
+                      "out of the folder or the command line" % (runs / "tir_alice_slides.pdf")], errors

@@ -336,20 +336,28 @@ def read_start(path: str, size: int = 4) -> bytes:
         return b""
 
 
-def document_problem(name: str, path: str, by_first_bytes: bool = True) -> Optional[str]:
-    """The message for a document, image or program (by its name's extension, or its first bytes unless
-    `by_first_bytes` is off), else None. No task's runs end in a document's extension, so the extension counts even
-    when a task's name pattern claims the file (`tir_description.pdf` matches tir_.+ and got 'not valid UTF-8')."""
+def document_kind(name: str, path: str, by_first_bytes: bool = True) -> Optional[str]:
+    """What a document, image or program is ("a PDF document (.pdf)"), by its name's extension, or by its first
+    bytes unless `by_first_bytes` is off; None for any other file. No task's runs end in a document's extension, so
+    the extension counts even when a task's name pattern claims the file (`tir_description.pdf` matches tir_.+ and
+    got 'not valid UTF-8')."""
     extension = os.path.splitext(name.lower())[1]
     kind = DOCUMENT_KINDS.get(extension)
-    if kind is None and by_first_bytes:
+    if kind is not None:
+        return "%s (%s)" % (kind, extension)
+    if by_first_bytes:
         start = read_start(path, 8)
-        kind = next((k for signature, k in _DOCUMENT_SIGNATURES if start.startswith(signature)), None)
+        return next((k for signature, k in _DOCUMENT_SIGNATURES if start.startswith(signature)), None)
+    return None
+
+
+def document_problem(name: str, path: str, by_first_bytes: bool = True) -> Optional[str]:
+    """The message for a document, image or program in a submission (document_kind), else None."""
+    kind = document_kind(name, path, by_first_bytes)
     if kind is None:
         return None
-    return ("%s%s, not a run: every file of a submission is read as a run, so take it out of the zip (send a "
-            "system description where the competition asks for one)"
-            % (kind, " (%s)" % extension if extension in DOCUMENT_KINDS else ""))
+    return ("%s, not a run: every file of a submission is read as a run, so take it out of the zip (send a "
+            "system description where the competition asks for one)" % kind)
 
 
 def utf16_problem(path: str) -> Optional[str]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..codabench.receipt import Receipt, receipt_of
-from ..discover import MAX_FOLDER_DEPTH, ignored, safe_extract
+from ..discover import MAX_FOLDER_DEPTH, document_kind, ignored, safe_extract
 from ..errors import ConfigError, RunError
 from ..pipeline import CheckedFile, LoadedReference, check_file
 from ..submission import examine
@@ -223,11 +223,19 @@ def _examine(task: Task, submission: _Submission, res_dir: str, where: str, work
 
 def _read_loose(task: Task, origin: Origin, workdir: str, reference, max_errors: int,
                 found: CampaignInputs, after_check=None) -> _Submission:
-    """A loose file: a zip is examined as a submission; a file the task reads beside runs is a companion (its
-    own error when it cannot be read at all); any other file is a run file checked by the task."""
+    """A loose file: a document, image or program is refused as one (discover.document_kind); a zip is examined
+    as a submission; a file the task reads beside runs is a companion (its own error when it cannot be read at
+    all); any other file is a run file checked by the task."""
     submission = _Submission(origin)
     path = origin.source
     base = os.path.basename(path)
+    # Before the zip test: a .docx is a zip inside, whose XML parts were read as runs (as in a submission).
+    kind = document_kind(base, path, by_first_bytes=not task.claims_name(base))
+    if kind is not None:
+        found.messages.append("%s: error: %s, not a run: every file given is read as a run; leave it out of the "
+                              "folder or the command line" % (path, kind))
+        submission.failed = True
+        return submission
     if zipfile.is_zipfile(path) and not task.claims_name(base):
         res_dir = tempfile.mkdtemp(prefix="res-", dir=workdir)
         try:
