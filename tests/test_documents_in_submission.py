@@ -114,3 +114,17 @@ def test_a_campaigns_loose_document_is_told_as_one(tmp_path):
                       "out of the folder or the command line" % (runs / "description.docx"),
                       "%s: error: a PDF document (.pdf), not a run: every file given is read as a run; leave it "
                       "out of the folder or the command line" % (runs / "tir_alice_slides.pdf")], errors
+
+
+def test_a_run_named_like_an_image_is_told_to_be_renamed(tmp_path):
+    """A real run named 'results.png' was told 'an image (.png), not a run ... take it out of the zip': its author
+    would remove the run. Named like a document but holding text, it is told to rename it (and still not read)."""
+    submission = tmp_path / "submission.zip"
+    with zipfile.ZipFile(str(submission), "w") as archive:
+        archive.write(SAMPLE, "ntc1")
+        archive.write(SAMPLE, "results.png")
+    code, out, err = run_cli("check", "--task", "ntcir1-adhoc", submission)
+    errors = [line for line in (out + err).splitlines() if ": error: " in line]
+    assert code == 1
+    assert errors == ["results.png: error: named like an image (.png) but holds plain text: a file so named is never "
+                      "read as a run; if it is a run, rename it without .png, else take it out of the zip"], errors

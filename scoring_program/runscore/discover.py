@@ -352,12 +352,33 @@ def document_kind(name: str, path: str, by_first_bytes: bool = True) -> Optional
 
 
 def document_problem(name: str, path: str, by_first_bytes: bool = True) -> Optional[str]:
-    """The message for a document, image or program in a submission (document_kind), else None."""
+    """The message for a document, image or program in a submission (document_kind), else None. A file named
+    like one that holds plain text is most likely a run given a wrong name (`results.png`): telling its author
+    it is an image to take out would lose the run, so the message says to rename it."""
     kind = document_kind(name, path, by_first_bytes)
     if kind is None:
         return None
+    extension = os.path.splitext(name.lower())[1]
+    if extension in DOCUMENT_KINDS and _holds_plain_text(path):
+        return ("named like %s but holds plain text: a file so named is never read as a run; if it is a run, "
+                "rename it without %s, else take it out of the zip" % (kind, extension))
     return ("%s, not a run: every file of a submission is read as a run, so take it out of the zip (send a "
             "system description where the competition asks for one)" % kind)
+
+
+def _holds_plain_text(path: str) -> bool:
+    """Whether the file starts with UTF-8 text (no NUL byte, no document signature, not RTF), as a run does."""
+    start = read_start(path, 4096)
+    if not start.strip() or b"\0" in start or start.startswith(b"{\\rtf") or \
+            any(start.startswith(signature) for signature, _kind in _DOCUMENT_SIGNATURES):
+        return False
+    for cut in range(4):         # the 4096th byte may end in the middle of a character
+        try:
+            start[:len(start) - cut].decode("utf-8")
+            return True
+        except UnicodeDecodeError:
+            continue
+    return False
 
 
 def utf16_problem(path: str) -> Optional[str]:
