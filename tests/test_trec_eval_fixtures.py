@@ -114,4 +114,4 @@ def test_unsupported_fixture_commands_fail_with_a_usage_error(capsys, name):
             "out.test.aqZ": ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]}[name]
     argv = [os.path.join(base, a) if os.path.exists(os.path.join(base, a)) else a for a in argv]
     assert trec_eval.run(argv) == 1
-    assert "not supported" in capsys.readouterr().err
+    assert "runscore trec_eval does not support " in capsys.readouterr().err
