@@ -113,28 +113,32 @@ def _read_only(values) -> np.ndarray:
     return table
 
 
-_LOG2_TABLE = np.zeros(0)
+class _LibmTable:
+    """function(first), function(first + 1), ... as C's libm gives them (Python's math calls it), computed once and
+    grown by doubling; callers get read-only views of the one table."""
+
+    def __init__(self, function, first: int):
+        self.function, self.first, self.table = function, first, np.zeros(0)
+
+    def values(self, count: int) -> np.ndarray:
+        if self.table.shape[0] < count:
+            size = max(count, 2 * self.table.shape[0], 1024)
+            self.table = _read_only([self.function(i) for i in range(self.first, self.first + size)])
+        return self.table[:count]
+
+
+_LOG2_FROM_2 = _LibmTable(math.log2, 2)
+_LOG_FROM_1 = _LibmTable(math.log, 1)
 
 
 def log2_discounts(count: int) -> np.ndarray:
     """log2(2), log2(3), ..., log2(count + 1) as C's libm log2 gives them (math.log2), on every CPU."""
-    global _LOG2_TABLE
-    if _LOG2_TABLE.shape[0] < count:
-        size = max(count, 2 * _LOG2_TABLE.shape[0], 1024)
-        _LOG2_TABLE = _read_only([math.log2(i) for i in range(2, size + 2)])
-    return _LOG2_TABLE[:count]
-
-
-_LOG_TABLE = np.zeros(0)
+    return _LOG2_FROM_2.values(count)
 
 
 def log_table(count: int) -> np.ndarray:
     """log(1), log(2), ..., log(count) as C's libm log gives them (math.log), on every CPU."""
-    global _LOG_TABLE
-    if _LOG_TABLE.shape[0] < count:
-        size = max(count, 2 * _LOG_TABLE.shape[0], 1024)
-        _LOG_TABLE = _read_only([math.log(i) for i in range(1, size + 1)])
-    return _LOG_TABLE[:count]
+    return _LOG_FROM_1.values(count)
 
 
 def c_pow(x: float, y: float) -> float:
