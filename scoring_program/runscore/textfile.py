@@ -203,28 +203,35 @@ def describe_layout(text: str, separator: Optional[str], min_fields: int,
 
 
 _ESCAPED_HALF = re.compile(r"\\u[dD][89a-fA-F]")       # a JSON \u escape of half a UTF-16 surrogate pair
-_HALF = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")        # half of a pair left by such an escape, in decoded text
+
+
+def half_surrogate_problem(text: str) -> Optional[str]:
+    """A message when the decoded string `text` holds half of a UTF-16 surrogate pair, else None: json.loads keeps a
+    `"\\udc80"` escape without its other half as a code point that no UTF-8 text (a page, a log) can hold."""
+    found = LONE_SURROGATE.search(text)
+    if found is None:
+        return None
+    return ("not valid Unicode: a string holds \\u%04x, half of a UTF-16 surrogate pair without its other half; "
+            "write the character itself (or both halves of its pair)" % ord(found.group()))
 
 
 def lone_surrogate(json_text: str, value: Any) -> Optional[str]:
-    """A message when a string of `value` (the JSON `json_text` decoded) holds half of a UTF-16 surrogate pair, else
-    None. json.loads keeps a `"\\udc80"` escape without its other half as a code point that no UTF-8 text can
-    hold, so the page and the log of a reference file holding one failed when they were written; the readers
-    refuse it where they read it. Cheap: the values are walked only when the text has such an escape."""
+    """half_surrogate_problem of the first string of `value` (the JSON `json_text` decoded) that has one, else None.
+    The page and the log of a reference file holding one failed when they were written; the readers refuse it
+    where they read it. Cheap: the values are walked only when the text has such an escape."""
     if _ESCAPED_HALF.search(json_text) is None:
         return None
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            found = _HALF.search(item)
-            if found is not None:
-                return ("not valid Unicode: a string holds \\u%04x, half of a UTF-16 surrogate pair without its "
-                        "other half; write the character itself (or both halves of its pair)" % ord(found.group()))
+            problem = half_surrogate_problem(item)
+            if problem is not None:
+                return problem
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
     return None
-

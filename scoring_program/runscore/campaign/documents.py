@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..textfile import LONE_SURROGATE
+
 # A document's text is shown up to this many characters (a page of a depth-100 topic holds ~800 documents).
 MAX_SHOWN_CHARS = 20000
 SHORT_FACT = 160          # an element of at most this many characters is a fact; a longer one a section
@@ -224,7 +226,6 @@ def livingknowledge_document(doc_id: str, record: str) -> Document:
 
 # ------------------------------------------------------------------------------------ JSON, TSV ---
 JSON_TITLES = ("title",)
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def read_json(text: str):
@@ -242,10 +243,10 @@ def whole_characters(value, replaced: List[int]):
     """`value` with every half of a UTF-16 surrogate pair that a JSON escape left alone (`"\\ud800"`) shown as
     U+FFFD: no page or sheet written as UTF-8 can hold one (writing it failed). replaced[0] counts them."""
     if isinstance(value, str):
-        if _LONE_SURROGATE.search(value) is None:
+        if LONE_SURROGATE.search(value) is None:
             return value
-        replaced[0] += len(_LONE_SURROGATE.findall(value))
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        replaced[0] += len(LONE_SURROGATE.findall(value))
+        return LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
         return [whole_characters(v, replaced) for v in value]
     if isinstance(value, dict):

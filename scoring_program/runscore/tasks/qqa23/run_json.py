@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Tuple
 
 from ...errors import RunError
 from ...numeric import JsonNumberError, json_loads
+from ...textfile import half_surrogate_problem
 
 Path = Tuple[Any, ...]
 WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -79,17 +80,12 @@ def parse_json(text: str, display: str) -> JsonDocument:
     return JsonDocument(value, scanner.lines, scanner.key_lines, scanner.duplicates)
 
 
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _whole_characters(text: str, line: int) -> None:
-    """A string whose \\u escapes leave half of a UTF-16 surrogate pair (`"\\ud800"`) is refused: json.loads
-    keeps the half as it is, a code point no UTF-8 text (a page, a log) can hold, so the report of the run failed
-    (an escaped pair such as `"\\ud83d\\ude00"` is one character and passes)."""
-    found = LONE_SURROGATE.search(text)
-    if found is not None:
-        raise RunError("not valid Unicode: a string holds \\u%04x, half of a UTF-16 surrogate pair without its other "
-                       "half; write the character itself (or both halves of its pair)" % ord(found.group()), "", line)
+    """A string whose \\u escapes leave half of a UTF-16 surrogate pair (`"\\ud800"`) is refused at its line: the
+    report of the run failed on it (an escaped pair such as `"\\ud83d\\ude00"` is one character and passes)."""
+    problem = half_surrogate_problem(text)
+    if problem is not None:
+        raise RunError(problem, "", line)
 
 
 class _Scanner:
