@@ -236,10 +236,10 @@ console.log('FIT scroll=' + document.documentElement.scrollWidth + ' width=' + W
 </script>"""
 
 
-def _fit(page_text, tmp_path, width, name="page"):
-    """(document scroll width, viewport width, elements past the edge) of a page drawn `width` px wide."""
+def _probe(page_text, script, pattern, tmp_path, width, name):
+    """The match of `pattern` in the console output of `script`, run in a copy of the page drawn `width` px wide."""
     probe = tmp_path / ("%s-%d.html" % (name, width))
-    probe.write_text(page_text.replace("</body>", _PROBE + "</body>"), encoding="utf-8")
+    probe.write_text(page_text.replace("</body>", script + "</body>"), encoding="utf-8")
     frame = tmp_path / ("frame-%s-%d.html" % (name, width))
     frame.write_text('<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="border:0;width:%dpx;'
                      'height:900px"></iframe></body></html>' % (probe.name, width), encoding="utf-8")
@@ -248,8 +248,14 @@ def _fit(page_text, tmp_path, width, name="page"):
                                                             "--window-size=%d,900" % max(width, 800),
                                                             "--screenshot=%s" % shot, frame.as_uri()],
                           capture_output=True, text=True, timeout=120)
-    found = re.search(r"FIT scroll=(\d+) width=(\d+) wide=([^\"]*)", proc.stderr)
+    found = re.search(pattern, proc.stderr)
     assert found, proc.stderr[-2000:]
+    return found
+
+
+def _fit(page_text, tmp_path, width, name="page"):
+    """(document scroll width, viewport width, elements past the edge) of a page drawn `width` px wide."""
+    found = _probe(page_text, _PROBE, r"FIT scroll=(\d+) width=(\d+) wide=([^\"]*)", tmp_path, width, name)
     return int(found.group(1)), int(found.group(2)), found.group(3)
 
 
@@ -276,17 +282,7 @@ def test_the_leaderboard_values_are_on_screen_and_each_title_said_once(scored_pa
     summary = page[page.index('id="leaderboard"'):page.index("<section>")]
     for task in TASKS:
         assert summary.count("(%s)" % task.id) == 1
-    probe = tmp_path / ("values-%d.html" % width)
-    probe.write_text(page.replace("</body>", _VALUES_PROBE + "</body>"), encoding="utf-8")
-    frame = tmp_path / ("values-frame-%d.html" % width)
-    frame.write_text('<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="border:0;width:%dpx;'
-                     'height:900px"></iframe></body></html>' % (probe.name, width), encoding="utf-8")
-    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
-                                                            "--window-size=%d,900" % max(width, 800),
-                                                            "--screenshot=%s" % (tmp_path / "v.png"), frame.as_uri()],
-                          capture_output=True, text=True, timeout=120)
-    found = re.search(r"VALUES cells=(\d+) outside=(\d+)", proc.stderr)
-    assert found, proc.stderr[-2000:]
+    found = _probe(page, _VALUES_PROBE, r"VALUES cells=(\d+) outside=(\d+)", tmp_path, width, "values")
     assert int(found.group(1)) == sum(len(t.columns) for t in TASKS) and found.group(2) == "0"
 
 
@@ -307,17 +303,7 @@ def test_eight_leaderboard_columns_are_on_a_screen_without_scrolling(scored_page
     wrap now, so a task of up to 8 columns (run, 8 values, file) fits a screen; r2c2-ac's 10 columns of long names
     still scroll inside their box, the run's name held at the left."""
     page = scored_page[0].read_text(encoding="utf-8")
-    probe = tmp_path / "columns.html"
-    probe.write_text(page.replace("</body>", _COLUMNS_PROBE + "</body>"), encoding="utf-8")
-    frame = tmp_path / "columns-frame.html"
-    frame.write_text('<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="border:0;width:1280px;'
-                     'height:900px"></iframe></body></html>' % probe.name, encoding="utf-8")
-    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
-                                                            "--window-size=1280,900",
-                                                            "--screenshot=%s" % (tmp_path / "c.png"), frame.as_uri()],
-                          capture_output=True, text=True, timeout=120)
-    found = re.search(r"COLUMNS ([\d:,-]*)", proc.stderr)
-    assert found, proc.stderr[-2000:]
+    found = _probe(page, _COLUMNS_PROBE, r"COLUMNS ([\d:,-]*)", tmp_path, 1280, "columns")
     tables = [tuple(int(n) for n in t.split(":")) for t in found.group(1).split(",")]
     assert len(tables) == len(TASKS)
     narrow = [(headers, hidden) for headers, hidden in tables if headers <= 10]

@@ -44,15 +44,20 @@ def _program(folder, body):
                      "open(os.path.join(out, 'detailed_results.html'), 'w').write('<p>x</p>')\n" + body + "\n")
 
 
-@pytest.mark.parametrize("body,status,text", PROGRAMS, ids=[t for _, _, t in PROGRAMS])
-def test_platform_rules(tmp_path, capsys, body, status, text):
-    _program(str(tmp_path / "program"), body)
+def _score_one_run(tmp_path, columns):
+    """dry_run.score_submission of tmp_path/program on a one-line run and a one-line reference."""
     (tmp_path / "ref" / "task").mkdir(parents=True)
     (tmp_path / "ref" / "task" / "qrels").write_text("1 0 d 1\n")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "run.txt").write_text("run\n")
-    got = dry_run.score_submission(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"),
-                                   str(tmp_path / "sub"), COLUMNS)
+    return dry_run.score_submission(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"),
+                                    str(tmp_path / "sub"), columns)
+
+
+@pytest.mark.parametrize("body,status,text", PROGRAMS, ids=[t for _, _, t in PROGRAMS])
+def test_platform_rules(tmp_path, capsys, body, status, text):
+    _program(str(tmp_path / "program"), body)
+    got = _score_one_run(tmp_path, COLUMNS)
     assert (got, text in capsys.readouterr().out) == (status, True)
 
 
@@ -128,12 +133,7 @@ def test_the_detailed_page_is_named_with_or_without_the_competitions_columns(tmp
     """The kit README says the dry run prints where detailed_results.html is; in the kit alone (no --bundle, so
     no columns) it printed the row and stopped."""
     _program(str(tmp_path / "program"), "open(out + '/scores.json', 'w').write('{\"t_map\": 0.5}')")
-    (tmp_path / "ref" / "task").mkdir(parents=True)
-    (tmp_path / "ref" / "task" / "qrels").write_text("1 0 d 1\n")
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "run.txt").write_text("run\n")
-    got = dry_run.score_submission(str(tmp_path / "w"), str(tmp_path / "program"), str(tmp_path / "ref"),
-                                   str(tmp_path / "sub"), columns)
+    got = _score_one_run(tmp_path, columns)
     out = capsys.readouterr().out
     assert got == 0 and "leaderboard row: " in out
     assert "detailed results: " in out and out.rstrip().endswith(os.path.join("output", "detailed_results.html"))
