@@ -15,8 +15,8 @@ from typing import List, Sequence
 
 import numpy as np
 
-from ..ranking.label import UNJUDGED
 from .c_numbers import c_div, log2_discounts
+from .judged import UNJUDGED
 from .segment_sums import ordered_segment_sums, running_segment_sums
 from .trec import INFAP_EPSILON
 
