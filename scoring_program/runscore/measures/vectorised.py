@@ -9,8 +9,8 @@ wires the three); this module reads grades only. Every sum is taken in the same 
 measures.c_numbers.ordered_sum (`ordered_segment_sums`), so values agree bit for bit, not just to rounding. A
 measure without a kernel here is computed per topic by measures.trec itself on the same grade arrays.
 
-One room, although long: `_Context` and the kernels of the common measures (`_kernel`, `_bpref`, `_ndcg_cut`,
-`_iprec`) share one memo of per-level arrays and `measure_grades` is their only caller; the rest of all_trec is
+One room: `_Context` and the kernels of the common measures (`_kernel`, `_bpref`, `_ndcg_cut`, `_iprec`) share
+one memo of per-level arrays and `measure_grades` is their only caller; the rest of all_trec is
 vectorised_all_trec.py, which reads the same context.
 """
 from typing import Dict, List, Optional, Sequence, Tuple
