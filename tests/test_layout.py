@@ -9,6 +9,7 @@ import ast
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -115,6 +116,19 @@ def test_the_measures_import_numpy_the_standard_library_and_the_ground_only():
     it, and the ranking wing builds the arrays it reads (measures/judged.py), never the other way round."""
     found = house.measures_imports()
     assert found == [], "\n".join("%s:%d: imports %s" % f for f in found)
+
+
+def test_importing_every_measure_loads_no_other_wing():
+    """The same rule as Python lives it: importing every module of measures/ loads nothing of runscore beyond
+    measures/ and the ground (a package's __init__ included)."""
+    code = ("import importlib, pkgutil, sys\nimport runscore.measures as m\n"
+            "for info in pkgutil.iter_modules(m.__path__):\n    importlib.import_module('runscore.measures.' + info.name)\n"
+            "print(' '.join(sorted(n for n in sys.modules if n.startswith('runscore'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                            env=dict(os.environ, PYTHONPATH=os.path.dirname(PACKAGE))).stdout.split()
+    ground = {"runscore", "runscore.errors", "runscore.numeric"}
+    assert [n for n in loaded if not n.startswith("runscore.measures") and n not in ground] == []
+    assert "runscore.measures.trec" in loaded
 
 
 @pytest.mark.parametrize("code", [
