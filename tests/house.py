@@ -15,15 +15,18 @@ The floors, top first (a module may import its own floor or any floor below it):
 3. stages: one submission judged and scored (`submission.py`, `pipeline.py`, `discover.py`, `report.py`,
    `compare.py`, `ties.py`, `pipes.py`), used by every door and wing;
 4. tasks: the forms (`tasks/`), which the stages read;
-5. kernels: reading ranked lists, ranking and labelling (`ranking/`) and the measures (`measures/`), one floor:
-   the measures read the labelled rankings of `ranking/label.py` and the columns of `ranking/columnar_run.py`,
-   and `ranking/rankeval.py` and the fast path rank, label and measure with them, never in a circle;
-6. foundation: what every floor reads with (`errors.py`, `textfile.py`, `numeric.py`, `validate.py`,
+5. ranking: reading ranked lists, ranking and labelling (`ranking/`): it turns runs and judgements into the
+   arrays of grades the measures read, and measures them;
+6. measures: pure functions of grades and scores (`measures/`), which import only numpy, the standard library,
+   `measures/` and the ground (`errors.py`, `numeric.py`): `measures_imports` lists any other import;
+7. foundation: what every floor reads with (`errors.py`, `textfile.py`, `numeric.py`, `validate.py`,
    `optional.py`, `__init__.py`).
 """
 import ast
+import importlib.util
 import os
 import sys
+import sysconfig
 from typing import Dict, List, Set, Tuple
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program", "runscore")
@@ -36,10 +39,10 @@ FLOORS: List[Tuple[int, str]] = [
     (2, "codabench."), (2, "campaign."),
     (3, "submission"), (3, "pipeline"), (3, "discover"), (3, "report"), (3, "compare"), (3, "ties"), (3, "pipes"),
     (4, "tasks"), (4, "tasks."),
-    (5, "ranking."), (5, "measures."),
-    (6, "errors"), (6, "textfile"), (6, "numeric"), (6, "validate"), (6, "optional"), (6, "__init__"),
+    (5, "ranking."), (6, "measures"), (6, "measures."),
+    (7, "errors"), (7, "textfile"), (7, "numeric"), (7, "validate"), (7, "optional"), (7, "__init__"),
 ]
-FLOOR_NAMES = {1: "doors", 2: "wings", 3: "stages", 4: "tasks", 5: "kernels", 6: "foundation"}
+FLOOR_NAMES = {1: "doors", 2: "wings", 3: "stages", 4: "tasks", 5: "ranking", 6: "measures", 7: "foundation"}
 
 
 def modules(package: str = PACKAGE) -> Dict[str, str]:
@@ -181,6 +184,59 @@ def circles(graph: Dict[str, Set[str]]) -> List[List[str]]:
     return sorted(groups)
 
 
+# ---------------------------------------------------------------------------------------- the measures ---
+# What a module of measures/ may import besides measures/ itself: numpy, the standard library and the ground.
+MEASURES_READ = {"numpy"}
+MEASURES_GROUND = {"errors", "numeric"}
+
+
+def _standard_library(name: str) -> bool:
+    """Is `name` (a top-level module name) the standard library's? sys.stdlib_module_names where Python has it
+    (3.10+), else where the module is found: built in, or in the standard library's folder outside site-packages."""
+    if hasattr(sys, "stdlib_module_names"):
+        return name in sys.stdlib_module_names
+    if name in sys.builtin_module_names or name == "__future__":
+        return True
+    spec = importlib.util.find_spec(name)
+    origin = (spec.origin or "") if spec is not None else ""
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    return origin in ("built-in", "frozen") or (os.path.realpath(origin).startswith(stdlib + os.sep)
+                                                and "site-packages" not in origin)
+
+
+def measures_imports(package: str = PACKAGE) -> List[Tuple[str, int, str]]:
+    """Every import of a module of measures/ (lazy ones too) of something other than numpy, the standard library,
+    measures/ and the ground (errors.py, numeric.py): (module, line, what it imports). None means a measure can
+    be read and tested without the ranking wing or any other."""
+    found_modules = modules(package)
+    known = set(found_modules)
+    found = []
+    for module, path in found_modules.items():
+        if not (module == "measures" or module.startswith("measures.")):
+            continue
+        is_package = os.path.basename(path) == "__init__.py"
+        for node in ast.walk(_tree(path)):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            if isinstance(node, ast.ImportFrom) and node.level:
+                targets = _resolve(module, is_package, node, known)
+                names = targets if targets else ["." * node.level + (node.module or "")]
+            else:
+                names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module]
+                inside = [n for n in names if n == NAME or n.startswith(NAME + ".")]
+                targets = _resolve(module, is_package, node, known) if inside else []
+                names = targets + [n for n in names if n not in inside]
+            for name in names:
+                top = name.split(".")[0]
+                if name in known:
+                    allowed = top == "measures" or name in MEASURES_GROUND
+                else:
+                    allowed = top in MEASURES_READ or (not name.startswith(".") and _standard_library(top))
+                if not allowed:
+                    found.append((module, node.lineno, name))
+    return sorted(set(found))
+
+
 # ---------------------------------------------------------------------------------------- task ids ---
 # Names under which code holds a task's id: `task.id`, `run.task_id`, `args.task`, a variable `task_id`.
 _ID_ATTRIBUTES = {"id", "task_id", "task"}
@@ -236,6 +292,7 @@ def figures(package: str = PACKAGE, task_ids: Set[str] = frozenset()) -> Dict[st
     graph = arrows(package)
     out = {"rooms": len(graph), "arrows": sum(len(t) for t in graph.values()),
            "arrows climbing back": len(climbing_back(graph)), "circles": len(circles(graph))}
+    out["imports of measures/ beyond numpy, the standard library and the ground"] = len(measures_imports(package))
     if task_ids:       # counted by line: `if task.id == "x"` is one branch, however it is found
         out["task-id branches outside tasks/"] = len({(m, line) for m, line, _ in task_id_branches(task_ids, package)})
     return out
@@ -252,6 +309,8 @@ def main(argv: List[str]) -> int:
             print("climbs back: %s (%s) -> %s (%s)" % (a, FLOOR_NAMES[floor_of(a)], b, FLOOR_NAMES[floor_of(b)]))
         for group in circles(graph):
             print("circle: %s" % " <-> ".join(group))
+        for module, line, what in measures_imports(package):
+            print("measures import: %s:%d: %s" % (module, line, what))
         for module, line, what in task_id_branches(task_ids, package):
             print("task-id branch: %s:%d: %s" % (module, line, what))
     return 0

@@ -14,7 +14,10 @@ import pytest
 
 from runscore.ranking.columnar import NACSIS, TREC, read_columns
 from runscore.measures.trec import TrecOptions
-from runscore.measures.vectorised import KERNELS, QrelsColumns, evaluate_columnar, rank_lines
+from runscore.measures.vectorised import KERNELS
+from runscore.ranking.label_columns import QrelsColumns
+from runscore.ranking.measure_columns import evaluate_columnar
+from runscore.ranking.rank_columns import rank_lines
 from runscore.measures.vectorised_all_trec import NAMES as ALL_TREC_KERNELS
 from runscore.ranking.rankeval import evaluate_rankings, summarise_topics
 from runscore.ranking.trec_format import parse_trec_run
@@ -114,10 +117,10 @@ def test_nacsis_layout_reads_the_same_lines():
 def test_documents_whose_keys_collide_are_still_told_apart(monkeypatch):
     """Several-word ids are looked up by a mixed 64-bit key; when two documents of a topic share a key the join
     compares words pairwise. Forced here by making every key equal."""
-    from runscore.measures import vectorised
+    from runscore.ranking import label_columns
 
     expected = exact_and_fast(7, 1, "desc", None, "v9", np.float64)[0]
-    monkeypatch.setattr(vectorised, "_key", lambda words: np.zeros(words.shape[0], dtype=np.uint64))
+    monkeypatch.setattr(label_columns, "_key", lambda words: np.zeros(words.shape[0], dtype=np.uint64))
     assert exact_and_fast(7, 1, "desc", None, "v9", np.float64)[1] == expected
 
 

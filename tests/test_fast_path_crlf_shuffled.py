@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from runscore.measures.vectorised import rank_lines
+from runscore.ranking.rank_columns import rank_lines
 from runscore.ranking import columnar, fastpath
 from runscore.ranking.columnar import NACSIS, QRELS, TREC, read_columns
 from runscore.ranking.rankeval import ranked_docnos
@@ -193,7 +193,7 @@ def test_shuffled_runs_rank_as_the_exact_ranking(seed, tie_order, sizes):
 def test_the_global_sort_handles_more_topics_than_16_bits(monkeypatch):
     """Over 65,535 topics the topic keys are not 16-bit (no radix sort): the same order as a lexsort, by rows
     and by one sort of every line."""
-    from runscore.measures import vectorised
+    from runscore.ranking import rank_columns
 
     content = _shuffled(1, topics=66000, docs=(1, 2), long_ids=False)
     run = read_columns(io.BytesIO(content), TREC)
@@ -205,8 +205,8 @@ def test_the_global_sort_handles_more_topics_than_16_bits(monkeypatch):
     keys = [words[:, j] for j in range(words.shape[1] - 1, -1, -1)] + [-run.score, position[run.topic]]
     expected = np.lexsort(keys).tolist()
     assert rank_lines(run, topics)[0].tolist() == expected
-    monkeypatch.setattr(vectorised, "_by_score_in_rows", lambda run, negated, asked, sizes, bounds, index_type:
-                        vectorised._by_score_at_once(run, negated, asked, index_type))
+    monkeypatch.setattr(rank_columns, "_by_score_in_rows", lambda run, negated, asked, sizes, bounds, index_type:
+                        rank_columns._by_score_at_once(run, negated, asked, index_type))
     assert rank_lines(run, topics)[0].tolist() == expected
 
 

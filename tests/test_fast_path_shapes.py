@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 from shapes import long_id, long_id_constant_suffix, long_id_random, make_tiny_files, non_ascii_id, write_pair  # noqa
 import shapes  # noqa: E402
 
-from runscore.measures import vectorised  # noqa: E402
+from runscore.ranking import label_columns  # noqa: E402
 from runscore.ranking import fastpath  # noqa: E402
 
 SHAPES = {
@@ -81,7 +81,7 @@ def test_a_small_run_takes_the_fast_path_at_any_size(tmp_path, monkeypatch, v10)
 def test_many_small_topics_with_colliding_keys_take_the_per_topic_join(tmp_path, monkeypatch):
     """Two judgements mixing to one key: the join of all topics at once steps aside, the values are the same."""
     qrels, run = write_pair(str(tmp_path), "collide", topics=1200, per_topic=5, judged=(5, 6))
-    monkeypatch.setattr(vectorised, "_topic_key", lambda words, topic, bits: words[:, 0] * 0)
+    monkeypatch.setattr(label_columns, "_topic_key", lambda words, topic, bits: words[:, 0] * 0)
     fast, exact, taken = _fast_and_exact(monkeypatch, qrels, run)
     assert taken and fast[0] == exact[0]
 

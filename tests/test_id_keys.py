@@ -1,5 +1,5 @@
 """Document ids longer than one word on the fast path: one hashed key a line for the duplicate check and
-the qrels join (columnar_words.row_keys, vectorised._topic_key), confirmed on the words where two keys meet, and
+the qrels join (columnar_words.row_keys, label_columns._topic_key), confirmed on the words where two keys meet, and
 ids over 64 bytes coded by a dict of their bytes (LongIdCodes). Every case gives the exact path's numbers.
 
 The cases mix ids of 1-8, 9-64 and more than 64 bytes, non-ASCII bytes, ids sharing long prefixes and ids that
@@ -14,7 +14,7 @@ import pytest
 
 from test_fast_path_shapes import _fast_and_exact
 
-from runscore.measures import vectorised
+from runscore.ranking import label_columns, rank_columns
 from runscore.ranking import columnar
 from runscore.ranking.columnar import QRELS, TREC, read_columns
 from runscore.ranking.columnar_words import row_keys
@@ -76,7 +76,7 @@ def test_forced_key_collisions_change_no_number(tmp_path, monkeypatch):
     qrels, run = _write(tmp_path, *_case(5))
     expected = _fast_and_exact(monkeypatch, qrels, run)[1]
     monkeypatch.setattr(columnar, "row_keys", _colliding)
-    monkeypatch.setattr(vectorised, "_key", _colliding)
+    monkeypatch.setattr(label_columns, "_key", _colliding)
     fast, _, taken = _fast_and_exact(monkeypatch, qrels, run)
     assert taken and fast == expected
 
@@ -93,10 +93,10 @@ def test_a_run_key_meeting_a_judgement_key_is_confirmed_on_the_words(tmp_path, m
         run += [b"%d Q0 %s %d 0.5 r\n" % (topic, d, rank) for rank, d in enumerate(docs, 1)]
     qrels_path, run_path = _write(tmp_path, b"".join(qrels), b"".join(run))
     expected = _fast_and_exact(monkeypatch, qrels_path, run_path)[1]
-    monkeypatch.setattr(vectorised, "_key", lambda words: np.zeros(words.shape[0], dtype=np.uint64))
+    monkeypatch.setattr(label_columns, "_key", lambda words: np.zeros(words.shape[0], dtype=np.uint64))
     joined_at_once = []
-    original = vectorised._label_at_once
-    monkeypatch.setattr(vectorised, "_label_at_once", lambda *a: joined_at_once.append(original(*a)) or joined_at_once[-1])
+    original = label_columns._label_at_once
+    monkeypatch.setattr(label_columns, "_label_at_once", lambda *a: joined_at_once.append(original(*a)) or joined_at_once[-1])
     fast, _, taken = _fast_and_exact(monkeypatch, qrels_path, run_path)
     assert taken and joined_at_once == [True] and fast == expected
 
@@ -170,9 +170,9 @@ def test_qrels_read_by_either_reader_join_alike(seed, run_long_ids):
     for line in qrels_bytes.decode("latin-1").splitlines():
         topic, _, doc, grade = line.split()
         parsed.setdefault(topic, {})[doc] = int(grade)
-    both = [vectorised.QrelsColumns.from_table(fastpath._in_run_layout(table, run)),
-            vectorised.QrelsColumns(parsed, fastpath._trec_eval_packer(run))]
+    both = [label_columns.QrelsColumns.from_table(fastpath._in_run_layout(table, run)),
+            label_columns.QrelsColumns(parsed, fastpath._trec_eval_packer(run))]
     topics = sorted(run.topics)
-    ranked, offsets = vectorised.rank_lines(run, topics)
-    grades = [vectorised.label_lines(run, ranked, offsets, topics, columns) for columns in both]
+    ranked, offsets = rank_columns.rank_lines(run, topics)
+    grades = [label_columns.label_lines(run, ranked, offsets, topics, columns) for columns in both]
     assert np.array_equal(grades[0], grades[1]) and np.count_nonzero(grades[0] >= 0) > 100

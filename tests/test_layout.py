@@ -9,6 +9,7 @@ import ast
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -107,6 +108,59 @@ def test_the_house_script_finds_circles_and_imports_that_climb_back(tmp_path):
     graph = house.arrows(str(package))
     assert house.circles(graph) == [["commands.go", "discover", "pipeline"]]
     assert ("pipeline", "commands.go") in house.climbing_back(graph)
+
+
+# ------------------------------------------------------------------------------------ the measures ---
+def test_the_measures_import_numpy_the_standard_library_and_the_ground_only():
+    """A measure is a function of grades and scores: a newcomer reads and tests measures/ alone, any wing may call
+    it, and the ranking wing builds the arrays it reads (measures/judged.py), never the other way round."""
+    found = house.measures_imports()
+    assert found == [], "\n".join("%s:%d: imports %s" % f for f in found)
+
+
+def test_importing_every_measure_loads_no_other_wing():
+    """The same rule as Python lives it: importing every module of measures/ loads nothing of runscore beyond
+    measures/ and the ground (a package's __init__ included)."""
+    code = ("import importlib, pkgutil, sys\nimport runscore.measures as m\n"
+            "for info in pkgutil.iter_modules(m.__path__):\n    importlib.import_module('runscore.measures.' + info.name)\n"
+            "print(' '.join(sorted(n for n in sys.modules if n.startswith('runscore'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                            env=dict(os.environ, PYTHONPATH=os.path.dirname(PACKAGE))).stdout.split()
+    ground = {"runscore", "runscore.errors", "runscore.numeric"}
+    assert [n for n in loaded if not n.startswith("runscore.measures") and n not in ground] == []
+    assert "runscore.measures.trec" in loaded
+
+
+@pytest.mark.parametrize("code", [
+    "from ..ranking.label import JudgedTopic\n",
+    "from ..ranking import label\n",
+    "import runscore.ranking.qrels\n",
+    "from runscore.textfile import read_text\n",
+    "def f():\n    from ..textfile import read_text\n",
+    "def f():\n    import scipy.stats\n",
+    "import yaml\n",
+])
+def test_the_measures_scan_finds_every_import_beyond_the_ground(tmp_path, code):
+    package = tmp_path / "runscore"
+    for folder in ("measures", "ranking"):
+        (package / folder).mkdir(parents=True)
+        (package / folder / "__init__.py").write_text("")
+    for name in ("__init__.py", "errors.py", "numeric.py", "textfile.py", "ranking/label.py", "ranking/qrels.py"):
+        (package / name).write_text("")
+    (package / "measures" / "kernel.py").write_text(code)
+    assert [module for module, _line, _what in house.measures_imports(str(package))] == ["measures.kernel"]
+
+
+def test_the_measures_scan_leaves_numpy_the_standard_library_and_the_ground_alone(tmp_path):
+    package = tmp_path / "runscore"
+    (package / "measures").mkdir(parents=True)
+    for name in ("__init__.py", "errors.py", "numeric.py", "measures/__init__.py", "measures/judged.py"):
+        (package / name).write_text("")
+    (package / "measures" / "kernel.py").write_text(
+        "import math\nfrom typing import List\nimport numpy as np\nfrom ..errors import ConfigError\n"
+        "from .. import numeric\nfrom .judged import MAX_GRADE\nfrom . import judged\n"
+        "def f():\n    from dataclasses import dataclass\n")
+    assert house.measures_imports(str(package)) == []
 
 
 # ------------------------------------------------------------------------------------ task ids ---

@@ -3,7 +3,7 @@
 The exact path is rankeval.evaluate_rankings, one run at a time. The cases are seeded: ties, runs missing
 topics, topics of the run only, graded and unjudged (negative) judgements, truncation, every tie order, single
 precision, document ids of one and several words and non-ASCII ones, more and fewer than 1,000 (run, topic)
-pairs (vectorised.label_lines joins them at once or topic by topic). The task scores runs in batches and falls
+pairs (label_columns.label_lines joins them at once or topic by topic). The task scores runs in batches and falls
 back to the exact path where the columns cannot hold the ids: the same scores, notes and order as one by one.
 """
 import random

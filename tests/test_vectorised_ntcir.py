@@ -17,9 +17,9 @@ from conftest import ROOT, run_score_py
 from runscore.ranking.columnar_run import columns_from_records
 from runscore.measures.names import compute_all
 from runscore.measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains
-from runscore.measures.vectorised import QrelsColumns
-from runscore.measures.vectorised_ntcir import (MAX_KEY_BYTES, evaluate_ntcir, evaluate_records, ntcir_values,
-                                                supported)
+from runscore.measures.vectorised_ntcir import ntcir_values, supported
+from runscore.ranking.label_columns import QrelsColumns
+from runscore.ranking.measure_columns import MAX_KEY_BYTES, evaluate_ntcir, evaluate_records
 from runscore.tasks.r2c2.pr_format import Passage, PRRun, key_text, passage_key
 from runscore.tasks.r2c2 import pr as r2c2_pr
 from runscore.tasks.temporalia import tir as temporalia_tir

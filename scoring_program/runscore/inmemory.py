@@ -24,7 +24,8 @@ from .errors import ConfigError, RunError
 from .ranking.label import NOT_IN_POOL, UNJUDGED
 from .measures.c_numbers import as_scores
 from .measures.trec import TrecOptions
-from .measures.vectorised import columnar_values, tie_groups
+from .ranking.measure_columns import columnar_values
+from .ranking.rank_columns import tie_groups
 from .ranking.qrels import MAX_GRADE
 
 def _run_error(message: str) -> RunError:

@@ -14,7 +14,7 @@ import ast
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
-from ..ranking.qrels import MAX_GRADE
+from .judged import MAX_GRADE
 
 # ir_measures name -> (trec_eval measure without a cutoff, trec_eval measure taking the cutoff, the parameters
 # ir_measures gives it besides the cutoff); None = not available that way; "" = computed here (Judged, RR@k).

@@ -17,7 +17,7 @@ from .c_numbers import c_div, c_log2, c_long, log2_discounts, ordered_sum
 from .trec_blocks import (average_precision, c_rprec_mult, count_rel_ret, gain_levels, gain_of, interpolated_precision,
                           levels_and_gains, rel_at, rel_level_counts)
 from .trec_measure import DOUBLE_CUTOFFS, DOUBLE_PARAMS, LONG_CUTOFFS, PAIR_PARAMS, Params, TrecMeasure, TrecOptions
-from ..ranking.label import JudgedTopic
+from .judged import JudgedTopic
 
 MIN_GEO_MEAN = 0.00001   # trec_eval floors values at this before taking logs for gm_* measures
 INFAP_EPSILON = 0.00001  # trec_eval's smoothing constant in infAP

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .c_numbers import c_atol, c_div, c_int, c_long, c_lround, ordered_sum
-from ..ranking.label import JudgedTopic
+from .judged import JudgedTopic
 
 
 def rel_at(topic: JudgedTopic, k: int) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from .c_numbers import c_atof, c_atol
-from ..ranking.label import JudgedTopic
+from .judged import JudgedTopic
 
 INTERP_RULES = ("v9", "v10", "ceil")
 

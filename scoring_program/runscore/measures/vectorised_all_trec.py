@@ -1,8 +1,8 @@
 """Whole-run kernels for the rest of trec_eval's all_trec: the set measures, relative_P, utility, Rprec_mult,
 num_nonrel_judged_ret, binG, infAP, and the gain measures ndcg, ndcg_rel, Rndcg and G with their default gains.
 
-Why a module of its own: measures/vectorised.py holds the kernels of the common measures and the ranking and
-labelling they share with the file path; these 16 were computed topic by topic in Python (measures.trec), which
+Why a module of its own: measures/vectorised.py holds the kernels of the common measures and the context
+(`_Context`) every kernel reads of one grade array; these 16 were computed topic by topic in Python (measures.trec), which
 made `-m all_trec` (and pytrec_eval's `all_trec`) 7 x slower than trec_eval's C. Each kernel here takes the same
 _Context and gives the exact path's values bit for bit: the same C operations in the same order, elementwise
 (numpy's float64 arithmetic is IEEE, as C's and Python's), every sum over a topic added left to right
@@ -15,8 +15,8 @@ from typing import List, Sequence
 
 import numpy as np
 
-from ..ranking.label import UNJUDGED
 from .c_numbers import c_div, log2_discounts
+from .judged import UNJUDGED
 from .segment_sums import ordered_segment_sums, running_segment_sums
 from .trec import INFAP_EPSILON
 

@@ -1,7 +1,7 @@
 """NTCIREVAL measures over a whole run at once: P@l, Hit@l, MSnDCG@l and the original nDCG@l of every topic.
 
 Why: temporalia-tir and r2c2-pr rank and label their runs with the shared columnar pipeline (rank_lines,
-label_lines in measures/vectorised.py); this module measures that one grade array (all topics in rank order,
+label_lines and evaluate_records in ranking/); this module measures that one grade array (all topics in rank order,
 topic after topic) instead of building a GradedRanking per topic. The values are measures.ntcireval's bit for
 bit, not just to rounding:
 
@@ -24,11 +24,11 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..ranking.columnar_run import ColumnarRun, columns_from_records
 from .c_numbers import log2_discounts, log_table
 from .names import MeasureName, parse_name
 from .ntcireval import check_gains
-from .vectorised import QrelsColumns, Segments, label_lines, ordered_segment_sums, rank_lines
+from .segment_sums import ordered_segment_sums
+from .vectorised import Segments
 
 FAMILIES = ("P", "Hit", "MSnDCG", "nDCG")      # the families with a kernel here
 
@@ -144,54 +144,3 @@ def _discounts(measure: MeasureName, depth: int) -> np.ndarray:
     discount = log_table(depth) / math.log(base)
     discount[(ranks <= base) | (ranks == 1)] = 1.0
     return 1.0 / discount
-
-
-def evaluate_ntcir(run: ColumnarRun, qrels: QrelsColumns, topics: Sequence[str], gains: Sequence[float],
-                   names: Sequence, tie_order: str = "file", max_docs: Optional[int] = None) -> NtcirValues:
-    """Rank (rank_lines: score descending, ties by `tie_order`), label (label_lines) and measure every topic
-    of `topics` (a topic absent from the run is an empty list)."""
-    ranked, offsets = rank_lines(run, topics, tie_order, max_docs)
-    grades = label_lines(run, ranked, offsets, topics, qrels)
-    return ntcir_values(grades, offsets, [qrels.judged_of(t) for t in topics], gains, names)
-
-
-# ------------------------------------------------------------------------------------------- task wiring ---
-MAX_KEY_BYTES = 1024       # longer document ids (run or qrels) keep the per-topic code: one widens every row
-
-
-class _QrelsCache:
-    """The last qrels converted: the runs of one submission share their reference (up to 3 or 4 runs)."""
-
-    source = None
-    columns: Optional[QrelsColumns] = None
-
-
-def _qrels_columns(qrels: Dict[str, Dict[str, int]]) -> Optional[QrelsColumns]:
-    if _QrelsCache.source is not qrels:
-        columns: Optional[QrelsColumns] = None
-        longest = max((max(map(len, docs), default=0) for docs in qrels.values()), default=0)
-        if longest * 4 <= MAX_KEY_BYTES or all(len(doc.encode("utf-8")) <= MAX_KEY_BYTES
-                                               for docs in qrels.values() for doc in docs):
-            columns = QrelsColumns(qrels)
-            if not columns.usable:
-                columns = None
-        _QrelsCache.source, _QrelsCache.columns = qrels, columns
-    return _QrelsCache.columns
-
-
-def evaluate_records(topic_ids: List[str], doc_ids: List[str], scores: Sequence[float],
-                     qrels: Dict[str, Dict[str, int]], topics: Sequence[str], gains: Sequence[float],
-                     names: Sequence, tie_order: str = "file", max_docs: Optional[int] = None
-                     ) -> Optional[NtcirValues]:
-    """A task's parsed run (one entry per result: topic, document id, score; ties broken by `tie_order`)
-    through the shared pipeline: columns, rank_lines, label_lines, the kernels above. None when the words
-    cannot hold a document id of the run or of the qrels (a NUL, a line break, more than MAX_KEY_BYTES): the
-    task then scores per topic with measures.ntcireval, which gives the same values."""
-    try:
-        run = columns_from_records(topic_ids, doc_ids, scores, max_key_bytes=MAX_KEY_BYTES)
-        columns = _qrels_columns(qrels) if run is not None else None
-    except UnicodeEncodeError:           # a lone surrogate: no UTF-8 bytes to compare
-        return None
-    if columns is None:
-        return None
-    return evaluate_ntcir(run, columns, topics, gains, names, tie_order, max_docs)

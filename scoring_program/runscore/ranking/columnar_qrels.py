@@ -1,7 +1,7 @@
 """A big qrels file read as columns, usable wherever the exact path expects its topic -> docno -> grade dict.
 
 Why: a task's reference loader builds a Python dict of every judgement (about 0.7 s for 250,000 lines), and the
-fast path then converts that dict back into arrays (measures.vectorised.QrelsColumns). Here the file is read by
+fast path then converts that dict back into arrays (ranking/label_columns.py's QrelsColumns). Here the file is read by
 columnar.read_columns (layout QRELS, fastpath.read_reference_qrels) straight into those arrays; the dict view
 decodes one topic only when the exact path asks for it (a small run scored against a big qrels file). A file
 the columnar reader declines is read by qrels.read_qrels, which words the error.
@@ -12,7 +12,7 @@ from typing import Callable, Collection, Dict, Iterator, Optional
 import numpy as np
 
 from .columnar_words import unpack_words
-from ..measures.vectorised import QrelsColumns
+from .label_columns import QrelsColumns
 
 
 class ColumnarQrels(Mapping):

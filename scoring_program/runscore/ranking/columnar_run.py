@@ -1,8 +1,8 @@
 """ColumnarRun: a checked run (or qrels file) as numpy columns, one entry per result line, in file order.
 
 Why a module of its own: the reader (columnar.py) makes it, tasks whose own parser reads the run make it from
-their records (`columns_from_records`), and the ranking and measure kernels (measures/vectorised*.py) consume
-it; none of them needs the others' code.
+their records (`columns_from_records`), and the whole-run ranking and join (ranking/rank_columns.py, label_columns.py)
+consume it; none of them needs the others' code.
 """
 from dataclasses import dataclass
 from typing import Dict, List, Optional

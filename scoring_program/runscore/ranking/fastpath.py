@@ -24,7 +24,9 @@ from ..numeric import clip
 from ..measures.c_numbers import as_scores
 from ..measures.trec import TrecOptions
 from ..textfile import BOM, MAX_FILE_BYTES
-from ..measures.vectorised import QrelsColumns, evaluate_columnar, label_lines, rank_lines
+from .label_columns import QrelsColumns, label_lines
+from .measure_columns import evaluate_columnar
+from .rank_columns import rank_lines
 from .rankeval import TopicRun, evaluate_rankings
 from .trec_eval_files import BPREF_OVERREAD_WARN, TrecEvalFailure, read_qrels
 

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from typing import Dict
 
 from ..errors import ConfigError, ConfigErrors
+from ..measures.judged import MAX_GRADE     # the largest grade a measure counts (imported from here too)
 from ..textfile import numbered_lines, read_text
 
 Qrels = Dict[str, Dict[str, int]]   # topic -> docno -> grade, in file order
@@ -36,10 +37,6 @@ def parse_qrels_text(text: str, path: str, allow_comments: bool = False,
             problems.add(exc)
     problems.check()       # every bad line is told at once, not the first only
     return qrels
-
-
-# Measures keep one counter per grade 0..max (as trec_eval does), so an absurd grade would exhaust memory.
-MAX_GRADE = 1000000
 
 
 def _parse_grade(text: str, grade_map, path: str, line_no: int) -> int:

@@ -14,7 +14,9 @@ from .columnar_qrels import ColumnarQrels
 from .columnar_run import ColumnarRun, columns_from_records
 from .rankeval import TopicRun
 from ..measures.trec import TrecOptions
-from ..measures.vectorised import QrelsColumns, columnar_table, label_lines, rank_lines
+from .label_columns import QrelsColumns, label_lines
+from .measure_columns import columnar_table
+from .rank_columns import rank_lines
 
 # A batch's lines share one word matrix as wide as its longest document id: ids longer than this many bytes
 # would widen every row, so such a batch declines (its runs take the exact path).

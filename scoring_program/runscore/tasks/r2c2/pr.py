@@ -13,7 +13,7 @@ from ...ranking import fastpath
 from ...errors import ConfigError, ConfigErrors, Diagnostics
 from ...measures.names import compute_all
 from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains, parse_gains
-from ...measures.vectorised_ntcir import evaluate_records
+from ...ranking.measure_columns import evaluate_records
 from ...ranking.ntcir_qrels import parse_level
 from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid, parse_pr_run,
                         parse_run_name,
@@ -317,7 +317,7 @@ def _key(pr_run: PRRun, topic: str, rank: int, mode: str) -> str:
 def pipeline_values(pr_run: PRRun, reference: PRReference, mode: str) -> Optional[Dict[str, Dict[str, float]]]:
     """Per-question values through the shared columnar pipeline: passages by PassageRank ascending (score =
     -PassageRank), the passage key text of `mode` as the document id; None when a key does not fit it (see
-    vectorised_ntcir.evaluate_records). Questions without relevant passages are left out, as per_topic_values."""
+    ranking.measure_columns.evaluate_records). Questions without relevant passages are left out, as per_topic_values."""
     scored = set(reference.topics)
     topic_ids: List[str] = []
     doc_ids: List[str] = []

@@ -16,7 +16,7 @@ from ...ranking import fastpath
 from ...errors import ConfigError, Diagnostics
 from ...measures.names import compute_all
 from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, parse_gains
-from ...measures.vectorised_ntcir import evaluate_records
+from ...ranking.measure_columns import evaluate_records
 from ...ranking.ntcir_qrels import FORMATS, read_graded_qrels
 from .format import MAX_RUNS_PER_GROUP, RunBook, records
 from ...textfile import TAB_OR_SPACES, read_text
@@ -322,7 +322,7 @@ def pipeline_values(data: TirRun, reference: TirReference, subtopics: List[str]
                     ) -> Optional[Dict[str, Dict[str, float]]]:
     """Per-subtopic values through the shared columnar pipeline (documents by rank ascending, equal ranks in
     file order: score = -rank, ties in file order); None when a document id does not fit it (see
-    vectorised_ntcir.evaluate_records). A subtopic without relevant documents scores 0, as per_topic_values."""
+    ranking.measure_columns.evaluate_records). A subtopic without relevant documents scores 0, as per_topic_values."""
     scored = set(subtopics)
     topic_ids: List[str] = []
     doc_ids: List[str] = []
