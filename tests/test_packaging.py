@@ -133,7 +133,7 @@ def test_trec_eval_and_the_drop_in_need_numpy_only(tmp_path):
 
 
 def test_the_stand_in_wheel_is_well_formed_and_makes_pytrec_eval_runscores(tmp_path):
-    from runscore import pytrec_eval_wheel
+    from runscore.pytrec_eval import wheel as pytrec_eval_wheel
 
     first, constraints = pytrec_eval_wheel.write(str(tmp_path / "a"))
     second, _ = pytrec_eval_wheel.write(str(tmp_path / "b"))

@@ -167,8 +167,45 @@ def test_parsers_and_aggregation_are_pytrec_evals():
         assert ours.compute_aggregated_measure(measure, values) == pytrec_eval.compute_aggregated_measure(
             measure, [v[measure] for v in theirs.values()])
     assert math.isclose(ours.compute_aggregated_measure("gm_map", [math.log(0.5), math.log(0.125)]), 0.25)
-    with pytest.raises(TypeError, match="run:2: error: the line has 3 fields"):
+    with pytest.raises(ValueError, match="run:2: error: the line has 3 fields"):
         ours.parse_run(["1 Q0 a 1 2.5 r", "1 Q0 b"])
+
+
+# Lines parse_run and parse_qrel refuse, and the exception class pytrec_eval raises for each (its parsers unpack
+# `line.strip().split()` into 6 or 4 names, assert the document is new to the topic, and call float() or int()).
+PARSER_FAILURES = [
+    ("parse_run", ["1 Q0 a 1 2.5 r", "1 Q0 a 2 1.5 r"], AssertionError, "run:2: .*document a is listed twice"),
+    ("parse_run", ["1 Q0 a 1 2.5"], ValueError, "run:1: .*5 fields"),
+    ("parse_run", ["1 Q0 a 1 2.5 r extra"], ValueError, "run:1: .*7 fields"),
+    ("parse_run", ["1 Q0 a 1 high r"], ValueError, "run:1: .*'high' is not a number"),
+    ("parse_run", ["1 Q0 a 1 2,5 r"], ValueError, "run:1: .*'2,5' is not a number"),
+    ("parse_qrel", ["1 0 a 1", "1 0 a 0"], AssertionError, "qrels:2: .*document a is judged twice"),
+    ("parse_qrel", ["1 0 a"], ValueError, "qrels:1: .*3 fields"),
+    ("parse_qrel", ["1 0 a 1 x"], ValueError, "qrels:1: .*5 fields"),
+    ("parse_qrel", ["1 0 a 1.5"], ValueError, "qrels:1: .*'1.5' is not an integer"),
+    ("parse_qrel", ["1 0 a rel"], ValueError, "qrels:1: .*'rel' is not an integer"),
+]
+
+
+@pytest.mark.parametrize("parser, lines, error, message", PARSER_FAILURES)
+def test_parsers_fail_with_pytrec_evals_exception_classes(parser, lines, error, message):
+    """Code that catches AssertionError or ValueError around pytrec_eval's parsers catches runscore's too; the
+    message adds the line (runscore's classes are RunError / ConfigError as well)."""
+    with pytest.raises(error):
+        getattr(pytrec_eval, parser)(lines)
+    with pytest.raises(error, match=message) as raised:
+        getattr(ours, parser)(lines)
+    assert not isinstance(raised.value, TypeError)
+    assert isinstance(raised.value, ours.RunError if parser == "parse_run" else ours.ConfigError)
+
+
+def test_parsers_skip_blank_lines_where_pytrec_eval_stops():
+    """The one difference of the parsers (docs/python-api.md, "Where it differs"): a blank line, as a file's last
+    line often is, is skipped; pytrec_eval's unpacking raises ValueError on it."""
+    for parser, line in (("parse_run", "1 Q0 a 1 2.5 r"), ("parse_qrel", "1 0 a 1")):
+        with pytest.raises(ValueError):
+            getattr(pytrec_eval, parser)([line, "\n"])
+        assert getattr(ours, parser)([line, "\n", "  "]) == getattr(pytrec_eval, parser)([line])
 
 
 def test_long_rankings_equal_pytrec_eval():

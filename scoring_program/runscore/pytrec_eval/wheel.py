@@ -16,8 +16,8 @@ import re
 import zipfile
 from typing import List, Tuple
 
-from . import __version__
-from .errors import printable
+from .. import __version__
+from ..errors import printable
 
 DISTRIBUTION = "pytrec-eval-terrier"
 # The pytrec-eval-terrier release runscore.pytrec_eval is verified against (tests/test_pytrec_eval_compat.py).
