@@ -139,7 +139,7 @@ def test_the_stand_in_wheel_is_well_formed_and_makes_pytrec_eval_runscores(tmp_p
     second, _ = pytrec_eval_wheel.write(str(tmp_path / "b"))
     assert open(first, "rb").read() == open(second, "rb").read()             # deterministic
     assert os.path.basename(first) == "pytrec_eval_terrier-%s-py3-none-any.whl" % pytrec_eval_wheel.version()
-    assert re.fullmatch(r"0\.5\.11\+runscore\.[0-9a-z.]+", pytrec_eval_wheel.version())
+    assert re.fullmatch(r"0\.5\.11\.dev0\+runscore\.[0-9a-z.]+", pytrec_eval_wheel.version())
     assert open(constraints).read().splitlines()[-1] == "pytrec-eval-terrier==%s" % pytrec_eval_wheel.version()
     with zipfile.ZipFile(first) as archive:
         names = archive.namelist()
@@ -153,7 +153,8 @@ def test_the_stand_in_wheel_is_well_formed_and_makes_pytrec_eval_runscores(tmp_p
         assert sorted(line.rsplit(",", 2)[0] for line in record.splitlines()) == sorted(names)
         meta = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         archive.extractall(str(tmp_path / "site"))
-    assert "Name: pytrec-eval-terrier\n" in meta and "Requires-Dist: runscore>=" in meta
+    # no dependency an index could serve under a name of ours (dependency confusion): none at all
+    assert "Name: pytrec-eval-terrier\n" in meta and "Requires-Dist" not in meta
     # unpacked ahead of the real pytrec-eval-terrier: `import pytrec_eval` is runscore's, with no warning,
     # and ir_measures computes with it without register()
     code = ("import warnings; warnings.simplefilter('error'); import pytrec_eval, runscore.pytrec_eval as r; "
@@ -164,6 +165,65 @@ def test_the_stand_in_wheel_is_well_formed_and_makes_pytrec_eval_runscores(tmp_p
     printed = run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(tmp_path / "site"), os.path.join(ROOT, "scoring_program")])))
     assert printed.split() == ["{RR:", "0.5}", "runscore.pytrec_eval"]
+
+
+def plain_wheel(folder, name, version_text):
+    """A minimal wheel of `name` at `version_text` (metadata only), as an index would serve the real release."""
+    info = "%s-%s.dist-info" % (name.replace("-", "_"), version_text)
+    path = os.path.join(folder, "%s-%s-py3-none-any.whl" % (name.replace("-", "_"), version_text))
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(info + "/METADATA", "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version_text))
+        archive.writestr(info + "/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        archive.writestr(info + "/RECORD", "")
+    return path
+
+
+@pytest.mark.parametrize("request_, constrained, real_there, picked", [
+    pytest.param("pytrec-eval-terrier==0.5.11", False, True, "0.5.11", marks=SLOW),  # the real one asked: the real
+    ("pytrec-eval-terrier==0.5.11", False, False, None),          # ... never the stand-in, even when it is alone
+    pytest.param("pytrec-eval-terrier", False, True, "0.5.11", marks=SLOW),  # unpinned: the real (.dev0: pre-release)
+    pytest.param("pytrec-eval-terrier>=0.5.5", True, True, "stand-in", marks=SLOW),  # ir_measures' under -c
+])
+def test_pip_hands_the_stand_in_only_to_whom_asks_for_it(tmp_path, request_, constrained, real_there, picked):
+    """How pip picks among the stand-in and the real pytrec-eval-terrier 0.5.11 (a metadata-only wheel of that
+    version here, as an index would serve it): resolved offline, nothing installed (3 of the 4 resolutions in
+    `make package-check`; test_the_stand_in_versions_as_pips_specifiers_read_them checks all 4 cheaply)."""
+    from runscore.pytrec_eval import wheel as pytrec_eval_wheel
+
+    folder = str(tmp_path / "wheels")
+    _, constraints = pytrec_eval_wheel.write(folder)
+    if real_there:
+        plain_wheel(folder, "pytrec-eval-terrier", "0.5.11")
+    report = str(tmp_path / "report.json")
+    argv = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-index",
+            "--disable-pip-version-check", "-q", "--find-links", folder, "--report", report, request_]
+    done = subprocess.run(argv + (["-c", constraints] if constrained else []), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    if picked is None:
+        assert done.returncode != 0 and b"No matching distribution found for pytrec-eval-terrier==0.5.11" in \
+            done.stdout, done.stdout
+        return
+    assert done.returncode == 0, done.stdout
+    found = [item["metadata"]["version"] for item in json.load(open(report))["install"]]
+    assert found == [pytrec_eval_wheel.version() if picked == "stand-in" else picked]
+
+
+def test_the_stand_in_versions_as_pips_specifiers_read_them():
+    """The version rules pip applies (its packaging library): `==0.5.11` and an unpinned request take the real
+    release over the stand-in, the constraints file's pin and ir_measures', BEIR's and mteb's requirements take
+    the stand-in when it is the only one."""
+    from pip._vendor.packaging.specifiers import SpecifierSet
+    from pip._vendor.packaging.version import Version
+
+    from runscore.pytrec_eval import wheel as pytrec_eval_wheel
+
+    ours, real = Version(pytrec_eval_wheel.version()), Version("0.5.11")
+    assert list(SpecifierSet("==0.5.11").filter([ours])) == []
+    assert list(SpecifierSet("==0.5.11").filter([ours, real])) == [real]
+    assert list(SpecifierSet("").filter([ours, real])) == [real]
+    assert list(SpecifierSet("==%s" % ours).filter([ours, real])) == [ours]
+    for required in (">=0.5.5", "", ">=0.5.6"):          # ir_measures 0.4, BEIR 2.2, mteb
+        assert list(SpecifierSet(required).filter([ours])) == [ours]
 
 
 def test_the_recipe_package_check_runs_is_the_documented_one():
