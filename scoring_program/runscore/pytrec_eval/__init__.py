@@ -18,7 +18,8 @@ pytrec_eval on purpose (so that values match, see docs/python-api.md):
 
 Where it differs: a topic of the run without any document is an empty ranking, with trec_eval's NaN for
 iprec_at_recall and 11pt_avg as pytrec_eval gives it (pytrec_eval crashes when that topic is the first it
-evaluates), ids must be strings and grades integers (ConfigError / RunError, which are also TypeError); numpy
+evaluates), ids must be strings and grades integers within +-1,000,000 (ConfigError / RunError, which are also
+TypeError); parse_run and parse_qrel raise pytrec_eval's AssertionError and ValueError but skip blank lines; numpy
 scalar scores and grades pytrec_eval refuses are taken at their value; a NaN score ranks below every number
 (pytrec_eval's order of NaN is its C++ and C libraries' sorts), with a warning, as for +-inf, which are ranked as
 pytrec_eval ranks them; a relevance_level below 1 is a TypeError (pytrec_eval refuses 0 and lets negative ones
