@@ -380,6 +380,24 @@ def test_api_trec_eval_takes_ir_measures_names_with_ir_measures_values():
         api.trec_eval(qrels, run, measures=["R"])
 
 
+def test_api_report_takes_runs_in_memory_as_api_score_does(tmp_path):
+    """(name, text) pairs and {name: text} dicts, as api.score takes them, give the report the same files give."""
+    ref = os.path.join(ROOT, "reference_data", "temporalia-tir")
+    path = os.path.join(ROOT, "starting_kit", "sample_submission", "temporalia-tir", "tir_sample")
+    text = open(path, "rb").read()
+    settings = dict(trials=20, tau_bootstrap=10)
+    from_file = api.report("temporalia-tir", ref, [path], tmp_path / "file", **settings)
+    for name, runs in (("dict", {"tir_sample": text}), ("pairs", [("tir_sample", text.decode("utf-8"))])):
+        result = api.report("temporalia-tir", ref, runs, tmp_path / name, **settings)
+        assert result.runs == from_file.runs and result.files == from_file.files
+        for written in ("means.csv", "tau.csv"):
+            assert (tmp_path / name / written).read_bytes() == (tmp_path / "file" / written).read_bytes()
+    with pytest.raises(ConfigError, match="plain file name"):
+        api.report("temporalia-tir", ref, {"../x": text}, tmp_path / "bad", **settings)
+    with pytest.raises(ConfigError, match="no run to report"):
+        api.report("temporalia-tir", ref, {}, tmp_path / "none", **settings)
+
+
 def test_complete_takes_bare_rprec_and_infap_as_ir_measures_does():
     """With complete=True, `Rprec` and `infAP` written bare are ir_measures' names (its answer, as for `AP`): every
     qrels topic per topic (0 where the run has none), zeros when run and qrels share no topic, equal to

@@ -33,6 +33,9 @@ from conftest import ROOT
 SLOW = pytest.mark.skipif(os.environ.get("RUNSCORE_PACKAGE_TEST") != "1",
                           reason="slow (build + venvs): `make package-check` runs it")
 PYTHONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
+# requires-python: the range the classifiers and package-check give, and the one every page states in words
+PYTHON_RANGE = ">=%s,<3.%d" % (PYTHONS[0], int(PYTHONS[-1].split(".")[1]) + 1)
+PYTHON_WORDS = "Python %s to %s" % (PYTHONS[0], PYTHONS[-1])
 # The recipe of docs/python-api.md and README-pypi.md, run as written by test_beside_ir_measures_and_beir.
 RECIPE = ["pip install runscore", "runscore pytrec-eval-wheel -o wheels",
           "pip install --find-links wheels -c wheels/constraints.txt ir_measures beir", "pip check"]
@@ -69,7 +72,22 @@ def test_the_dependencies_are_numpy_and_each_extra_says_what_it_adds():
     classifiers = meta.get_all("Classifier")
     assert ["Programming Language :: Python :: %s" % v for v in PYTHONS] == [
         c for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
-    assert meta["Requires-Python"] == ">=%s" % PYTHONS[0]
+    assert meta["Requires-Python"] == PYTHON_RANGE
+
+
+def test_one_python_range_everywhere():
+    """pyproject's requires-python and classifiers, the Pythons package-check installs on, and the words of every
+    page a user reads before installing say one range (they once said "3.9 or newer" here, "3.9 to 3.13" there)."""
+    pyproject = open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8").read()
+    assert re.search(r'^requires-python = "%s"' % re.escape(PYTHON_RANGE), pyproject, re.M)
+    assert re.findall(r'"Programming Language :: Python :: (3\.\d+)"', pyproject) == PYTHONS
+    pages = ["README.md", "README-pypi.md", "docs/development.md", "docs/python-api.md", "starting_kit/README.md",
+             "pages/data.md", "starting_kit/dry_run.py"]
+    for page in pages:
+        text = " ".join(open(os.path.join(ROOT, page), encoding="utf-8").read().split())
+        assert PYTHON_WORDS in text, page
+        other = re.findall(r"Python 3\.\d+(?:\+| or (?:newer|later)|-3\.\d+| to 3\.\d+)", text)
+        assert set(other) == {PYTHON_WORDS}, (page, other)
 
 
 def markdown_links(text):

@@ -719,7 +719,7 @@ class ReportResult:
     overview: Any = field(default=None, repr=False)
 
 
-def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], output: PathLike,
+def report(task: Union[str, Task], ref: PathLike, runs: Any, output: PathLike,
            pool_depth: Optional[int] = None, measures: Sequence[str] = (), trials: int = 10000, seed: int = 0,
            alpha: float = 0.05, tau_bootstrap: int = 1000, confidence: float = 0.95, discpower: bool = False,
            options: Optional[Mapping[str, Any]] = None, max_errors: int = 50, phase: Optional[int] = None,
@@ -727,8 +727,9 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
            skip_invalid: bool = False) -> ReportResult:
     """`runscore report`: the overview tables of a campaign (docs/report.md) written into `output`.
 
-    runs: run files, folders of runs and Codabench downloads, read by the reader `runscore pool` uses
-    (campaign/downloads.py): a run is (owner, name), a later submission replaces its owner's run, the task's cap
+    runs: run files, folders of runs and Codabench downloads, read by the reader `runscore pool` uses, or runs in
+    memory as api.score takes them ((name, text) pairs or a {name: text} dict, text str or bytes; each is a run
+    file of that name) (campaign/downloads.py): a run is (owner, name), a later submission replaces its owner's run, the task's cap
     counts an owner's runs over all submissions, phase/deadline/submissions leave out what was sent elsewhere or
     late. Raises InvalidRunsError (nothing written) when a submission is invalid (unless skip_invalid) or a run
     name is sent by two owners (unless allow_same_names), ConfigError for bad usage or reference data.
@@ -743,17 +744,22 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
     task = _task(task)
     overview.check_settings(trials, alpha, confidence, tau_bootstrap, pool_depth)
     report_files.check_output(os.fspath(output))
+    paths, texts = _in_memory(runs)
     reference = load_reference(task, ref, options)
     rules = Rules(Window(phase, parse_time(deadline, "deadline") if deadline else None),
                   os.fspath(submissions) if submissions else None, allow_same_names)
     workdir = tempfile.mkdtemp(prefix="runscore-report-")
+    memory = tempfile.mkdtemp(prefix="runscore-api-") if texts else None
     # Each run is read once: scored as soon as its file is checked, then reduced to its ranking as the evaluation
     # reads it (Task.ranked_run), which the pool figures and leave-one-team-out score again.
     stream = ScoreAsChecked(reference, lambda run: task.ranked_run(run, reference.options).data)
     try:
+        if memory is not None:
+            paths += _write_runs(memory, texts)
+        if not paths:
+            raise ConfigError("no run to report")
         with submission_scope(), few_collections():
-            found = read_campaign(task, [os.fspath(r) for r in runs], workdir, reference, rules, max_errors,
-                                  stream.add)
+            found = read_campaign(task, paths, workdir, reference, rules, max_errors, stream.add)
             if found.conflicts or (found.failed and not skip_invalid):
                 lines = found.messages + found.conflicts
                 if found.failed and not skip_invalid:
@@ -774,6 +780,8 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
         files = report_files.all_files(built, discpower=discpower)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        if memory is not None:
+            shutil.rmtree(memory, ignore_errors=True)
     written = report_files.write_all(os.fspath(output), files)
     return ReportResult(os.fspath(output), written, len(built.runs), list(built.notes),
                         list(found.messages) + list(found.notes), built)
