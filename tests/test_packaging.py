@@ -37,7 +37,7 @@ PYTHONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
 PYTHON_RANGE = ">=%s,<3.%d" % (PYTHONS[0], int(PYTHONS[-1].split(".")[1]) + 1)
 PYTHON_WORDS = "Python %s to %s" % (PYTHONS[0], PYTHONS[-1])
 # The recipe of docs/python-api.md and README-pypi.md, run as written by test_beside_ir_measures_and_beir.
-RECIPE = ["pip install runscore", "runscore pytrec-eval-wheel -o wheels",
+RECIPE = ["pip install .", "runscore pytrec-eval-wheel -o wheels",
           "pip install --find-links wheels -c wheels/constraints.txt ir_measures beir", "pip check"]
 OPTIONAL = ("scipy", "yaml", "jsonschema")
 
@@ -72,7 +72,8 @@ def test_the_dependencies_are_numpy_and_each_extra_says_what_it_adds():
     classifiers = meta.get_all("Classifier")
     assert ["Programming Language :: Python :: %s" % v for v in PYTHONS] == [
         c for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
-    assert meta["Requires-Python"] == PYTHON_RANGE
+    from pip._vendor.packaging.specifiers import SpecifierSet
+    assert SpecifierSet(meta["Requires-Python"]) == SpecifierSet(PYTHON_RANGE)
 
 
 def test_one_python_range_everywhere():
@@ -88,6 +89,16 @@ def test_one_python_range_everywhere():
         assert PYTHON_WORDS in text, page
         other = re.findall(r"Python 3\.\d+(?:\+| or (?:newer|later)|-3\.\d+| to 3\.\d+)", text)
         assert set(other) == {PYTHON_WORDS}, (page, other)
+
+
+def test_the_package_page_never_tells_to_install_runscore_from_an_index_it_is_not_on():
+    """README-pypi.md once said `pip install runscore`, which no index holds for this project: every install line
+    installs the source, and the page says where the package comes from until it is published."""
+    page = open(os.path.join(ROOT, "README-pypi.md"), encoding="utf-8").read()
+    assert "## Where it comes from" in page and "not on a package index yet" in page
+    told = re.sub(r"## Where it comes from\n.*?\n## ", "## ", page, flags=re.S)     # (it names the bare line)
+    lines = re.findall(r"(?:^|`)(pip install [^`\n]+)", told, re.M)
+    assert lines and all(not re.match(r"pip install \"?runscore\b", line) for line in lines), lines
 
 
 def markdown_links(text):
@@ -118,15 +129,20 @@ out = {"dropin": pytrec_eval.RelevanceEvaluator({"q": {"a": 1, "b": 0}}, {"map",
     {"q": {"a": 1.0, "b": 2.0}})}
 out["api"] = api.trec_eval({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 2.0}}, ["map", "nDCG@10", "RR@1"],
                            complete=True)["all"]
-for args in (["trec_eval", sys.argv[1], sys.argv[2]], ["--help"], ["score", "--task", "temporalia-tqic", "--ref",
-             sys.argv[3], sys.argv[4]], ["compare", "--help"]):
+import pkgutil, runscore.commands
+names = list(cli.BUILTIN_COMMANDS) + [i.name for i in pkgutil.iter_modules(runscore.commands.__path__)
+                                      if not i.name.startswith("_")]
+helps = [[n if n == "trec_eval" else n.replace("_", "-"), "--help"] for n in names]
+for args in [["trec_eval", sys.argv[1], sys.argv[2]], ["--help"], ["score", "--task", "temporalia-tqic", "--ref",
+             sys.argv[3], sys.argv[4]]] + helps + [["compare", "--task", "temporalia-tqic", "--ref", sys.argv[3],
+                                                     sys.argv[4]], ["report", "--help"]]:
     stdout, stderr = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         try:
             code = cli.main(args)
         except SystemExit as exc:
             code = exc.code
-    out[args[0]] = [code, stdout.getvalue(), stderr.getvalue()]
+    out[" ".join(args[:2]) if "--help" in args[1:] else args[0]] = [code, stdout.getvalue(), stderr.getvalue()]
 out["loaded"] = sorted(m for m in ("scipy", "yaml", "jsonschema", "pandas") if sys.modules.get(m) is not None)
 print(json.dumps(out))
 """
@@ -146,6 +162,11 @@ def test_trec_eval_and_the_drop_in_need_numpy_only(tmp_path):
     assert out["--help"][0] == 0 and "compare             (needs scipy: pip install 'runscore[stats]')" in \
         out["--help"][1]
     assert out["score"][0] == 2 and "PyYAML is needed" in out["score"][2] and "runscore[tasks]" in out["score"][2]
+    # every command's --help is readable without scipy, PyYAML and jsonschema; running one still says what it needs
+    helps = {key.split()[0]: value for key, value in out.items() if key.endswith(" --help")}
+    assert len(helps) >= 14 and {"compare", "report", "bundle", "judgements"} <= set(helps)
+    for name, (code, stdout, stderr) in helps.items():
+        assert code == 0 and stdout.startswith("usage: runscore %s " % name) and stderr == "", (name, stderr)
     assert out["compare"][0] == 2 and "pip install 'runscore[stats]'" in out["compare"][2]
     assert "internal error" not in json.dumps(out) and out["loaded"] == []
 
@@ -245,8 +266,8 @@ def test_the_stand_in_versions_as_pips_specifiers_read_them():
 
 
 def test_the_recipe_package_check_runs_is_the_documented_one():
-    """The package page installs runscore from the index it is published on; docs/python-api.md is read in a clone
-    (runscore is on no index yet), where it installs the clone: the rest of the recipe is the same."""
+    """The package page and docs/python-api.md install runscore from its source (it is on no index yet: a bare
+    `pip install runscore` would fetch whatever an index holds under that name); the rest of the recipe follows."""
     for page, first in (("README-pypi.md", RECIPE[0]), (os.path.join("docs", "python-api.md"), "pip install .")):
         text = open(os.path.join(ROOT, page), encoding="utf-8").read()
         at = [text.find("\n%s\n" % line) for line in [first] + RECIPE[1:]]
