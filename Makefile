@@ -98,19 +98,22 @@ FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_f
 
 # CI's fuzzing (.ci/run): 10,000 hostile variants per run format, 100 per reference file, 400 fast-path and 1,000
 # trec_eval inputs, numeric fields on 30 lines of each sample and reference file (3 in `make test`), 60 variants of
-# each task's sample and every hostile case given to validate, check and score.py (8 and a quarter in `make test`),
-# 240 random pairs against pytrec_eval (120 in `make test`), 150 hostile campaigns through pool, judgements and report
+# each task's sample and every hostile case given to validate, check and score.py (4 and a quarter in `make test`),
+# 240 random pairs against pytrec_eval (60 in `make test`), 150 hostile campaigns through pool, judgements and report
 # and 400 damaged sheets, runs tables and pool statistics each (6 and 20 in `make test`), 600 random cases through every
-# door of trec_eval and against ir_measures (60 in `make test`); `make test` runs a fortieth of the run variants (250),
-# a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays near two minutes on two CPUs.
+# door of trec_eval and against ir_measures (30 in `make test`), 200 cases under ir_measures and BEIR (40 in `make
+# test`), 4 tricky pairs against each trec_eval binary and path (2 in `make test`); `make test` runs a hundredth of the
+# run variants (100), a tenth of the reference ones (10), a twentieth of the trec_eval inputs (50) and a tenth of the
+# fast-path inputs (40), so that its CPU stays low on two shared cores (docs/performance.md).
 fuzz-ci: setup
 	$(TEST_ENV) RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_REFERENCE_INPUTS=100 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 \
 		RUNSCORE_FUZZ_CAMPAIGNS=150 RUNSCORE_FUZZ_CAMPAIGN_FILES=400 \
 		RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
 		RUNSCORE_FUZZ_NUMERIC_LINES=30 RUNSCORE_VERDICT_VARIANTS=60 RUNSCORE_VERDICT_HOSTILE=all \
-		RUNSCORE_PYTREC_CASES=240 RUNSCORE_DOORS_CASES=600 \
+		RUNSCORE_PYTREC_CASES=240 RUNSCORE_DOORS_CASES=600 RUNSCORE_ADOPTER_CASES=200 \
+		RUNSCORE_FUZZ_TREC_EVAL_PAIRS=4 \
 		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py tests/test_pytrec_eval_compat.py \
-		tests/test_all_doors.py
+		tests/test_all_doors.py tests/test_pytrec_eval_adopters.py tests/test_trec_eval_differential.py
 
 # The coverage of runscore report's tau interval, by simulation at CI's size (tests/test_report_tau_coverage.py: four
 # scenarios of 400 campaigns, and the intervals that do not hold the tau of the population means; about 6 CPU
