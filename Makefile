@@ -19,7 +19,7 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test test-cpu test-dispatch lint bench bench-docs clean bundle bundle-files channel-docs \
+.PHONY: setup demo test test-cpu test-cpu-docs test-dispatch lint bench bench-docs clean bundle bundle-files channel-docs \
 	test-latest fuzz fuzz-ci package-check tau-coverage
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
@@ -58,16 +58,15 @@ $(VENV_LATEST)/.done: pyproject.toml
 	$(PY_LATEST) -m pip install -q --upgrade numpy scipy PyYAML jsonschema
 	touch $@
 
-# Where `make test`'s CPU goes, by test file (CPU seconds, which other work on the machine inflates far less than
-# wall time), then the whole run's wall and CPU (every process: workers, the commands and peers they start) and the
-# load average before and after (a figure measured on a loaded machine says so).
+# `make test` timed (tests/suite_figures.py): where its CPU goes, by test file (CPU seconds, which other work on the
+# machine inflates far less than wall time), then the whole run's wall and CPU (every process: workers, the commands
+# and peers they start), the load average before and after (a figure measured on a loaded machine says so), kept in
+# tests/suite_figures.json; `make test-cpu-docs` writes them into docs/development.md and docs/performance.md.
 test-cpu: setup
-	@rm -f .test-cpu.log; echo "test-cpu: load before:$$(uptime | sed 's/.*load average//')"
-	@TIMEFORMAT='test-cpu: %0R s wall, %0U s user + %0S s system CPU (every process of the run)'; \
-	time $(TEST_ENV) RUNSCORE_TEST_CPU_LOG=$(CURDIR)/.test-cpu.log $(PY) -m pytest -n auto -q; status=$$?; \
-	awk -F'\t' '{split($$2, id, "::"); cpu[id[1]] += $$1; total += $$1} END {for (f in cpu) printf "%7.1f  %s\n", cpu[f], f; \
-		printf "%7.1f  total of the tests\n", total}' .test-cpu.log | sort -rn | head -30; \
-	echo "test-cpu: load after:$$(uptime | sed 's/.*load average//')"; exit $$status
+	$(TEST_ENV) $(PY) tests/suite_figures.py run
+
+test-cpu-docs:
+	python3 tests/suite_figures.py docs
 
 # The bit-for-bit suites (fast path = exact path, kernels = depth walks, whole-run kernels, the NTCIREVAL measures =
 # C's loops, runscore.pytrec_eval = pytrec_eval, trec_eval byte for byte) again with numpy's AVX-512 targets switched
