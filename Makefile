@@ -19,7 +19,7 @@ VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 LATEST_PYTHON ?= python3
 
-.PHONY: setup demo test test-cpu test-dispatch lint bench bench-docs clean bundle bundle-files channel-docs \
+.PHONY: setup demo test test-cpu test-cpu-docs test-dispatch lint bench bench-docs clean bundle bundle-files channel-docs \
 	test-latest fuzz fuzz-ci package-check tau-coverage
 
 # pip's own chatter goes to .venv/setup.log, shown only when a step fails.
@@ -58,16 +58,15 @@ $(VENV_LATEST)/.done: pyproject.toml
 	$(PY_LATEST) -m pip install -q --upgrade numpy scipy PyYAML jsonschema
 	touch $@
 
-# Where `make test`'s CPU goes, by test file (CPU seconds, which other work on the machine inflates far less than
-# wall time), then the whole run's wall and CPU (every process: workers, the commands and peers they start) and the
-# load average before and after (a figure measured on a loaded machine says so).
+# `make test` timed (tests/suite_figures.py): where its CPU goes, by test file (CPU seconds, which other work on the
+# machine inflates far less than wall time), then the whole run's wall and CPU (every process: workers, the commands
+# and peers they start), the load average before and after (a figure measured on a loaded machine says so), kept in
+# tests/suite_figures.json; `make test-cpu-docs` writes them into docs/development.md and docs/performance.md.
 test-cpu: setup
-	@rm -f .test-cpu.log; echo "test-cpu: load before:$$(uptime | sed 's/.*load average//')"
-	@TIMEFORMAT='test-cpu: %0R s wall, %0U s user + %0S s system CPU (every process of the run)'; \
-	time $(TEST_ENV) RUNSCORE_TEST_CPU_LOG=$(CURDIR)/.test-cpu.log $(PY) -m pytest -n auto -q; status=$$?; \
-	awk -F'\t' '{split($$2, id, "::"); cpu[id[1]] += $$1; total += $$1} END {for (f in cpu) printf "%7.1f  %s\n", cpu[f], f; \
-		printf "%7.1f  total of the tests\n", total}' .test-cpu.log | sort -rn | head -30; \
-	echo "test-cpu: load after:$$(uptime | sed 's/.*load average//')"; exit $$status
+	$(TEST_ENV) $(PY) tests/suite_figures.py run
+
+test-cpu-docs:
+	python3 tests/suite_figures.py docs
 
 # The bit-for-bit suites (fast path = exact path, kernels = depth walks, whole-run kernels, the NTCIREVAL measures =
 # C's loops, runscore.pytrec_eval = pytrec_eval, trec_eval byte for byte) again with numpy's AVX-512 targets switched
@@ -98,19 +97,22 @@ FUZZ_TESTS := tests/test_fuzz_runs.py tests/test_fuzz_references.py tests/test_f
 
 # CI's fuzzing (.ci/run): 10,000 hostile variants per run format, 100 per reference file, 400 fast-path and 1,000
 # trec_eval inputs, numeric fields on 30 lines of each sample and reference file (3 in `make test`), 60 variants of
-# each task's sample and every hostile case given to validate, check and score.py (8 and a quarter in `make test`),
-# 240 random pairs against pytrec_eval (120 in `make test`), 150 hostile campaigns through pool, judgements and report
+# each task's sample and every hostile case given to validate, check and score.py (4 and a quarter in `make test`),
+# 240 random pairs against pytrec_eval (60 in `make test`), 150 hostile campaigns through pool, judgements and report
 # and 400 damaged sheets, runs tables and pool statistics each (6 and 20 in `make test`), 600 random cases through every
-# door of trec_eval and against ir_measures (60 in `make test`); `make test` runs a fortieth of the run variants (250),
-# a quarter of the reference ones and a tenth of the trec_eval inputs, so that it stays near two minutes on two CPUs.
+# door of trec_eval and against ir_measures (30 in `make test`), 200 cases under ir_measures and BEIR (40 in `make
+# test`), 4 tricky pairs against each trec_eval binary and path (2 in `make test`); `make test` runs a hundredth of the
+# run variants (100), a tenth of the reference ones (10), a twentieth of the trec_eval inputs (50) and a tenth of the
+# fast-path inputs (40), so that its CPU stays low on two shared cores (docs/performance.md).
 fuzz-ci: setup
 	$(TEST_ENV) RUNSCORE_FUZZ_INPUTS=10000 RUNSCORE_FUZZ_REFERENCE_INPUTS=100 RUNSCORE_FUZZ_COMMAND_INPUTS=1000 \
 		RUNSCORE_FUZZ_CAMPAIGNS=150 RUNSCORE_FUZZ_CAMPAIGN_FILES=400 \
 		RUNSCORE_FUZZ_FAST_PATH_INPUTS=400 \
 		RUNSCORE_FUZZ_NUMERIC_LINES=30 RUNSCORE_VERDICT_VARIANTS=60 RUNSCORE_VERDICT_HOSTILE=all \
-		RUNSCORE_PYTREC_CASES=240 RUNSCORE_DOORS_CASES=600 \
+		RUNSCORE_PYTREC_CASES=240 RUNSCORE_DOORS_CASES=600 RUNSCORE_ADOPTER_CASES=200 \
+		RUNSCORE_FUZZ_TREC_EVAL_PAIRS=4 \
 		$(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_one_verdict.py tests/test_pytrec_eval_compat.py \
-		tests/test_all_doors.py
+		tests/test_all_doors.py tests/test_pytrec_eval_adopters.py tests/test_trec_eval_differential.py
 
 # The coverage of runscore report's tau interval, by simulation at CI's size (tests/test_report_tau_coverage.py: four
 # scenarios of 400 campaigns, and the intervals that do not hold the tau of the population means; about 6 CPU

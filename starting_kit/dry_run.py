@@ -9,7 +9,7 @@ or one level up (the repository). With --bundle (repeatable: one competition per
 the reference data of the phase told by --phase and the leaderboard columns come from an upload zip built by
 `runscore bundle` (Codabench v2 or CodaLab v1.5), so what is tested is exactly what would be uploaded; without a
 submission, each bundle's own sample submission is scored. Each submission's output (scores, detailed_results.html)
-is kept in its own folder under --workdir. Needs Python 3.9+ with numpy, scipy, PyYAML and jsonschema.
+is kept in its own folder under --workdir. Needs Python 3.9 to 3.13 with numpy, scipy, PyYAML and jsonschema.
 
 What it mimics (shared/specs/codabench.md 1.2): the program is unzipped into program/ (the working directory),
 the command of program/metadata is run with $program, $input and $output replaced and split on spaces (no

@@ -380,6 +380,60 @@ def test_api_trec_eval_takes_ir_measures_names_with_ir_measures_values():
         api.trec_eval(qrels, run, measures=["R"])
 
 
+def test_api_report_takes_runs_in_memory_as_api_score_does(tmp_path):
+    """(name, text) pairs and {name: text} dicts, as api.score takes them, give the report the same files give."""
+    ref = os.path.join(ROOT, "reference_data", "temporalia-tir")
+    path = os.path.join(ROOT, "starting_kit", "sample_submission", "temporalia-tir", "tir_sample")
+    text = open(path, "rb").read()
+    settings = dict(trials=20, tau_bootstrap=10)
+    from_file = api.report("temporalia-tir", ref, [path], tmp_path / "file", **settings)
+    for name, runs in (("dict", {"tir_sample": text}), ("pairs", [("tir_sample", text.decode("utf-8"))])):
+        result = api.report("temporalia-tir", ref, runs, tmp_path / name, **settings)
+        assert result.runs == from_file.runs and result.files == from_file.files
+        for written in ("means.csv", "tau.csv"):
+            assert (tmp_path / name / written).read_bytes() == (tmp_path / "file" / written).read_bytes()
+    with pytest.raises(ConfigError, match="plain file name"):
+        api.report("temporalia-tir", ref, {"../x": text}, tmp_path / "bad", **settings)
+    with pytest.raises(ConfigError, match="no run to report"):
+        api.report("temporalia-tir", ref, {}, tmp_path / "none", **settings)
+
+
+def test_complete_takes_bare_rprec_and_infap_as_ir_measures_does():
+    """With complete=True, `Rprec` and `infAP` written bare are ir_measures' names (its answer, as for `AP`): every
+    qrels topic per topic (0 where the run has none), zeros when run and qrels share no topic, equal to
+    ir_measures' iter_calc and calc_aggregate; `trec_eval:Rprec` is still trec_eval's -c Rprec."""
+    ir_measures = pytest.importorskip("ir_measures", reason="ir_measures (test extra) is not installed")
+    import math
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from adopter_side import case
+    names = ["Rprec", "infAP"]
+    measures = [ir_measures.parse_measure(n) for n in names]
+    cases = [case(seed) for seed in range(12)]
+    cases.append(({"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}, {"q9": {"a": 2.0, "c": 1.0}}))     # nothing shared
+    cases.append(({"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}, {"q1": {"b": 2.0, "a": 1.0}}))     # q2 missed
+    for number, (qrels, run) in enumerate(cases):
+        run = {q: {d: (v if math.isfinite(v) else 9.5 if v > 0 else -9.5) for d, v in docs.items()}
+               for q, docs in run.items()}
+        result = api.trec_eval(qrels, run, measures=names, complete=True)
+        theirs = {}
+        for metric in ir_measures.iter_calc(measures, qrels, run):
+            theirs.setdefault(metric.query_id, {})[str(metric.measure)] = metric.value
+        assert result["per_topic"] == theirs, number
+        for measure, value in ir_measures.calc_aggregate(measures, qrels, run).items():
+            assert math.isclose(result["all"][str(measure)], value, rel_tol=1e-12, abs_tol=1e-15), (number, measure)
+    assert set(result["per_topic"]) == {"q1", "q2"} and result["per_topic"]["q2"] == {"Rprec": 0.0, "infAP": 0.0}
+    nothing = api.trec_eval(cases[-2][0], cases[-2][1], measures=names, complete=True)
+    assert nothing["all"] == {"Rprec": 0.0, "infAP": 0.0} and set(nothing["per_topic"]) == {"q1", "q2"}
+    spelt = api.trec_eval(qrels, run, measures=["trec_eval:Rprec", "Rprec"], complete=True)
+    official = api.trec_eval(qrels, run, measures=["official"], complete=True)
+    assert spelt["all"]["trec_eval:Rprec"] == official["all"]["Rprec"]
+    assert {q: row["trec_eval:Rprec"] for q, row in spelt["per_topic"].items() if "trec_eval:Rprec" in row} == \
+        {q: row["Rprec"] for q, row in official["per_topic"].items()}
+    # without complete, bare names stay trec_eval's (the topics of both only)
+    assert set(api.trec_eval(qrels, run, measures=["Rprec"])["per_topic"]) == {"q1"}
+
+
 def test_api_trec_eval_scores_a_missing_topic_as_trec_eval_10_does_with_complete(tmp_path):
     """--v10 -c: the placeholder ranking's values for a topic missing from the run, cleared only where trec_eval
     clears them (exact names), for files and dicts alike."""

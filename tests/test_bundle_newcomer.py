@@ -266,7 +266,7 @@ def test_readme_demo_is_what_make_demo_prints(dist, tmp_path, capfd):
 
 def test_readme_has_an_install_line_for_the_package_alone():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
-        assert re.search(r"^pip install \.(\s|$)", handle.read(), re.M)
+        assert re.search(r"^env/bin/pip install \.(\s|$)", handle.read(), re.M)
 
 
 def test_each_kit_readme_and_data_page_speak_of_its_own_task(dist):

@@ -16,7 +16,7 @@ import pytest
 from hostile.harness import REFERENCES, Hang, for_each_distinct_mutation, time_limit, trec_run_from_sample
 from runscore.commands import trec_eval
 
-INPUTS = int(os.environ.get("RUNSCORE_FUZZ_COMMAND_INPUTS", "100"))  # 1,000 in make fuzz-ci
+INPUTS = int(os.environ.get("RUNSCORE_FUZZ_COMMAND_INPUTS", "50"))  # 1,000 in make fuzz-ci
 PER_SEED = 10
 MESSAGE = re.compile(r"^\S.*?(:\d+)?: (error|warning): \S")
 # Defects found by this fuzzing in modules owned by other engineers (reported to the lead): failure text, reason.

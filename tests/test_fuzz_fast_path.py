@@ -19,7 +19,7 @@ from runscore.errors import Diagnostics, RunError
 from runscore.pipeline import load_reference
 from runscore.tasks import get_task
 
-INPUTS = int(os.environ.get("RUNSCORE_FUZZ_FAST_PATH_INPUTS", "75"))  # 400 in make fuzz-ci
+INPUTS = int(os.environ.get("RUNSCORE_FUZZ_FAST_PATH_INPUTS", "40"))  # 400 in make fuzz-ci
 PER_SEED = 10
 
 

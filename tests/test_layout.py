@@ -81,6 +81,30 @@ def test_ranking_and_measures_never_import_a_command():
             assert not [line for line in imports if "commands" in line], (wing, name, imports)
 
 
+# The top level of runscore/ holds the doors and the ground every floor uses; anything else goes in a folder of
+# its own (the pytrec_eval drop-in, its registration and its wheel are runscore/pytrec_eval/).
+MAX_TOP_LEVEL_MODULES = 15
+
+
+def top_level_modules(package=PACKAGE):
+    """The modules at the top of the package, less __init__.py and __main__.py (the package itself)."""
+    return sorted(name for name in os.listdir(package)
+                  if name.endswith(".py") and name not in ("__init__.py", "__main__.py"))
+
+
+def test_the_top_level_of_the_package_holds_at_most_15_modules(tmp_path):
+    found = top_level_modules()
+    assert len(found) <= MAX_TOP_LEVEL_MODULES, (
+        "runscore/ has %d modules at its top level (at most %d): %s; put a new one in the folder of its wing"
+        % (len(found), MAX_TOP_LEVEL_MODULES, ", ".join(found)))
+    # the count is of files at the top only: a sixteenth module there is seen, a module in a folder is not
+    for name in found + ["__init__.py", "__main__.py", "extra_%d.py" % len(found)]:
+        (tmp_path / name).write_text("")
+    (tmp_path / "wing").mkdir()
+    (tmp_path / "wing" / "inner.py").write_text("")
+    assert len(top_level_modules(str(tmp_path))) == len(found) + 1
+
+
 # ------------------------------------------------------------------------------------ the house's figures ---
 def test_every_module_is_on_a_floor():
     """tests/house.py places each module on a floor by its folder or name: a new folder is placed when it is made."""

@@ -33,8 +33,11 @@ from conftest import ROOT
 SLOW = pytest.mark.skipif(os.environ.get("RUNSCORE_PACKAGE_TEST") != "1",
                           reason="slow (build + venvs): `make package-check` runs it")
 PYTHONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
+# requires-python: the range the classifiers and package-check give, and the one every page states in words
+PYTHON_RANGE = ">=%s,<3.%d" % (PYTHONS[0], int(PYTHONS[-1].split(".")[1]) + 1)
+PYTHON_WORDS = "Python %s to %s" % (PYTHONS[0], PYTHONS[-1])
 # The recipe of docs/python-api.md and README-pypi.md, run as written by test_beside_ir_measures_and_beir.
-RECIPE = ["pip install runscore", "runscore pytrec-eval-wheel -o wheels",
+RECIPE = ["pip install .", "runscore pytrec-eval-wheel -o wheels",
           "pip install --find-links wheels -c wheels/constraints.txt ir_measures beir", "pip check"]
 OPTIONAL = ("scipy", "yaml", "jsonschema")
 
@@ -69,7 +72,33 @@ def test_the_dependencies_are_numpy_and_each_extra_says_what_it_adds():
     classifiers = meta.get_all("Classifier")
     assert ["Programming Language :: Python :: %s" % v for v in PYTHONS] == [
         c for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
-    assert meta["Requires-Python"] == ">=%s" % PYTHONS[0]
+    from pip._vendor.packaging.specifiers import SpecifierSet
+    assert SpecifierSet(meta["Requires-Python"]) == SpecifierSet(PYTHON_RANGE)
+
+
+def test_one_python_range_everywhere():
+    """pyproject's requires-python and classifiers, the Pythons package-check installs on, and the words of every
+    page a user reads before installing say one range (they once said "3.9 or newer" here, "3.9 to 3.13" there)."""
+    pyproject = open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8").read()
+    assert re.search(r'^requires-python = "%s"' % re.escape(PYTHON_RANGE), pyproject, re.M)
+    assert re.findall(r'"Programming Language :: Python :: (3\.\d+)"', pyproject) == PYTHONS
+    pages = ["README.md", "README-pypi.md", "docs/development.md", "docs/python-api.md", "starting_kit/README.md",
+             "pages/data.md", "starting_kit/dry_run.py"]
+    for page in pages:
+        text = " ".join(open(os.path.join(ROOT, page), encoding="utf-8").read().split())
+        assert PYTHON_WORDS in text, page
+        other = re.findall(r"Python 3\.\d+(?:\+| or (?:newer|later)|-3\.\d+| to 3\.\d+)", text)
+        assert set(other) == {PYTHON_WORDS}, (page, other)
+
+
+def test_the_package_page_never_tells_to_install_runscore_from_an_index_it_is_not_on():
+    """README-pypi.md once said `pip install runscore`, which no index holds for this project: every install line
+    installs the source, and the page says where the package comes from until it is published."""
+    page = open(os.path.join(ROOT, "README-pypi.md"), encoding="utf-8").read()
+    assert "## Where it comes from" in page and "not on a package index yet" in page
+    told = re.sub(r"## Where it comes from\n.*?\n## ", "## ", page, flags=re.S)     # (it names the bare line)
+    lines = re.findall(r"(?:^|`)(pip install [^`\n]+)", told, re.M)
+    assert lines and all(not re.match(r"pip install \"?runscore\b", line) for line in lines), lines
 
 
 def markdown_links(text):
@@ -100,15 +129,20 @@ out = {"dropin": pytrec_eval.RelevanceEvaluator({"q": {"a": 1, "b": 0}}, {"map",
     {"q": {"a": 1.0, "b": 2.0}})}
 out["api"] = api.trec_eval({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 2.0}}, ["map", "nDCG@10", "RR@1"],
                            complete=True)["all"]
-for args in (["trec_eval", sys.argv[1], sys.argv[2]], ["--help"], ["score", "--task", "temporalia-tqic", "--ref",
-             sys.argv[3], sys.argv[4]], ["compare", "--help"]):
+import pkgutil, runscore.commands
+names = list(cli.BUILTIN_COMMANDS) + [i.name for i in pkgutil.iter_modules(runscore.commands.__path__)
+                                      if not i.name.startswith("_")]
+helps = [[n if n == "trec_eval" else n.replace("_", "-"), "--help"] for n in names]
+for args in [["trec_eval", sys.argv[1], sys.argv[2]], ["--help"], ["score", "--task", "temporalia-tqic", "--ref",
+             sys.argv[3], sys.argv[4]]] + helps + [["compare", "--task", "temporalia-tqic", "--ref", sys.argv[3],
+                                                     sys.argv[4]], ["report", "--help"]]:
     stdout, stderr = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         try:
             code = cli.main(args)
         except SystemExit as exc:
             code = exc.code
-    out[args[0]] = [code, stdout.getvalue(), stderr.getvalue()]
+    out[" ".join(args[:2]) if "--help" in args[1:] else args[0]] = [code, stdout.getvalue(), stderr.getvalue()]
 out["loaded"] = sorted(m for m in ("scipy", "yaml", "jsonschema", "pandas") if sys.modules.get(m) is not None)
 print(json.dumps(out))
 """
@@ -128,18 +162,23 @@ def test_trec_eval_and_the_drop_in_need_numpy_only(tmp_path):
     assert out["--help"][0] == 0 and "compare             (needs scipy: pip install 'runscore[stats]')" in \
         out["--help"][1]
     assert out["score"][0] == 2 and "PyYAML is needed" in out["score"][2] and "runscore[tasks]" in out["score"][2]
+    # every command's --help is readable without scipy, PyYAML and jsonschema; running one still says what it needs
+    helps = {key.split()[0]: value for key, value in out.items() if key.endswith(" --help")}
+    assert len(helps) >= 14 and {"compare", "report", "bundle", "judgements"} <= set(helps)
+    for name, (code, stdout, stderr) in helps.items():
+        assert code == 0 and stdout.startswith("usage: runscore %s " % name) and stderr == "", (name, stderr)
     assert out["compare"][0] == 2 and "pip install 'runscore[stats]'" in out["compare"][2]
     assert "internal error" not in json.dumps(out) and out["loaded"] == []
 
 
 def test_the_stand_in_wheel_is_well_formed_and_makes_pytrec_eval_runscores(tmp_path):
-    from runscore import pytrec_eval_wheel
+    from runscore.pytrec_eval import wheel as pytrec_eval_wheel
 
     first, constraints = pytrec_eval_wheel.write(str(tmp_path / "a"))
     second, _ = pytrec_eval_wheel.write(str(tmp_path / "b"))
     assert open(first, "rb").read() == open(second, "rb").read()             # deterministic
     assert os.path.basename(first) == "pytrec_eval_terrier-%s-py3-none-any.whl" % pytrec_eval_wheel.version()
-    assert re.fullmatch(r"0\.5\.11\+runscore\.[0-9a-z.]+", pytrec_eval_wheel.version())
+    assert re.fullmatch(r"0\.5\.11\.dev0\+runscore\.[0-9a-z.]+", pytrec_eval_wheel.version())
     assert open(constraints).read().splitlines()[-1] == "pytrec-eval-terrier==%s" % pytrec_eval_wheel.version()
     with zipfile.ZipFile(first) as archive:
         names = archive.namelist()
@@ -153,7 +192,8 @@ def test_the_stand_in_wheel_is_well_formed_and_makes_pytrec_eval_runscores(tmp_p
         assert sorted(line.rsplit(",", 2)[0] for line in record.splitlines()) == sorted(names)
         meta = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         archive.extractall(str(tmp_path / "site"))
-    assert "Name: pytrec-eval-terrier\n" in meta and "Requires-Dist: runscore>=" in meta
+    # no dependency an index could serve under a name of ours (dependency confusion): none at all
+    assert "Name: pytrec-eval-terrier\n" in meta and "Requires-Dist" not in meta
     # unpacked ahead of the real pytrec-eval-terrier: `import pytrec_eval` is runscore's, with no warning,
     # and ir_measures computes with it without register()
     code = ("import warnings; warnings.simplefilter('error'); import pytrec_eval, runscore.pytrec_eval as r; "
@@ -166,9 +206,68 @@ def test_the_stand_in_wheel_is_well_formed_and_makes_pytrec_eval_runscores(tmp_p
     assert printed.split() == ["{RR:", "0.5}", "runscore.pytrec_eval"]
 
 
+def plain_wheel(folder, name, version_text):
+    """A minimal wheel of `name` at `version_text` (metadata only), as an index would serve the real release."""
+    info = "%s-%s.dist-info" % (name.replace("-", "_"), version_text)
+    path = os.path.join(folder, "%s-%s-py3-none-any.whl" % (name.replace("-", "_"), version_text))
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(info + "/METADATA", "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version_text))
+        archive.writestr(info + "/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        archive.writestr(info + "/RECORD", "")
+    return path
+
+
+@pytest.mark.parametrize("request_, constrained, real_there, picked", [
+    pytest.param("pytrec-eval-terrier==0.5.11", False, True, "0.5.11", marks=SLOW),  # the real one asked: the real
+    ("pytrec-eval-terrier==0.5.11", False, False, None),          # ... never the stand-in, even when it is alone
+    pytest.param("pytrec-eval-terrier", False, True, "0.5.11", marks=SLOW),  # unpinned: the real (.dev0: pre-release)
+    pytest.param("pytrec-eval-terrier>=0.5.5", True, True, "stand-in", marks=SLOW),  # ir_measures' under -c
+])
+def test_pip_hands_the_stand_in_only_to_whom_asks_for_it(tmp_path, request_, constrained, real_there, picked):
+    """How pip picks among the stand-in and the real pytrec-eval-terrier 0.5.11 (a metadata-only wheel of that
+    version here, as an index would serve it): resolved offline, nothing installed (3 of the 4 resolutions in
+    `make package-check`; test_the_stand_in_versions_as_pips_specifiers_read_them checks all 4 cheaply)."""
+    from runscore.pytrec_eval import wheel as pytrec_eval_wheel
+
+    folder = str(tmp_path / "wheels")
+    _, constraints = pytrec_eval_wheel.write(folder)
+    if real_there:
+        plain_wheel(folder, "pytrec-eval-terrier", "0.5.11")
+    report = str(tmp_path / "report.json")
+    argv = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-index",
+            "--disable-pip-version-check", "-q", "--find-links", folder, "--report", report, request_]
+    done = subprocess.run(argv + (["-c", constraints] if constrained else []), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    if picked is None:
+        assert done.returncode != 0 and b"No matching distribution found for pytrec-eval-terrier==0.5.11" in \
+            done.stdout, done.stdout
+        return
+    assert done.returncode == 0, done.stdout
+    found = [item["metadata"]["version"] for item in json.load(open(report))["install"]]
+    assert found == [pytrec_eval_wheel.version() if picked == "stand-in" else picked]
+
+
+def test_the_stand_in_versions_as_pips_specifiers_read_them():
+    """The version rules pip applies (its packaging library): `==0.5.11` and an unpinned request take the real
+    release over the stand-in, the constraints file's pin and ir_measures', BEIR's and mteb's requirements take
+    the stand-in when it is the only one."""
+    from pip._vendor.packaging.specifiers import SpecifierSet
+    from pip._vendor.packaging.version import Version
+
+    from runscore.pytrec_eval import wheel as pytrec_eval_wheel
+
+    ours, real = Version(pytrec_eval_wheel.version()), Version("0.5.11")
+    assert list(SpecifierSet("==0.5.11").filter([ours])) == []
+    assert list(SpecifierSet("==0.5.11").filter([ours, real])) == [real]
+    assert list(SpecifierSet("").filter([ours, real])) == [real]
+    assert list(SpecifierSet("==%s" % ours).filter([ours, real])) == [ours]
+    for required in (">=0.5.5", "", ">=0.5.6"):          # ir_measures 0.4, BEIR 2.2, mteb
+        assert list(SpecifierSet(required).filter([ours])) == [ours]
+
+
 def test_the_recipe_package_check_runs_is_the_documented_one():
-    """The package page installs runscore from the index it is published on; docs/python-api.md is read in a clone
-    (runscore is on no index yet), where it installs the clone: the rest of the recipe is the same."""
+    """The package page and docs/python-api.md install runscore from its source (it is on no index yet: a bare
+    `pip install runscore` would fetch whatever an index holds under that name); the rest of the recipe follows."""
     for page, first in (("README-pypi.md", RECIPE[0]), (os.path.join("docs", "python-api.md"), "pip install .")):
         text = open(os.path.join(ROOT, page), encoding="utf-8").read()
         at = [text.find("\n%s\n" % line) for line in [first] + RECIPE[1:]]

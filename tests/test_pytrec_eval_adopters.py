@@ -1,7 +1,7 @@
 """runscore.pytrec_eval under the libraries that import pytrec_eval by name, through register(): ir_measures'
 calc_aggregate([nDCG@10, P@10, AP, R@100, RR, Judged@10]) and its pytrec_eval provider's per-query values, and
-BEIR's EvaluateRetrieval.evaluate, equal to the same calls on pytrec-eval-terrier, on 200 seeded random cases
-with +-inf scores. Each side runs in its own process (tests/adopter_side.py): only one module can be
+BEIR's EvaluateRetrieval.evaluate, equal to the same calls on pytrec-eval-terrier, on seeded random cases
+with +-inf scores (RUNSCORE_ADOPTER_CASES: 40 in `make test`, 200 in `make fuzz-ci`). Each side runs in its own process (tests/adopter_side.py): only one module can be
 `pytrec_eval` in a process. Test-only dependencies (ir_measures; beir installed without its dependencies by
 `make setup`, since its evaluator needs none of them); skips when they are absent.
 """
@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("ir_measures", reason="ir_measures (test extra) is not installed")
 pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier (test extra) is not installed")
 
-CASES = int(os.environ.get("RUNSCORE_ADOPTER_CASES", "200"))
+CASES = int(os.environ.get("RUNSCORE_ADOPTER_CASES", "40"))  # 200 in make fuzz-ci
 SIDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "adopter_side.py")
 
 

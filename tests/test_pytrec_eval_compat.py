@@ -2,7 +2,7 @@
 same values, bit for bit, on seeded random qrels/run pairs, for every measure pytrec_eval supports, with and
 without parameters, relevance levels 1-3 and the judged-documents-only flag; and the same helpers and errors.
 
-RUNSCORE_PYTREC_CASES sets the number of random pairs (120 in `make test`, 240 in `make fuzz-ci`, 5,000 in `make fuzz`).
+RUNSCORE_PYTREC_CASES sets the number of random pairs (60 in `make test`, 240 in `make fuzz-ci`, 5,000 in `make fuzz`).
 """
 import ast
 import math
@@ -20,7 +20,7 @@ import runscore.pytrec_eval as ours
 
 pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier (test extra) is not installed")
 
-CASES = int(os.environ.get("RUNSCORE_PYTREC_CASES", "120"))
+CASES = int(os.environ.get("RUNSCORE_PYTREC_CASES", "60"))  # 240 in make fuzz-ci
 # Parameterised requests in pytrec_eval's syntax: `name.params` and `name_params`.
 WITH_PARAMETERS = ["P.3,7", "recall_4", "ndcg_cut.5,12", "map_cut_2,30", "iprec_at_recall.0.25,0.5",
                    "Rprec_mult.0.5,1.5", "success.2", "relative_P_3", "set_F.0.5", "11pt_avg.0.2,0.6"]
@@ -167,8 +167,45 @@ def test_parsers_and_aggregation_are_pytrec_evals():
         assert ours.compute_aggregated_measure(measure, values) == pytrec_eval.compute_aggregated_measure(
             measure, [v[measure] for v in theirs.values()])
     assert math.isclose(ours.compute_aggregated_measure("gm_map", [math.log(0.5), math.log(0.125)]), 0.25)
-    with pytest.raises(TypeError, match="run:2: error: the line has 3 fields"):
+    with pytest.raises(ValueError, match="run:2: error: the line has 3 fields"):
         ours.parse_run(["1 Q0 a 1 2.5 r", "1 Q0 b"])
+
+
+# Lines parse_run and parse_qrel refuse, and the exception class pytrec_eval raises for each (its parsers unpack
+# `line.strip().split()` into 6 or 4 names, assert the document is new to the topic, and call float() or int()).
+PARSER_FAILURES = [
+    ("parse_run", ["1 Q0 a 1 2.5 r", "1 Q0 a 2 1.5 r"], AssertionError, "run:2: .*document a is listed twice"),
+    ("parse_run", ["1 Q0 a 1 2.5"], ValueError, "run:1: .*5 fields"),
+    ("parse_run", ["1 Q0 a 1 2.5 r extra"], ValueError, "run:1: .*7 fields"),
+    ("parse_run", ["1 Q0 a 1 high r"], ValueError, "run:1: .*'high' is not a number"),
+    ("parse_run", ["1 Q0 a 1 2,5 r"], ValueError, "run:1: .*'2,5' is not a number"),
+    ("parse_qrel", ["1 0 a 1", "1 0 a 0"], AssertionError, "qrels:2: .*document a is judged twice"),
+    ("parse_qrel", ["1 0 a"], ValueError, "qrels:1: .*3 fields"),
+    ("parse_qrel", ["1 0 a 1 x"], ValueError, "qrels:1: .*5 fields"),
+    ("parse_qrel", ["1 0 a 1.5"], ValueError, "qrels:1: .*'1.5' is not an integer"),
+    ("parse_qrel", ["1 0 a rel"], ValueError, "qrels:1: .*'rel' is not an integer"),
+]
+
+
+@pytest.mark.parametrize("parser, lines, error, message", PARSER_FAILURES)
+def test_parsers_fail_with_pytrec_evals_exception_classes(parser, lines, error, message):
+    """Code that catches AssertionError or ValueError around pytrec_eval's parsers catches runscore's too; the
+    message adds the line (runscore's classes are RunError / ConfigError as well)."""
+    with pytest.raises(error):
+        getattr(pytrec_eval, parser)(lines)
+    with pytest.raises(error, match=message) as raised:
+        getattr(ours, parser)(lines)
+    assert not isinstance(raised.value, TypeError)
+    assert isinstance(raised.value, ours.RunError if parser == "parse_run" else ours.ConfigError)
+
+
+def test_parsers_skip_blank_lines_where_pytrec_eval_stops():
+    """The one difference of the parsers (docs/python-api.md, "Where it differs"): a blank line, as a file's last
+    line often is, is skipped; pytrec_eval's unpacking raises ValueError on it."""
+    for parser, line in (("parse_run", "1 Q0 a 1 2.5 r"), ("parse_qrel", "1 0 a 1")):
+        with pytest.raises(ValueError):
+            getattr(pytrec_eval, parser)([line, "\n"])
+        assert getattr(ours, parser)([line, "\n", "  "]) == getattr(pytrec_eval, parser)([line])
 
 
 def test_long_rankings_equal_pytrec_eval():

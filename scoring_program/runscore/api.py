@@ -212,35 +212,62 @@ def trec_eval(qrels: Any, run: Any, measures: Optional[Sequence[str]] = None, co
     the same values whatever it is given as (a run topic without documents is left out, as in a file).
     measures: -m arguments (`["map", "P.5,10", "ndcg_cut.10", "all_trec"]`; default: trec_eval's official set) or
     ir_measures names (`nDCG@10`, `P(rel=2)@5`, `AP`, `R@100`, `RR`, `RR@10`, `Judged@10`), returned under the
-    name asked, with ir_measures' own aggregation when complete=True (docs/python-api.md).
+    name asked, with ir_measures' own aggregation when complete=True (there bare `Rprec` and `infAP` are
+    ir_measures' too; `trec_eval:NAME` is always trec_eval's -m NAME, keyed `trec_eval:` + its output name).
     complete: -c, level: -l, max_docs: -M, judged_only: -J, num_docs_in_coll: -N, version: "9.0.8" (default)
     or "10.0" (--v10); level and judged_only are trec_eval's options (an ir_measures name says its own rel and
     judged_only). run_id: the runid of a run given as a dict or DataFrame (a file's is its last line's tag).
     Files are read as `runscore trec_eval` reads them (as trec_eval does, a warning for each lenient reading);
     strict: --strict, those readings are errors (ConfigError for the qrels, InvalidRunsError for the run).
     """
-    from .measures import ir_measures_names
-
     if isinstance(measures, str):
         measures = [measures]
-    asked = [(m, ir_measures_names.parse(m) if isinstance(m, str) else None) for m in measures or ()]
+    measures = list(measures or ())
+    explicit = [m[len(TREC_EVAL_PREFIX):] for m in measures if isinstance(m, str) and m.startswith(TREC_EVAL_PREFIX)]
+    asked = [(m, _ir_measures_name(m, complete) if isinstance(m, str) else None) for m in measures
+             if not (isinstance(m, str) and m.startswith(TREC_EVAL_PREFIX))]
     trec_args = [m for m, ir in asked if ir is None]
     ir_names = [ir for _, ir in asked if ir is not None]
     options = dict(complete=complete, level=level, max_docs=max_docs, judged_only=judged_only,
                    num_docs_in_coll=num_docs_in_coll, version=version, keep_first_duplicate=keep_first_duplicate,
                    run_id=run_id, strict=strict)
-    if not ir_names:
+    if not ir_names and not explicit:
         return _trec_eval(qrels, run, trec_args, **options)
     # Two evaluations when both kinds are asked, so that trec_eval's rule for a measure asked twice (the first -m
-    # wins) never drops a cutoff asked by its ir_measures name (P.5 and P@10).
-    result = _trec_eval(qrels, run, trec_args, **options) if trec_args else {"all": {}, "per_topic": {},
-                                                                                 "warnings": []}
-    extra = _ir_measures(qrels, run, ir_names, options, bool(trec_args))
-    result["all"].update(extra["all"])
-    for qid, values in extra["per_topic"].items():
-        result["per_topic"].setdefault(qid, {}).update(values)
-    result["warnings"] += [w for w in extra["warnings"] if w not in result["warnings"]]
+    # wins) never drops a cutoff asked by its ir_measures name (P.5 and P@10); a third for the names spelt
+    # trec_eval:NAME, whose values are keyed with that prefix.
+    empty: Dict[str, Any] = {"all": {}, "per_topic": {}, "warnings": []}
+    result = _trec_eval(qrels, run, trec_args, **options) if trec_args or not (ir_names or explicit) else empty
+    parts = [_ir_measures(qrels, run, ir_names, options, bool(trec_args or explicit))] if ir_names else []
+    if explicit:
+        spelt = _trec_eval(qrels, run, explicit, **options)
+        parts.append({"all": {TREC_EVAL_PREFIX + k: v for k, v in spelt["all"].items()},
+                      "per_topic": {q: {TREC_EVAL_PREFIX + k: v for k, v in row.items()}
+                                    for q, row in spelt["per_topic"].items()}, "warnings": spelt["warnings"]})
+    for extra in parts:
+        result["all"].update(extra["all"])
+        for qid, values in extra["per_topic"].items():
+            result["per_topic"].setdefault(qid, {}).update(values)
+        result["warnings"] += [w for w in extra["warnings"] if w not in result["warnings"]]
     return result
+
+
+# A measure spelt `trec_eval:NAME` is trec_eval's -m NAME whatever else NAME could mean (with complete=True, bare
+# `Rprec` and `infAP` are ir_measures' names): its values come back keyed `trec_eval:` + trec_eval's output name.
+TREC_EVAL_PREFIX = "trec_eval:"
+# Bare names that are both trec_eval's and ir_measures': trec_eval's, except with complete=True, which asks for
+# ir_measures' answer (every qrels topic, zeros where nothing is shared), as ir_measures gives it for them.
+_BOTH = ("Rprec", "infAP")
+
+
+def _ir_measures_name(name: str, complete: bool) -> Any:
+    """The ir_measures measure `name` stands for (None: a trec_eval name); with complete=True a bare Rprec or
+    infAP is ir_measures' (`Rprec()`, `infAP()`), still returned under the name asked."""
+    from .measures import ir_measures_names
+
+    if complete and name.strip() in _BOTH:
+        return ir_measures_names.parse(name.strip() + "()")._replace(name=name)
+    return ir_measures_names.parse(name)
 
 
 def _trec_eval(qrels: Any, run: Any, measures: Sequence[str], complete: bool, level: int, max_docs: Optional[int],
@@ -692,7 +719,7 @@ class ReportResult:
     overview: Any = field(default=None, repr=False)
 
 
-def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], output: PathLike,
+def report(task: Union[str, Task], ref: PathLike, runs: Any, output: PathLike,
            pool_depth: Optional[int] = None, measures: Sequence[str] = (), trials: int = 10000, seed: int = 0,
            alpha: float = 0.05, tau_bootstrap: int = 1000, confidence: float = 0.95, discpower: bool = False,
            options: Optional[Mapping[str, Any]] = None, max_errors: int = 50, phase: Optional[int] = None,
@@ -700,8 +727,9 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
            skip_invalid: bool = False) -> ReportResult:
     """`runscore report`: the overview tables of a campaign (docs/report.md) written into `output`.
 
-    runs: run files, folders of runs and Codabench downloads, read by the reader `runscore pool` uses
-    (campaign/downloads.py): a run is (owner, name), a later submission replaces its owner's run, the task's cap
+    runs: run files, folders of runs and Codabench downloads, read by the reader `runscore pool` uses, or runs in
+    memory as api.score takes them ((name, text) pairs or a {name: text} dict, text str or bytes; each is a run
+    file of that name) (campaign/downloads.py): a run is (owner, name), a later submission replaces its owner's run, the task's cap
     counts an owner's runs over all submissions, phase/deadline/submissions leave out what was sent elsewhere or
     late. Raises InvalidRunsError (nothing written) when a submission is invalid (unless skip_invalid) or a run
     name is sent by two owners (unless allow_same_names), ConfigError for bad usage or reference data.
@@ -716,17 +744,22 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
     task = _task(task)
     overview.check_settings(trials, alpha, confidence, tau_bootstrap, pool_depth)
     report_files.check_output(os.fspath(output))
+    paths, texts = _in_memory(runs)
     reference = load_reference(task, ref, options)
     rules = Rules(Window(phase, parse_time(deadline, "deadline") if deadline else None),
                   os.fspath(submissions) if submissions else None, allow_same_names)
     workdir = tempfile.mkdtemp(prefix="runscore-report-")
+    memory = tempfile.mkdtemp(prefix="runscore-api-") if texts else None
     # Each run is read once: scored as soon as its file is checked, then reduced to its ranking as the evaluation
     # reads it (Task.ranked_run), which the pool figures and leave-one-team-out score again.
     stream = ScoreAsChecked(reference, lambda run: task.ranked_run(run, reference.options).data)
     try:
+        if memory is not None:
+            paths += _write_runs(memory, texts)
+        if not paths:
+            raise ConfigError("no run to report")
         with submission_scope(), few_collections():
-            found = read_campaign(task, [os.fspath(r) for r in runs], workdir, reference, rules, max_errors,
-                                  stream.add)
+            found = read_campaign(task, paths, workdir, reference, rules, max_errors, stream.add)
             if found.conflicts or (found.failed and not skip_invalid):
                 lines = found.messages + found.conflicts
                 if found.failed and not skip_invalid:
@@ -747,6 +780,8 @@ def report(task: Union[str, Task], ref: PathLike, runs: Sequence[PathLike], outp
         files = report_files.all_files(built, discpower=discpower)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        if memory is not None:
+            shutil.rmtree(memory, ignore_errors=True)
     written = report_files.write_all(os.fspath(output), files)
     return ReportResult(os.fspath(output), written, len(built.runs), list(built.notes),
                         list(found.messages) + list(found.notes), built)

@@ -262,7 +262,15 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def _main(argv: List[str]) -> int:
     try:
-        command = find_command(argv[0]) if argv else None
+        try:
+            command = find_command(argv[0]) if argv else None
+        except ImportError as exc:
+            from . import optional
+
+            if optional.missing(exc) is None or not optional.asks_for_help(argv[1:]):
+                raise
+            with optional.stand_ins():      # its help is readable before its dependencies are installed
+                return find_command(argv[0]).run(argv[1:])
         if command is not None:
             return command.run(argv[1:])
         args = build_parser(not argv or argv[0] not in BUILTIN_COMMANDS).parse_args(argv)

@@ -190,7 +190,7 @@ def data_page(tasks: Sequence[Task], baselines: Optional[Sequence[str]] = None) 
              "`runscore check` runs exactly the platform's discovery and checks on the zip you will upload "
              "(which file is a run of the task, every error and warning), offline; `validate` and `score` work "
              "on one run file.", "", "```",
-             "pip install numpy scipy PyYAML jsonschema      # Python 3.9 or newer",
+             "pip install numpy scipy PyYAML jsonschema      # Python 3.9 to 3.13",
              "cd scoring_program",
              "python3 -m runscore tasks                       # the task ids"]
     if tasks:

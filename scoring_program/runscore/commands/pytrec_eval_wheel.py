@@ -1,4 +1,4 @@
-"""`runscore pytrec-eval-wheel`: write the pytrec-eval-terrier stand-in (runscore/pytrec_eval_wheel.py) and its
+"""`runscore pytrec-eval-wheel`: write the pytrec-eval-terrier stand-in (runscore/pytrec_eval/wheel.py) and its
 constraints file, for installing ir_measures, BEIR or mteb beside runscore with no C extension and a clean
 `pip check` (docs/python-api.md). This module only reads the command line and says what to run next.
 """
@@ -6,7 +6,7 @@ import argparse
 import os
 import shlex
 
-from .. import pytrec_eval_wheel
+from ..pytrec_eval import wheel as pytrec_eval_wheel
 from ..cli import _Parser
 from ..errors import EXIT_OK, ConfigError, printable
 

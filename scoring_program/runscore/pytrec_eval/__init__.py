@@ -18,14 +18,18 @@ pytrec_eval on purpose (so that values match, see docs/python-api.md):
 
 Where it differs: a topic of the run without any document is an empty ranking, with trec_eval's NaN for
 iprec_at_recall and 11pt_avg as pytrec_eval gives it (pytrec_eval crashes when that topic is the first it
-evaluates), ids must be strings and grades integers (ConfigError / RunError, which are also TypeError); numpy
+evaluates), ids must be strings and grades integers within +-1,000,000 (ConfigError / RunError, which are also
+TypeError); parse_run and parse_qrel raise pytrec_eval's AssertionError and ValueError but skip blank lines; numpy
 scalar scores and grades pytrec_eval refuses are taken at their value; a NaN score ranks below every number
 (pytrec_eval's order of NaN is its C++ and C libraries' sorts), with a warning, as for +-inf, which are ranked as
 pytrec_eval ranks them; a relevance_level below 1 is a TypeError (pytrec_eval refuses 0 and lets negative ones
 through); a measure it does not support (prefs, qrels_jg measures) raises UnsupportedMeasure (a ValueError) naming
 it. Measure parameters may also be written the trec_eval way (`ndcg.0=0,1=1,2=3`, `utility.1,-1,0,0`).
 register() makes `import pytrec_eval` give this module (BEIR, mteb, ir_measures); so does the stand-in wheel that
-`runscore pytrec-eval-wheel` writes (pytrec_eval_wheel.py).
+`runscore pytrec-eval-wheel` writes (wheel.py).
+
+The package: this module is the drop-in, registration.py its register() and the warnings when it has not
+taken effect, wheel.py the stand-in wheel.
 """
 import collections
 import difflib
@@ -38,14 +42,16 @@ from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set
 
 import numpy as np
 
-from . import __version__ as _runscore_version
-from . import inmemory, pytrec_eval_register
-from .errors import ConfigError, RunError
-from .measures.trec import ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions
+from .. import __version__ as _runscore_version
+from .. import inmemory
+from ..errors import ConfigError, RunError
+from ..measures.trec import ALL_TREC_V9, DOUBLE_CUTOFFS, LONG_CUTOFFS, MIN_GEO_MEAN, REGISTRY, TrecOptions
+from . import registration
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
-           "compute_aggregated_measure", "UnsupportedMeasure", "register", "NotRegisteredWarning", "__version__"]
-NotRegisteredWarning = pytrec_eval_register.NotRegisteredWarning
+           "compute_aggregated_measure", "UnsupportedMeasure", "RunLineError", "QrelsLineError", "RepeatedRunDocument",
+           "RepeatedJudgement", "register", "NotRegisteredWarning", "__version__"]
+NotRegisteredWarning = registration.NotRegisteredWarning
 
 # runscore's version: ir_measures uses a pytrec_eval module only if it has a __version__ (older pytrec_eval
 # builds had none), and a script that records `pytrec_eval.__version__` records what computed its numbers.
@@ -87,39 +93,67 @@ class BadRun(RunError, TypeError):
     """A run of the wrong shape or type (a TypeError, as pytrec_eval's)."""
 
 
+class RunLineError(RunError, ValueError):
+    """A line parse_run cannot read: a wrong number of fields, or a score that is no number (a ValueError, as
+    pytrec_eval's)."""
+
+
+class QrelsLineError(ConfigError, ValueError):
+    """A line parse_qrel cannot read: a wrong number of fields, or a grade that is no integer (a ValueError, as
+    pytrec_eval's)."""
+
+
+class RepeatedRunDocument(RunError, AssertionError):
+    """A document listed twice for a topic by parse_run's lines (an AssertionError, as pytrec_eval's assert)."""
+
+
+class RepeatedJudgement(ConfigError, AssertionError):
+    """A document judged twice for a topic by parse_qrel's lines (an AssertionError, as pytrec_eval's assert)."""
+
+
 def parse_run(f_run: Iterable[str]) -> Dict[str, Dict[str, float]]:
-    """`{qid: {docno: score}}` from the lines of a TREC run (`qid Q0 docno rank score tag`)."""
+    """`{qid: {docno: score}}` from the lines of a TREC run (`qid Q0 docno rank score tag`). Fails as pytrec_eval
+    fails: ValueError (RunLineError) for a wrong number of fields or a score that is no number, AssertionError
+    (RepeatedRunDocument) for a document listed twice for a topic, with the line's number; a blank line is
+    skipped (pytrec_eval stops on it with a ValueError)."""
     run: Dict[str, Dict[str, float]] = collections.defaultdict(dict)
     for number, line in enumerate(f_run, 1):
         fields = line.split()
         if not fields:
             continue
         if len(fields) != 6:
-            raise BadRun("the line has %d fields, expected 6: qid Q0 docno rank score tag" % len(fields), "run", number)
+            raise RunLineError("the line has %d fields, expected 6: qid Q0 docno rank score tag" % len(fields),
+                               "run", number)
         if fields[2] in run[fields[0]]:
-            raise BadRun("document %s is listed twice for topic %s" % (fields[2], fields[0]), "run", number)
+            raise RepeatedRunDocument("document %s is listed twice for topic %s" % (fields[2], fields[0]), "run",
+                                      number)
         try:
             run[fields[0]][fields[2]] = float(fields[4])
         except ValueError:
-            raise BadRun("the score %r is not a number" % fields[4], "run", number)
+            raise RunLineError("the score %r is not a number" % fields[4], "run", number) from None
     return run
 
 
 def parse_qrel(f_qrel: Iterable[str]) -> Dict[str, Dict[str, int]]:
-    """`{qid: {docno: grade}}` from the lines of a TREC qrels file (`qid 0 docno grade`)."""
+    """`{qid: {docno: grade}}` from the lines of a TREC qrels file (`qid 0 docno grade`). Fails as pytrec_eval
+    fails: ValueError (QrelsLineError) for a wrong number of fields or a grade that is no integer, AssertionError
+    (RepeatedJudgement) for a document judged twice for a topic, with the line's number; a blank line is skipped
+    (pytrec_eval stops on it with a ValueError)."""
     qrel: Dict[str, Dict[str, int]] = collections.defaultdict(dict)
     for number, line in enumerate(f_qrel, 1):
         fields = line.split()
         if not fields:
             continue
         if len(fields) != 4:
-            raise BadQrels("the line has %d fields, expected 4: qid 0 docno grade" % len(fields), "qrels", number)
+            raise QrelsLineError("the line has %d fields, expected 4: qid 0 docno grade" % len(fields), "qrels",
+                                 number)
         if fields[2] in qrel[fields[0]]:
-            raise BadQrels("document %s is judged twice for topic %s" % (fields[2], fields[0]), "qrels", number)
+            raise RepeatedJudgement("document %s is judged twice for topic %s" % (fields[2], fields[0]), "qrels",
+                                    number)
         try:
             qrel[fields[0]][fields[2]] = int(fields[3])
         except ValueError:
-            raise BadQrels("the grade %r is not an integer" % fields[3], "qrels", number)
+            raise QrelsLineError("the grade %r is not an integer" % fields[3], "qrels", number) from None
     return qrel
 
 
@@ -307,8 +341,8 @@ def register() -> "object":
 
     Call it before that code first imports pytrec_eval (ir_measures imports it at its first computation): a
     module that already holds another pytrec_eval keeps it, so a NotRegisteredWarning says which; so does an
-    import of pytrec_eval by BEIR, mteb or ir_measures before register() (pytrec_eval_register.py)."""
-    return pytrec_eval_register.register(sys.modules[__name__])
+    import of pytrec_eval by BEIR, mteb or ir_measures before register() (registration.py)."""
+    return registration.register(sys.modules[__name__])
 
 
-pytrec_eval_register.watch(__name__)
+registration.watch(__name__)

@@ -5,7 +5,7 @@ called too late, or not at all, they compute with pytrec-eval-terrier, or (ir_me
 is not installed) silently with its other providers, whose numbers differ (its own RR breaks ties another way).
 So once runscore.pytrec_eval is imported, an import of pytrec_eval by one of them before register() warns, and
 register() warns about every loaded module that already holds another pytrec_eval, or that found none.
-The stand-in wheel (pytrec_eval_wheel.py) needs neither: its `pytrec_eval` is runscore's.
+The stand-in wheel (wheel.py) needs neither: its `pytrec_eval` is runscore's.
 """
 import sys
 import types
