@@ -47,7 +47,7 @@ def named_in_architecture():
         cell = row.split("|")[2] if row.count("|") >= 3 else ""
         folder = re.match(r"\s*`([\w/]+/)`:", cell)
         for name in re.findall(r"`([\w/]+\.py)`", cell):
-            names.add(folder.group(1) + name if folder and "/" not in name else name)
+            names.add(folder.group(1) + name if folder and not name.startswith(folder.group(1)) else name)
     return names
 
 

@@ -1,4 +1,5 @@
-"""Extra CLI subcommands, one module each: adding a command is adding a module here.
+"""Extra CLI subcommands, one module each (or one package, when a command needs several rooms, as trec_eval):
+adding a command is adding a module here.
 
 A command module defines NAME, HELP and run(argv) -> exit code, where argv is the list of arguments after the
 command name; it parses them itself (argparse, or trec_eval's own option syntax) and may raise RunError or
@@ -15,7 +16,8 @@ def find_command(name: str):
     module_name = name.replace("-", "_")
     if not module_name.isidentifier() or module_name.startswith("_"):
         return None
-    if not os.path.isfile(os.path.join(__path__[0], module_name + ".py")):     # not pkgutil: 15 ms of start-up
+    here = os.path.join(__path__[0], module_name)
+    if not (os.path.isfile(here + ".py") or os.path.isfile(os.path.join(here, "__init__.py"))):   # not pkgutil: 15 ms
         return None
     module = importlib.import_module("%s.%s" % (__name__, module_name))
     return module if getattr(module, "NAME", None) == name and hasattr(module, "run") else None

@@ -2,7 +2,7 @@
 placeholder ranking of 10.0's -c, where it stops and where it would crash), the lines it prints for a topic and
 the `all` rows its calc_avg functions make.
 
-Why a module of its own: the command line (commands/trec_eval.py) and the Python API (api.trec_eval) run the
+Why a module of its own: the command line (commands/trec_eval/__init__.py) and the Python API (api.trec_eval) run the
 same loop on the same parsed files, and the fast path's result (`Evaluation.of_columns`) is summarised and
 printed by the same code, so every door prints the same digits.
 """
@@ -12,13 +12,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..ranking import fastpath
-from ..measures.trec import MIN_GEO_MEAN, REGISTRY, TrecOptions, evaluate_topic
-from ..ranking.label import judge_ranking
-from ..ranking.qrels import MAX_GRADE
-from ..ranking.rankeval import TopicRun, ranked_docnos
-from ..ranking.trec_eval_files import BPREF_OVERREAD_WARN, TrecEvalFailure
-from .trec_eval_options import Settings
+from ...ranking import fastpath
+from ...measures.trec import MIN_GEO_MEAN, REGISTRY, TrecOptions, evaluate_topic
+from ...ranking.label import judge_ranking
+from ...ranking.qrels import MAX_GRADE
+from ...ranking.rankeval import TopicRun, ranked_docnos
+from ...ranking.trec_eval_files import BPREF_OVERREAD_WARN, TrecEvalFailure
+from .options import Settings
 
 
 def format_value(value: float, full: bool = False) -> str:

@@ -6,22 +6,22 @@ Options follow trec_eval's own syntax (getopt: `-mP.5,10`, `-m P.5,10`, `-M100`,
 bad input is reported as `FILE:LINE: error: message` (exit 1 for the run, 2 for the qrels or usage).
 
 This module is the door: it reads the two files (or hands them to the fast path), says what trec_eval reads
-silently and prints. The command line is commands/trec_eval_options.py, trec_eval's main loop and its lines
-commands/trec_eval_loop.py.
+silently and prints. The command line is commands/trec_eval/options.py, trec_eval's main loop and its lines
+commands/trec_eval/loop.py.
 """
 import sys
 from typing import Dict, List, Optional, Sequence
 
-from ..ranking import fastpath
-from ..errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
-from ..ranking.rankeval import TopicRun
-from ..ranking.trec_eval_files import Note, TrecEvalFailure, read_qrels, read_run
-from .trec_eval_loop import (BOGUS_DOCNO, Evaluation, evaluate, grade_counts, summary_lines, summary_values,
+from ...ranking import fastpath
+from ...errors import EXIT_CONFIG, EXIT_INVALID_RUN, EXIT_OK, ConfigError
+from ...ranking.rankeval import TopicRun
+from ...ranking.trec_eval_files import Note, TrecEvalFailure, read_qrels, read_run
+from .loop import (BOGUS_DOCNO, Evaluation, evaluate, grade_counts, summary_lines, summary_values,
                              topic_lines, zero_bogus)
-from .trec_eval_options import EXIT_USAGE, Settings, _InitError, _Usage, help_text, parse_settings, select_measures
+from .options import EXIT_USAGE, Settings, _InitError, _Usage, help_text, parse_settings, select_measures
 
 # The names api.trec_eval and the tests take from this module, the command's door (the loop and the command line
-# are commands/trec_eval_loop.py and commands/trec_eval_options.py).
+# are commands/trec_eval/loop.py and commands/trec_eval/options.py).
 __all__ = ["NAME", "HELP", "run", "BOGUS_DOCNO", "Evaluation", "evaluate", "grade_counts", "summary_lines",
            "summary_values", "topic_lines", "zero_bogus", "Settings", "help_text", "parse_settings",
            "select_measures"]
@@ -120,7 +120,7 @@ def _run(argv: Sequence[str]) -> int:
         print(help_text())
         return EXIT_OK
     if settings.version:
-        from .. import __version__
+        from ... import __version__
         # trec_eval prints its VersionID on stderr (9.0.8's still says 9.0.7), nothing on stdout.
         print("trec_eval version %s" % ("10.0-rc3" if settings.v10 else "9.0.7"), file=sys.stderr)
         print("runscore %s trec_eval front end (trec_eval %s rules)" % (__version__,

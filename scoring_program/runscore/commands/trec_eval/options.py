@@ -2,16 +2,16 @@
 measure list with its parameters, as each version (9.0.8, 10.0) reads them, and the help text.
 
 Why a module of its own: what the command line asks is settled before a file is opened, and api.trec_eval asks
-the same questions with keyword arguments (`parse_settings`, `select_measures`); commands/trec_eval.py reads
-the files and prints, commands/trec_eval_loop.py evaluates.
+the same questions with keyword arguments (`parse_settings`, `select_measures`); commands/trec_eval/__init__.py reads
+the files and prints, commands/trec_eval/loop.py evaluates.
 """
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..errors import ConfigError
-from ..measures.c_numbers import c_atof, c_float
-from ..measures.trec import ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, PAIR_PARAMS, REGISTRY, V10_ONLY, Params
-from ..ranking.trec_eval_files import c_atol
+from ...errors import ConfigError
+from ...measures.c_numbers import c_atof, c_float
+from ...measures.trec import ALL_TREC_V9, ALL_TREC_V10, DEFAULT_SET, PAIR_PARAMS, REGISTRY, V10_ONLY, Params
+from ...ranking.trec_eval_files import c_atol
 
 EXIT_USAGE = 1      # trec_eval's exit code for a bad command line (and an illegal measure)
 
@@ -247,7 +247,7 @@ def select_measures(measure_args: Sequence[str], v10: bool,
         if name not in REGISTRY or (name in V10_ONLY and not v10):
             hint = " (a trec_eval 10.0 measure: add --v10)" if name in V10_ONLY else ""
             import difflib      # here, as the name translation: only a bad measure name needs them
-            from ..measures.names import ir_measures_to_trec_eval
+            from ...measures.names import ir_measures_to_trec_eval
 
             translated = ir_measures_to_trec_eval(arg)      # an ir_measures name: nDCG@10 -> ndcg_cut.10
             if translated is not None and translated.split(".")[0] in REGISTRY:
