@@ -5,7 +5,7 @@ while two pool files existed, and three rounds of official results were wrong (s
 is found by (topic, item) only, and the sheets must cover exactly the pool: a pooled item nobody labelled, a label
 outside the task's scale, an item or topic the pool does not hold, an item whose text hash differs from the pool's
 (the sheet came from another pool, or the text changed), and the same item labelled differently (unless a
-resolution rule is chosen) are all errors, reported as `SHEET:LINE: error: topic T item I: ...`, and nothing is
+resolution rule is chosen: one summary line for all such items, the first named) are all errors, reported as `SHEET:LINE: error: topic T item I: ...`, and nothing is
 written. Every problem here lies in the organiser's files, so it is a ConfigError (exit 2).
 
 Lenient where that is safe: a label in any case, or as its number where the task's scale is numbered (the task's
@@ -18,7 +18,7 @@ the median, so three assessors always give one label and two who disagree give t
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ConfigError, ConfigErrors
 from .sheet import LABEL, iter_sheet, read_sheet, scale_of
@@ -52,8 +52,12 @@ def _where(topic: str, item: str) -> str:
 
 
 def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
-                    resolve: Optional[str] = None) -> Judgements:
-    """Check every sheet against the pool and return one label per pooled item (ConfigError with every problem)."""
+                    resolve: Optional[str] = None, on_disagreements: Optional[Callable] = None) -> Judgements:
+    """Check every sheet against the pool and return one label per pooled item (ConfigError with every problem).
+
+    on_disagreements(items, pool_rows), when given, is called before any problem is raised with every item the
+    sheets label differently ([((topic, item), {sheet: label})], resolved or not): the adjudication sheet is
+    written even when the import is refused for them."""
     if resolve is not None and resolve not in RESOLUTIONS:
         raise ConfigError("--resolve must be one of %s" % ", ".join(RESOLUTIONS))
     if not sheet_paths:
@@ -96,6 +100,7 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
                                                                              else " in any sheet"), path, at))
     labels: Dict[Tuple[str, str], str] = {}
     resolved = 0
+    differing: List[Tuple[Tuple[str, str], Dict[str, Tuple[str, int]]]] = []
     for key, by_sheet in given.items():
         values = [label for label, _ in by_sheet.values()]
         if len(set(values)) == 1:
@@ -103,14 +108,24 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
             continue
         choice = _resolve(values, scale_of(task_id, pool_rows[key]).labels, resolve)
         if choice is None:
-            sheets = list(by_sheet)
-            problems.add(ConfigError("%s: labelled differently: %s (choose --resolve majority, median, max or min)"
-                                     % (_where(*key), ", ".join("%s in %s:%d" % (by_sheet[s][0], s, by_sheet[s][1])
-                                                                for s in sheets)),
-                                     sheets[-1], by_sheet[sheets[-1]][1]))
+            differing.append((key, by_sheet))
             continue
         labels[key] = choice
         resolved += 1
+    if differing:
+        # one line for all of them (a campaign's two assessors disagree on thousands of items): the first is named,
+        # the whole list is the disagreements sheet (runscore judgements --disagreements FILE)
+        key, by_sheet = differing[0]
+        sheets = list(by_sheet)
+        problems.add(ConfigError("%d item(s) are labelled differently by the sheets, the first %s: %s; choose "
+                                 "--resolve majority, median, max or min, or have them adjudicated "
+                                 "(--disagreements FILE writes them as a sheet)"
+                                 % (len(differing), _where(*key),
+                                    ", ".join("%s in %s:%d" % (by_sheet[s][0], s, by_sheet[s][1]) for s in sheets)),
+                                 sheets[-1], by_sheet[sheets[-1]][1]))
+    if on_disagreements is not None:
+        on_disagreements([(key, {s: lab for s, (lab, _) in by_sheet.items()}) for key, by_sheet in given.items()
+                          if len(set(lab for lab, _ in by_sheet.values())) > 1], pool_rows)
     problems.check()
     return Judgements(task_id, pool_rows, labels, {k: {s: lab for s, (lab, _) in v.items()} for k, v in given.items()},
                       list(sheet_paths), resolved)
