@@ -171,7 +171,7 @@ def per_topic_section(ov: Overview) -> str:
     test = ov.significance[0]
     values, topics = test.matrix.values, test.matrix.topics
     blocks = []
-    for position, run in enumerate(r.label for r in ov.runs):
+    for position, run in enumerate(r.label for r in ov.runs if r.label in test.matrix.runs):   # Tukey's family
         k = test.column(run)
         above = int((values[:, k] > np.median(values, axis=1)).sum())
         below = int((values[:, k] < np.median(values, axis=1)).sum())
@@ -189,7 +189,7 @@ def box_plot(ov: Overview) -> str:
     if not ov.significance:
         return ""
     test = ov.significance[0]
-    runs = [r.label for r in ov.runs]
+    runs = [r.label for r in ov.runs if r.label in test.matrix.runs]        # the runs of Tukey's family
     values = test.matrix.values[:, [test.column(run) for run in runs]]
     row_h, left, right, width = 16, 150, 16, 760
     plot_w = width - left - right
