@@ -86,3 +86,24 @@ def test_topic_ids_are_quoted_strings_in_task_yaml(tmp_path):
                  "-o", str(tmp_path / "ref")]) == 0
     written = (tmp_path / "ref" / "task.yaml").read_text()
     assert "- '0001'\n- '0008'\n- '0010'\n" in written
+
+
+def test_the_report_says_which_rules_it_used(campaign):
+    """NTCIR-1's rules (trec_eval 7.2's interpolation, double precision) stay its defaults, and the report says
+    them, read from the task's options (so a form's own defaults are said the same way); a rule set by --option is
+    marked."""
+    import json
+
+    code, stdout, stderr, out = report(campaign, "rules", "--option", "interp_cutoff=v9")
+    assert code == 0, stderr
+    line = [l for l in stdout.split("\n") if l.startswith("rules: ")]
+    assert len(line) == 1
+    assert "interp_cutoff=v9 (set)" in line[0] and "similarity_precision=double (default)" in line[0]
+    assert "tie_order=desc (default)" in line[0]
+    page = open(os.path.join(str(out), "report.html"), encoding="utf-8").read()
+    assert 'id="rules">rules: tie_order=desc (default)' in page and "interp_cutoff=v9 (set)" in page
+    settings = json.load(open(os.path.join(str(out), "report.json")))["settings"]
+    assert settings["rules"]["interp_cutoff"] == "v9" and settings["rules"]["max_docs"] == 1000
+    from runscore.tasks import get_task
+    defaults = {o.name: o.default for o in get_task("ntcir1-adhoc").options}
+    assert defaults["interp_cutoff"] == "ceil" and defaults["similarity_precision"] == "double"

@@ -269,6 +269,29 @@ def once_each(ordered: Sequence[CampaignRun]) -> List[str]:
     return notes
 
 
+def rules(task: Task, options: Dict[str, Any]) -> Dict[str, Any]:
+    """The scoring rules the report used: every option the task's form declares, with its value in force (the
+    reference's task.yaml or --option, else the form's default). Read from the form, never from a task id, so a
+    form that defaults to trec_eval 9.0.8's rules says so as NTCIR-1 says its own."""
+    return {option.name: options.get(option.name, option.default) for option in task.options}
+
+
+def rules_line(task: Task, options: Dict[str, Any]) -> str:
+    """`rules: interp_cutoff=ceil, max_docs=1000 (set), ...`: what changes the numbers, said once in the report."""
+    if not task.options:
+        return ""
+    defaults = {option.name: option.default for option in task.options}
+    return "rules: %s (the task's options: task.yaml's options or --option NAME=VALUE set them)" % (
+        ", ".join("%s=%s%s" % (name, _rule_value(value), " (set)" if value != defaults[name] else " (default)")
+                  for name, value in rules(task, options).items()))
+
+
+def _rule_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], extra_measures: Sequence[str] = (),
           trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA,
           tau_bootstrap: int = agreement_tau.DEFAULT_TAU_BOOTSTRAP, confidence: float = 0.95,
@@ -328,7 +351,8 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
             reuse = reusability.leave_one_team_out(reference, ordered, pool_depth, campaign_pool)
     settings = {"task": task.id, "trials": trials, "seed": seed, "alpha": alpha, "tau_bootstrap": tau_bootstrap,
                 "confidence": confidence, "pool_depth": pool_depth, "topics": len(tests[0].matrix.topics)
-                if tests else None, "tukey_family": [r.label for r in compared]}
+                if tests else None, "tukey_family": [r.label for r in compared],
+                "rules": rules(task, reference.options or {})}
     notes.extend(once_each(ordered))
     for t in tests:
         notes.extend(t.matrix.notes)

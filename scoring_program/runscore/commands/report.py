@@ -79,6 +79,9 @@ def run(argv: List[str]) -> int:
         say(message, file=sys.stderr)
     for note in written.notes:
         say("note: %s" % note, file=sys.stderr)
+    rules = overview.rules_line(written.overview.task, written.overview.settings.get("rules") or {})
+    if rules:
+        say(rules)
     say("%d run%s of %s: wrote %s into %s" % (written.runs, "" if written.runs == 1 else "s", args.task,
                                               ", ".join(written.files), args.output))
     return EXIT_OK
