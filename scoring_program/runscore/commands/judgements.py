@@ -2,9 +2,12 @@
 
 Usage: runscore judgements --task T --pool DIR/pool.tsv [ASSESSOR=]SHEET... -o REFDIR
        [--resolve majority|median|max|min] [--agreement FILE.json] [--assessor-by-folder] [--disagreements FILE]
+       [--partial]
 
 Each SHEET is one assessor's labelled copy of (part of) pool.tsv, as saved by the assessment page or a
-spreadsheet: TAB-separated or CSV, with at least the columns topic, item and label (and text_sha1 where the pool's
+spreadsheet, or a qrels file (TREC `topic iter item grade` or NTCIR `topic item Lk`: an earlier round's
+judgements, merged with the new sheets; its judgements of items outside the pool are counted, not errors). A sheet
+is TAB-separated or CSV, with at least the columns topic, item and label (and text_sha1 where the pool's
 items carry text); a label in any case, or as its number where the task's reference loader reads numbers. Labels are matched to the pool by (topic, item), never by row. Every problem of every sheet is
 printed as `SHEET:LINE: error: topic T item I: ...` and nothing is written (exit 2: the sheets, like the pool, are
 the organiser's files); items labelled differently without --resolve are one summary line, and --disagreements
@@ -96,6 +99,8 @@ def run(argv: List[str]) -> int:
     parser.add_argument("--agreement", help="write the agreement figures to this JSON file")
     parser.add_argument("--assessor-by-folder", action="store_true", help="a sheet's assessor is its folder's "
                         "name (assess/NAME/ as `runscore pool --assessors` writes it), not the sheet itself")
+    parser.add_argument("--partial", action="store_true", help="write the reference of the topics whose pooled "
+                        "items are all labelled, and list the others (default: an unlabelled item is an error)")
     parser.add_argument("--disagreements", metavar="FILE", help="write the items labelled differently as a sheet "
                         "for a third assessor (each assessor's label shown), even when the import is refused")
     try:
@@ -121,7 +126,9 @@ def run(argv: List[str]) -> int:
             write_disagreements(args.disagreements, items, pool_rows, assessor_of)
             print("%d item(s) labelled differently -> %s" % (len(items), args.disagreements), file=sys.stderr)
 
-    judgements = read_judgements(args.task, args.pool, sheets, args.resolve, disagreements)
+    judgements = read_judgements(args.task, args.pool, sheets, args.resolve, disagreements, args.partial)
+    for note in judgements.notes:
+        print("note: %s" % note, file=sys.stderr)
     assessors = list(dict.fromkeys(assessor_of[s] for s in sheets))
     found = None
     if len(assessors) > 1:
@@ -133,6 +140,11 @@ def run(argv: List[str]) -> int:
           % (len(judgements.labels), len(judgements.topics), len(sheets), len(assessors),
              " (%d resolved by %s)" % (judgements.resolved, args.resolve) if judgements.resolved else "",
              args.output, ", ".join(written) if len(written) <= 8 else "%d files" % len(written)))
+    if judgements.incomplete:
+        print("--partial: %d topic(s) left out, not every pooled item labelled (topic, unlabelled, pooled):"
+              % len(judgements.incomplete))
+        for topic, (missing, total) in judgements.incomplete.items():
+            print("%s\t%d\t%d" % (topic, missing, total))
     if found is not None:
         print(agreement_table(found))
         if args.agreement:

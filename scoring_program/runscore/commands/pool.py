@@ -4,7 +4,7 @@ Usage: runscore pool --task T --depth K RUN_OR_SUBMISSION... -o DIR [--phase ID]
        [--submissions LIST.csv] [--allow-same-names] [--runs-per-team N] [--order random|docid|ntcirpool] [--seed S]
        [--ref REF] [--pr-runs PATH...] [--skip-invalid]
        [--html] [--collection PATH... [--collection-format F] [--encoding E] [--id-field F] [--title-field F]
-       [--text-field F...] [--min-found SHARE]] [--topics FILE] [--batch-size N]
+       [--text-field F...] [--min-found SHARE]] [--topics FILE] [--batch-size N] [--judged QRELS]
        [--assessors A,B|@FILE [--overlap K]] [--show-pool-stats]
 
 The inputs are read by campaign/downloads.py, the reader `runscore report` uses too: a Codabench download
@@ -98,6 +98,9 @@ def add_assessment_options(parser: argparse.ArgumentParser) -> None:
                        "assessors, for agreement (runscore judgements reports it)")
     group.add_argument("--show-pool-stats", action="store_true", help="also write the organiser's view "
                        "DIR/organiser/: each item's runs, best rank and rank sum (never for assessors)")
+    group.add_argument("--judged", metavar="QRELS", help="judgements of an earlier round (a qrels file, TREC or "
+                       "NTCIR format, or a filled sheet): the pooled items it judges are left out of the pages and "
+                       "blind sheets (pool.tsv keeps them; give QRELS to `runscore judgements` with the new sheets)")
     group.add_argument("--min-found", type=float, metavar="SHARE", help="with --collection: refuse the pool "
                        "(exit 2, nothing written) when the collection yields less than this share of the pooled "
                        "documents, e.g. 0.9 (default: refused only when it yields none of them; 0: never)")
@@ -106,7 +109,7 @@ def add_assessment_options(parser: argparse.ArgumentParser) -> None:
 def assessment_options(args, task) -> Optional[AssessOptions]:
     """The assessment options asked for (None: no pages), checked before anything is read."""
     asked = (args.html or args.collection or args.topics or args.batch_size is not None or args.assessors or
-             args.overlap or args.show_pool_stats)
+             args.overlap or args.show_pool_stats or args.judged)
     if not asked:
         return None
     if task.assessment is None:
@@ -120,6 +123,8 @@ def assessment_options(args, task) -> Optional[AssessOptions]:
         raise ConfigError("--overlap gives batches to more assessors: name them with --assessors")
     if args.batch_size is not None and args.batch_size < 1:
         raise ConfigError("--batch-size must be at least 1")
+    if args.judged and not os.path.isfile(args.judged):
+        raise ConfigError("--judged %r does not exist" % args.judged)
     if args.min_found is not None and not (0.0 <= args.min_found <= 1.0):
         raise ConfigError("--min-found is a share of the pooled documents, from 0 to 1, not %g" % args.min_found)
     if args.min_found is not None and not args.collection:
@@ -241,7 +246,10 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     columns = sheet_columns(form, pool)
     # the assessment pages need the rows at once; the sheet alone makes them as it writes them (as many as the items)
     rows = list(sheet_rows(form, pool, args.order, args.seed)) if assessing[0] is not None else None
-    prepared = prepare(task, columns, rows, assessing[0], assessing[1]) if rows is not None else None
+    judged_before = judged_keys(task, args.judged) if args.judged else set()
+    to_assess = [row for row in rows if (row["topic"], row["item"]) not in judged_before] \
+        if rows is not None and judged_before else rows
+    prepared = prepare(task, columns, to_assess, assessing[0], assessing[1]) if rows is not None else None
     if prepared is not None:
         collection_verdict(prepared, args.min_found)        # before anything is written
     not_blind = task.assessment.not_blind(options) if prepared is not None else None
@@ -253,6 +261,8 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
         copy_official(official, os.path.join(args.output, form.official_folder))
     copies = copy_runs(found, args.output)
     stats = statistics(pool, args, unresolved, copies, found.notes)
+    if args.judged:
+        stats["judged_before"] = OrderedDict([("file", args.judged), ("items_left_out", len(rows) - len(to_assess))])
     with open(os.path.join(args.output, STATS_FILE), "w", encoding="utf-8") as handle:
         json.dump(stats, handle, indent=1, ensure_ascii=False)
         handle.write("\n")
@@ -264,6 +274,10 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     write_sheet(os.path.join(args.output, POOL_FILE), columns,
                 rows if rows is not None else sheet_rows(form, pool, args.order, args.seed))
     print_summary(stats, form)
+    if args.judged:
+        say("judged before: %d pooled item(s) judged in %s are left out of the pages (%d left to judge); give %s "
+            "to `runscore judgements` with the new sheets" % (len(rows) - len(to_assess), args.judged,
+                                                            len(to_assess), args.judged))
     say("order of the items: %s%s: %s" % (args.order, " (seed %d)" % args.seed if args.order == "random" else "",
                                          pooling.ORDER_WHY[args.order]))
     if prepared is not None:
@@ -274,6 +288,16 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
             % (companion.name, companion.owner or "no known owner (a loose file)", receipt.lines,
                "" if receipt.lines == 1 else "s", receipt.sha256, companion.origin.source))
     return EXIT_OK
+
+
+def judged_keys(task, path: str) -> set:
+    """(topic, item) of every labelled row of an earlier round's judgements: a qrels file (TREC or NTCIR format)
+    or a filled sheet, read by the sheet reader `runscore judgements` uses; topics as the task spells them."""
+    from ..campaign.sheet import iter_sheet
+
+    _, rows = iter_sheet(path, ConfigError)
+    return {(task.assessment.topic_key(row.values["topic"]), row.values["item"]) for row in rows
+            if row.values[LABEL].strip()}
 
 
 def collection_verdict(prepared, min_found: Optional[float]) -> None:
