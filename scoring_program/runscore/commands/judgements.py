@@ -136,8 +136,9 @@ def run(argv: List[str]) -> int:
         found = agreement(by_assessor(judgements.given, assessor_of), assessors,
                           lambda key: form.scale(judgements.pool_rows[key].get("unit", "")).labels)
     written = write_reference(judgements, pool_dir, args.output)
-    print("%d label(s) of %d topic(s) from %d sheet(s) of %d assessor(s)%s -> %s: %s"
-          % (len(judgements.labels), len(judgements.topics), len(sheets), len(assessors),
+    print("%d label(s) of %d topic(s) from %d sheet(s)%s%s -> %s: %s"
+          % (len(judgements.labels), len(judgements.topics), len(sheets),
+             " of %d assessor(s)" % len(assessors) if len(assessors) != len(sheets) else "",
              " (%d resolved by %s)" % (judgements.resolved, args.resolve) if judgements.resolved else "",
              args.output, ", ".join(written) if len(written) <= 8 else "%d files" % len(written)))
     if judgements.incomplete:
