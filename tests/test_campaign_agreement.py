@@ -127,3 +127,15 @@ def test_disagreements_are_one_line_and_a_sheet_for_a_third_assessor(tmp_path, c
                  "--resolve", "majority", "-o", str(tmp_path / "ref")]) == 0
     qrels = set(open(str(tmp_path / "ref" / "qrels.txt")).read().split("\n"))
     assert {"001p D2 L2", "001p D3 L1", "002f D4 L1"} <= qrels
+
+
+def test_the_disagreements_sheet_never_overwrites_an_input(tmp_path, capsys):
+    pool = make_pool(tmp_path)
+    a = fill(pool, tmp_path / "a.tsv", lambda v: "L1")
+    b = fill(pool, tmp_path / "b.tsv", lambda v: "L2")
+    before = open(pool).read()
+    for target in (pool, a):
+        assert main(["judgements", "--task", "temporalia-tir", "--pool", pool, a, b, "-o", str(tmp_path / "ref"),
+                     "--disagreements", target]) == 2
+        assert "would overwrite the pool or a sheet" in capsys.readouterr().err
+    assert open(pool).read() == before and open(a).read().count("L1") > 0

@@ -120,6 +120,10 @@ def run(argv: List[str]) -> int:
         if pooled_task != args.task:
             raise ConfigError("the pool was built for task %s, not %s" % (pooled_task, args.task), stats_path)
     sheets, assessor_of = sheet_assessors(args.sheets, args.assessor_by_folder)
+    if args.disagreements and os.path.abspath(args.disagreements) in {os.path.abspath(p) for p in
+                                                                      [args.pool, stats_path] + sheets}:
+        raise ConfigError("--disagreements %s would overwrite the pool or a sheet; name a new file"
+                          % args.disagreements)
 
     def disagreements(items, pool_rows):
         if args.disagreements:
