@@ -153,7 +153,8 @@ def tir_pool(tmp_path):
     (folder / "tir_g").write_text("".join("%s\t%d\tD%d\tg\tg_run1\n" % (s, r, r) for s in ("001p", "002f")
                                           for r in range(1, 4)))
     out = str(tmp_path / "pool")
-    assert main(["pool", "--task", "temporalia-tir", "--depth", "3", str(folder / "tir_g"), "-o", out]) == 0
+    assert main(["pool", "--task", "temporalia-tir", "--depth", "3", str(folder / "tir_g"), "-o", out,
+                 "--order", "docid"]) == 0
     return os.path.join(out, "pool.tsv")
 
 

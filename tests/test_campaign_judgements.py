@@ -71,7 +71,8 @@ def test_every_bad_sheet_class_is_named_and_nothing_is_written(tmp_path, capsys)
         "error: topic %s item D99: the item is not in the pool" % r[2]["topic"],
         "error: topic 777a item %s: topic 777a is not in the pool" % r[2]["item"],
         "error: topic %s item %s: labelled L0 here and L1 at line 5" % (r[3]["topic"], r[3]["item"]),
-        "other.tsv:2: error: topic %s item %s: labelled differently: L1 in" % (r[4]["topic"], r[4]["item"]),
+        "other.tsv:2: error: 1 item(s) are labelled differently by the sheets, the first topic %s item %s: L1 in"
+        % (r[4]["topic"], r[4]["item"]),
     ]
     for text in expected:
         assert text in err, (text, err)

@@ -28,7 +28,7 @@ def test_pool_sheet_columns_order_and_stats(tmp_path, capsys):
     a = tir_file(str(tmp_path), "ga", [1, 2, 3])
     b = tir_file(str(tmp_path), "gb", [1], shift=1)
     out = str(tmp_path / "pool")
-    assert main(["pool", "--task", "temporalia-tir", "--depth", "3", a, b, "-o", out]) == 0
+    assert main(["pool", "--task", "temporalia-tir", "--depth", "3", a, b, "-o", out, "--order", "ntcirpool"]) == 0
     columns, rows = read_sheet(os.path.join(out, "pool.tsv"))
     assert columns == ["topic", "item", "runs", "rank_sum", "best_rank", "run_names", "label"]
     assert all(r.values["label"] == "" for r in rows)

@@ -35,7 +35,7 @@ def test_rel_file():
                                             r"level L2"),
     ("0001 d1 L1\n0001 d1 L0\n", "auto", None, r"qrels:2: error: duplicate judgement of document d1 for topic 0001"),
     ("0001 0 d1 x\n", "trec", None, r"qrels:1: error: grade 'x' is not an integer"),
-    ("0001 0 d1 -1\n", "trec", None, r"qrels: error: topic 0001 document d1: grade -1 is outside 0..15"),
+    ("0001 0 d1 -1\n", "trec", None, r"qrels:1: error: grade -1 is outside the task's scale 0\.\.15"),
     ("0001 d1\n", "auto", None, r"qrels: error: cannot tell the qrels format"),
     ("\n\n", "auto", None, r"qrels: error: the qrels file is empty"),
     ("0001 d1 L1\n", "xml", None, r"qrels format 'xml' is not one of auto, ntcir, trec"),

@@ -194,7 +194,7 @@ def test_unknown_subtopics_warn_and_no_known_subtopic_is_an_error(tmp_path):
 
 @pytest.mark.parametrize("qrels, options, message", [
     ("001p A L3\n", None, "relevance level L3 is above the highest declared level L2"),
-    ("001p 0 A 3\n", None, "grade 3 is outside 0..2"),
+    ("001p 0 A 3\n", None, "grade 3 is outside the task.s scale 0..2"),
     ("001p A X\n", {"qrels_format": "ntcir"}, "relevance level 'X' is not of the form Lk"),
     ("001x A L1\n", None, "subtopic id '001x' is not a query id followed by p, r, f or a"),
     ("001p A L1\n1p B L1\n", None, "subtopic 001p appears under two spellings"),

@@ -724,8 +724,11 @@ def report(task: Union[str, Task], ref: PathLike, runs: Any, output: PathLike,
            alpha: float = 0.05, tau_bootstrap: int = 1000, confidence: float = 0.95, discpower: bool = False,
            options: Optional[Mapping[str, Any]] = None, max_errors: int = 50, phase: Optional[int] = None,
            deadline: Optional[str] = None, submissions: Optional[PathLike] = None, allow_same_names: bool = False,
-           skip_invalid: bool = False) -> ReportResult:
+           skip_invalid: bool = False, family: Sequence[str] = (), exclude: Sequence[str] = ()) -> ReportResult:
     """`runscore report`: the overview tables of a campaign (docs/report.md) written into `output`.
+
+    family / exclude: the runs (labels or shell patterns) Tukey's HSD compares: only `family` (all when empty),
+    less `exclude` (overview.tukey_family).
 
     runs: run files, folders of runs and Codabench downloads, read by the reader `runscore pool` uses, or runs in
     memory as api.score takes them ((name, text) pairs or a {name: text} dict, text str or bytes; each is a run
@@ -776,7 +779,8 @@ def report(task: Union[str, Task], ref: PathLike, runs: Any, output: PathLike,
                          for taken, scores in zip(found.runs, scored)]
         with few_collections():
             built = overview.build(task, reference, campaign_runs, measures, trials=trials, seed=seed, alpha=alpha,
-                                   tau_bootstrap=tau_bootstrap, confidence=confidence, pool_depth=pool_depth)
+                                   tau_bootstrap=tau_bootstrap, confidence=confidence, pool_depth=pool_depth,
+                                   only=family, exclude=exclude)
         files = report_files.all_files(built, discpower=discpower)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -1,5 +1,6 @@
-"""Inter-assessor agreement on the items two or more sheets labelled: Cohen's kappa for two assessors,
-Krippendorff's alpha for more (specs/campaign.md 2.3), both on nominal labels.
+"""Inter-assessor agreement on the items two or more assessors labelled: Cohen's kappa for two assessors,
+Krippendorff's alpha for more (specs/campaign.md 2.3), both on nominal labels and on binary relevance at each
+level of the scale, overall, per topic and (kappa) for each pair of assessors.
 
 Why nominal: the scales differ per task (S/A/B/C, L0-L2, 0/1) and the question the organiser asks is "did the
 assessors give the same label"; a disagreement of one grade counts as much as one of two. Both return None when
@@ -11,8 +12,9 @@ alpha = 1 - (n - 1) * sum_{c != k} o_ck / sum_{c != k} n_c n_k, with the coincid
 labelled by m >= 2 assessors of (ordered pairs of its labels with values c, k) / (m - 1), n_c = sum_k o_ck and
 n = sum_c n_c (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability", nominal metric).
 """
+import itertools
 from collections import Counter
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 
 def cohen_kappa(pairs: Sequence[Tuple[str, str]]) -> Optional[float]:
@@ -52,22 +54,55 @@ def krippendorff_alpha(units: Sequence[Sequence[str]]) -> Optional[float]:
     return 1 - (n - 1) * disagreement / chance
 
 
-def agreement(labels: Dict[Tuple[str, str], Dict[str, str]], assessors: List[str]) -> Dict[str, object]:
-    """Per topic and overall, over the items labelled by two or more assessors.
+def _pair_value(shared, keys, first, second) -> Optional[float]:
+    return cohen_kappa([(shared[k][first], shared[k][second]) for k in keys
+                        if first in shared[k] and second in shared[k]])
 
-    labels: (topic, item) -> {assessor: label}. Two assessors: Cohen's kappa; more: Krippendorff's alpha.
-    Returns {"measure", "overall", "items", "per_topic": {topic: {"value", "items"}}}.
+
+def _value(measure: str, shared, keys, assessors) -> Optional[float]:
+    if measure == "cohen_kappa":
+        return _pair_value(shared, keys, assessors[0], assessors[1])
+    return krippendorff_alpha([list(shared[k].values()) for k in keys])
+
+
+def agreement(labels: Dict[Tuple[str, str], Dict[str, str]], assessors: List[str],
+              scale: Optional[Callable[[Tuple[str, str]], Sequence[str]]] = None) -> Dict[str, object]:
+    """Per topic, overall and for each pair of assessors, over the items labelled by two or more of them.
+
+    labels: (topic, item) -> {assessor: label}: the assessor is a person, not a file, so the figures do not depend
+    on how the labels are split into sheets. Two assessors: Cohen's kappa; more: Krippendorff's alpha (nominal:
+    items need not have the same number of labels); each pair of assessors also gets its kappa over the items both
+    labelled. With `scale` (the labels of an item's scale, lowest first), the same figures on binary relevance at
+    each level (relevant = a label at or above it: what overview papers print), keyed by that level's label.
+    Returns {"measure", "assessors", "overall", "items", "disagreements", "per_topic": {topic: {"value",
+    "items"}}, "pairs": [{"assessors", "items", "equal", "kappa", "binary"}], "binary": {level: value}}.
     """
     measure = "cohen_kappa" if len(assessors) == 2 else "krippendorff_alpha"
     shared = {key: given for key, given in labels.items() if len(given) >= 2}
-
-    def value(keys):
-        if measure == "cohen_kappa":
-            return cohen_kappa([(shared[k][assessors[0]], shared[k][assessors[1]]) for k in keys])
-        return krippendorff_alpha([list(shared[k].values()) for k in keys])
-
     topics: Dict[str, List[Tuple[str, str]]] = {}
     for key in shared:
         topics.setdefault(key[0], []).append(key)
-    return {"measure": measure, "overall": value(list(shared)), "items": len(shared),
-            "per_topic": {t: {"value": value(keys), "items": len(keys)} for t, keys in topics.items()}}
+    binary: Dict[str, Dict[Tuple[str, str], Dict[str, str]]] = {}
+    if scale is not None:
+        for key, given in shared.items():
+            ordered = list(scale(key))
+            for position, level in enumerate(ordered[1:], start=1):
+                binary.setdefault(level, {})[key] = {who: "1" if ordered.index(label) >= position else "0"
+                                                     for who, label in given.items()}
+    pairs = []
+    for first, second in itertools.combinations(assessors, 2):
+        both = [k for k, given in shared.items() if first in given and second in given]
+        if not both:
+            continue
+        pairs.append({"assessors": [first, second], "items": len(both),
+                      "equal": sum(1 for k in both if shared[k][first] == shared[k][second]),
+                      "kappa": _pair_value(shared, both, first, second),
+                      "binary": {level: _pair_value(by_key, both, first, second)
+                                 for level, by_key in binary.items()}})
+    return {"measure": measure, "assessors": list(assessors), "overall": _value(measure, shared, list(shared),
+                                                                               assessors),
+            "items": len(shared), "disagreements": sum(1 for given in shared.values() if len(set(given.values())) > 1),
+            "per_topic": {t: {"value": _value(measure, shared, keys, assessors), "items": len(keys)}
+                          for t, keys in topics.items()},
+            "pairs": pairs,
+            "binary": {level: _value(measure, by_key, list(by_key), assessors) for level, by_key in binary.items()}}

@@ -17,7 +17,8 @@ script, a Content-Security-Policy that allows nothing else, the data embedded as
   an assessor's page unusable; the item is still judged by its full text's hash.
 
 Blind: the assessor's page holds nothing about the runs (no run or team name, rank, rank sum or count of runs),
-not even in its embedded data, so the order of the pool (NTCIRPOOL's, or random) is the only trace of the systems
+not even in its embedded data, so the order of the pool (random by default, or docid, or NTCIRPOOL's, said on the
+page with what it tells) is the only trace of the systems
 (TREC's assessors see no run data; specs/campaign.md 1.1). The organiser's own view (`--show-pool-stats`) adds
 them, with a banner. Everything shown comes from participants or a crawl, so the page never parses it as markup:
 the data is JSON escaped for the HTML tokenizer (campaign/safe_output.py) and the script builds text nodes only.
@@ -318,10 +319,12 @@ class PageItem:
 
 
 def page(task: Task, topic_id: str, topic: Optional[Dict[str, object]], items: Sequence[PageItem],
-         columns: Sequence[str], file_name: str, batch: str = "", stats: Optional[List[str]] = None) -> str:
+         columns: Sequence[str], file_name: str, batch: str = "", stats: Optional[List[str]] = None,
+         order: str = "") -> str:
     """The page of one topic's batch. topic: Topic.as_json() or None; columns: what the saved sheet holds (the
     key columns and `label`); batch: how the header names the batch ("" for a whole topic); stats: the
-    organiser's view only, a line per item about the runs that retrieved it (None on an assessor's page)."""
+    organiser's view only, a line per item about the runs that retrieved it (None on an assessor's page); order:
+    the items' order and why (campaign/pool.py ORDER_WHY), said under the keys."""
     form = task.assessment
     units = sorted({item.key.get("unit", "") for item in items}) or [form.default_unit]
     scales = {}
@@ -354,7 +357,7 @@ def page(task: Task, topic_id: str, topic: Optional[Dict[str, object]], items: S
 <div id="topic-pop"></div>
 <div class="keys">Keys: %(keys)s label &middot; <kbd>j</kbd>/<kbd>k</kbd> or arrows move &middot; <kbd>n</kbd> next
 unlabelled &middot; <kbd>Backspace</kbd> clear &middot; <kbd>t</kbd> topic. Labels are kept in this browser until
-you save the sheet.</div></header>
+you save the sheet.</div>%(order)s</header>
 <main><section class="panel" id="topic-panel"><div id="topic-box"></div>
 <div class="terms"><label for="terms">Highlighted terms</label><input id="terms" type="text"
 spellcheck="false" placeholder="words or phrases, separated by commas"></div></section>
@@ -365,6 +368,7 @@ spellcheck="false" placeholder="words or phrases, separated by commas"></div></s
 <script>%(script)s</script></body></html>
 """ % {"topic": html.escape(topic_id), "batch_title": " (%s)" % html.escape(batch) if batch else "",
        "style": PAGE_STYLE, "script": PAGE_SCRIPT, "title": title, "n": len(items), "keys": keys,
+       "order": '<div class="keys" id="order">Order of the items: %s.</div>' % html.escape(order) if order else "",
        "topic_line": _topic_line(topic_id, shown_topic), "scale": _scale_table(form, units), "data": embedded,
        "banner": '<div class="banner">Organiser\'s view: shows which runs retrieved each item. Never give this '
                  'page to an assessor (their pages are in assess/).</div>' if stats is not None else ""}

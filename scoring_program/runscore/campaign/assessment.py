@@ -50,6 +50,7 @@ class AssessOptions:
     assessors: Sequence[str] = ()
     overlap: int = 0
     show_pool_stats: bool = False
+    order: str = ""             # the items' order and why (campaign/pool.py ORDER_WHY), said on every page
 
 
 @dataclass
@@ -142,7 +143,7 @@ def write_assessment(output: str, assessment: Assessment) -> Assessment:
         path = os.path.join(target, "topic-%s.html" % batch.name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(page(task, batch.topic, shown, items, key, "labels-%s.tsv" % batch.name,
-                              _batch_title(batch)))
+                              _batch_title(batch), order=options.order))
         assessment.pages.append(path)
         sheet = os.path.join(target, "sheet-%s.tsv" % batch.name)
         write_sheet(sheet, sheet_columns, [{c: row.get(c, "") for c in sheet_columns[:-1]} for row in batch.rows])
@@ -156,7 +157,8 @@ def write_assessment(output: str, assessment: Assessment) -> Assessment:
         _write_table(os.path.join(folder, "missing_documents.tsv"), ["topic", "item", "document"],
                      [[m["topic"], m["item"], m["document"]] for m in assessment.missing])
     if options.show_pool_stats:
-        assessment.organiser_pages = _organiser_view(output, task, rows, key, views, missing, assessment.topics)
+        assessment.organiser_pages = _organiser_view(output, task, rows, key, views, missing, assessment.topics,
+                                                     options.order)
     return assessment
 
 
@@ -184,7 +186,7 @@ def _batch_title(batch: Batch) -> str:
 
 
 def _organiser_view(output: str, task: Task, rows: Sequence[Dict[str, str]], key: Sequence[str],
-                    views, missing, topics: Optional[Topics]) -> List[str]:
+                    views, missing, topics: Optional[Topics], order: str = "") -> List[str]:
     """One page per topic with each item's runs, best rank and rank sum (the pool's informational columns)."""
     folder = os.path.join(output, ORGANISER_DIR)
     os.makedirs(folder, exist_ok=True)
@@ -195,7 +197,7 @@ def _organiser_view(output: str, task: Task, rows: Sequence[Dict[str, str]], key
         path = os.path.join(folder, "topic-%s.html" % batch.name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(page(task, batch.topic, _topic(topics, batch.topic), items, key,
-                              "organiser-labels-%s.tsv" % batch.name, "organiser's view", stats))
+                              "organiser-labels-%s.tsv" % batch.name, "organiser's view", stats, order))
         written.append(path)
     return written
 

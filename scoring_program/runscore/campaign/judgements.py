@@ -5,7 +5,7 @@ while two pool files existed, and three rounds of official results were wrong (s
 is found by (topic, item) only, and the sheets must cover exactly the pool: a pooled item nobody labelled, a label
 outside the task's scale, an item or topic the pool does not hold, an item whose text hash differs from the pool's
 (the sheet came from another pool, or the text changed), and the same item labelled differently (unless a
-resolution rule is chosen) are all errors, reported as `SHEET:LINE: error: topic T item I: ...`, and nothing is
+resolution rule is chosen: one summary line for all such items, the first named) are all errors, reported as `SHEET:LINE: error: topic T item I: ...`, and nothing is
 written. Every problem here lies in the organiser's files, so it is a ConfigError (exit 2).
 
 Lenient where that is safe: a label in any case, or as its number where the task's scale is numbered (the task's
@@ -18,10 +18,11 @@ the median, so three assessors always give one label and two who disagree give t
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ConfigError, ConfigErrors
-from .sheet import LABEL, iter_sheet, read_sheet, scale_of
+from ..tasks import get_task
+from .sheet import LABEL, QRELS, iter_sheet, read_sheet, scale_of
 
 RESOLUTIONS = ("majority", "median", "max", "min")
 # Rows of one sheet that are not in the pool before the sheet is given up as a sheet of another pool: a sheet is
@@ -41,6 +42,9 @@ class Judgements:
     given: Dict[Tuple[str, str], Dict[str, str]] = field(default_factory=dict)    # key -> {sheet: label}
     sheets: List[str] = field(default_factory=list)
     resolved: int = 0          # items whose sheets disagreed and a resolution rule decided
+    # --partial: topic -> (pooled items without a label, pooled items) of the topics left out of the reference
+    incomplete: Dict[str, Tuple[int, int]] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
 
     @property
     def topics(self) -> List[str]:
@@ -52,8 +56,16 @@ def _where(topic: str, item: str) -> str:
 
 
 def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
-                    resolve: Optional[str] = None) -> Judgements:
-    """Check every sheet against the pool and return one label per pooled item (ConfigError with every problem)."""
+                    resolve: Optional[str] = None, on_disagreements: Optional[Callable] = None,
+                    partial: bool = False) -> Judgements:
+    """Check every sheet against the pool and return one label per pooled item (ConfigError with every problem).
+
+    on_disagreements(items, pool_rows), when given, is called before any problem is raised with every item the
+    sheets label differently ([((topic, item), {sheet: label})], resolved or not): the adjudication sheet is
+    written even when the import is refused for them. partial: a topic with a pooled item no sheet labels is
+    left out (Judgements.incomplete) instead of being an error; the other topics make the reference.
+    A sheet may be a qrels file (sheet.py QRELS_COLUMNS: a previous round's judgements): its judgements of items
+    the pool does not hold are counted (Judgements.notes), not errors, as a qrels covers other pools too."""
     if resolve is not None and resolve not in RESOLUTIONS:
         raise ConfigError("--resolve must be one of %s" % ", ".join(RESOLUTIONS))
     if not sheet_paths:
@@ -75,6 +87,7 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
     given: Dict[Tuple[str, str], Dict[str, Tuple[str, int]]] = {}      # key -> {sheet: (label, line)}
     unlabelled: Dict[Tuple[str, str], List[Tuple[str, int]]] = {}
     problems = ConfigErrors(limit=200)
+    notes: List[str] = []
     for sheet in sheet_paths:
         try:
             sheet_columns, sheet_rows = iter_sheet(sheet, ConfigError)
@@ -83,12 +96,19 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
                 problems.add(ConfigError("the sheet has no text_sha1 column; the pool's items carry text, and a "
                                          "label is accepted only for the text it judged", sheet, 1))
                 continue
-            _read_one_sheet(task_id, sheet, sheet_rows, hashed, pool_rows, pool_topics, given, unlabelled,
-                            problems)
+            outside = _read_one_sheet(task_id, sheet, sheet_rows, hashed, pool_rows, pool_topics, given,
+                                      unlabelled, problems)
+            if outside:
+                notes.append("%s: %d judgement(s) of this qrels file are of items the pool does not hold; left out"
+                             % (sheet, outside))
         except ConfigError as exc:      # the sheet's layout is wrong from some line on: told with the rest
             problems.add(exc)
+    incomplete: Dict[str, List[int]] = {}
     for key, line in pool_lines.items():
         if key in given:
+            continue
+        if partial:
+            incomplete.setdefault(key[0], [0, 0])[0] += 1
             continue
         places = unlabelled.get(key) or [(pool_path, line)]
         for path, at in places:
@@ -96,6 +116,7 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
                                                                              else " in any sheet"), path, at))
     labels: Dict[Tuple[str, str], str] = {}
     resolved = 0
+    differing: List[Tuple[Tuple[str, str], Dict[str, Tuple[str, int]]]] = []
     for key, by_sheet in given.items():
         values = [label for label, _ in by_sheet.values()]
         if len(set(values)) == 1:
@@ -103,35 +124,64 @@ def read_judgements(task_id: str, pool_path: str, sheet_paths: Sequence[str],
             continue
         choice = _resolve(values, scale_of(task_id, pool_rows[key]).labels, resolve)
         if choice is None:
-            sheets = list(by_sheet)
-            problems.add(ConfigError("%s: labelled differently: %s (choose --resolve majority, median, max or min)"
-                                     % (_where(*key), ", ".join("%s in %s:%d" % (by_sheet[s][0], s, by_sheet[s][1])
-                                                                for s in sheets)),
-                                     sheets[-1], by_sheet[sheets[-1]][1]))
+            differing.append((key, by_sheet))
             continue
         labels[key] = choice
         resolved += 1
+    if differing:
+        # one line for all of them (a campaign's two assessors disagree on thousands of items): the first is named,
+        # the whole list is the disagreements sheet (runscore judgements --disagreements FILE)
+        key, by_sheet = differing[0]
+        sheets = list(by_sheet)
+        problems.add(ConfigError("%d item(s) are labelled differently by the sheets, the first %s: %s; choose "
+                                 "--resolve majority, median, max or min, or have them adjudicated "
+                                 "(--disagreements FILE writes them as a sheet)"
+                                 % (len(differing), _where(*key),
+                                    ", ".join("%s in %s:%d" % (by_sheet[s][0], s, by_sheet[s][1]) for s in sheets)),
+                                 sheets[-1], by_sheet[sheets[-1]][1]))
+    if on_disagreements is not None:
+        on_disagreements([(key, {s: lab for s, (lab, _) in by_sheet.items()}) for key, by_sheet in given.items()
+                          if len(set(lab for lab, _ in by_sheet.values())) > 1], pool_rows)
+    if incomplete:
+        for topic, _ in pool_rows:
+            if topic in incomplete:
+                incomplete[topic][1] += 1
+        if len(incomplete) == len(pool_topics):
+            problems.add(ConfigError("--partial: no topic has every pooled item labelled (%d topic(s), %d item(s) "
+                                     "without a label); nothing to write"
+                                     % (len(incomplete), sum(n for n, _ in incomplete.values())), pool_path))
+        pool_rows = {key: row for key, row in pool_rows.items() if key[0] not in incomplete}
+        labels = {key: label for key, label in labels.items() if key[0] not in incomplete}
+        given = {key: by_sheet for key, by_sheet in given.items() if key[0] not in incomplete}
     problems.check()
     return Judgements(task_id, pool_rows, labels, {k: {s: lab for s, (lab, _) in v.items()} for k, v in given.items()},
-                      list(sheet_paths), resolved)
+                      list(sheet_paths), resolved, {t: (n, total) for t, (n, total) in incomplete.items()}, notes)
 
 
 def _read_one_sheet(task_id, sheet, sheet_rows, hashed, pool_rows, pool_topics, given, unlabelled,
-                    problems) -> None:
+                    problems) -> int:
     """Every row of one sheet, read once and not kept: its labels go into `given`, its problems into `problems`;
-    past MAX_ROWS_NOT_IN_POOL rows that the pool does not hold, the sheet is given up with one message."""
+    past MAX_ROWS_NOT_IN_POOL rows that the pool does not hold, the sheet is given up with one message. Returns how
+    many judgements of a qrels file are of items outside the pool (skipped)."""
     seen: Dict[Tuple[str, str], Tuple[int, str]] = {}
-    foreign = 0
+    foreign = outside = 0
+    form = None
     for row in sheet_rows:
+        if row.values.get(QRELS):          # a qrels file spells topics its own way (31 for NTCIR-1's 0031)
+            form = form or get_task(task_id).assessment
+            row.values["topic"] = form.topic_key(row.values["topic"])
         topic, item = row.key
         pooled = pool_rows.get(row.key)
+        if pooled is None and row.values.get(QRELS):
+            outside += 1
+            continue
         if pooled is None:
             foreign += 1
             if foreign > MAX_ROWS_NOT_IN_POOL:
                 problems.add(ConfigError("more than %d rows of this sheet are not in the pool (%d of them not listed "
                                          "above); it is not a sheet of this pool, and reading stopped here"
                                          % (MAX_ROWS_NOT_IN_POOL, foreign - 1 - SHOWN_NOT_IN_POOL), sheet, row.line))
-                return
+                return outside
             if foreign > SHOWN_NOT_IN_POOL:
                 continue
             where = _where(topic, item)
@@ -171,6 +221,7 @@ def _read_one_sheet(task_id, sheet, sheet_rows, hashed, pool_rows, pool_topics, 
     if foreign > SHOWN_NOT_IN_POOL:
         problems.add(ConfigError("%d more rows are not in the pool (the first %d are listed)"
                                  % (foreign - SHOWN_NOT_IN_POOL, SHOWN_NOT_IN_POOL), sheet))
+    return outside
 
 
 def _resolve(values: List[str], scale: Sequence[str], rule: Optional[str]) -> Optional[str]:

@@ -5,6 +5,7 @@ Why a module of its own: the CSV, LaTeX and HTML writers must print the same num
 Overview built here. The scores come from the task's own `score` (the code `runscore score` runs), the Tukey HSD
 from runscore/compare.py (the code `runscore compare` runs), so a report can never disagree with either.
 """
+import fnmatch
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -220,14 +221,87 @@ def check_settings(trials: int, alpha: float, confidence: float, tau_bootstrap: 
         raise ConfigError("--pool-depth must be at least 1, got %d" % pool_depth)
 
 
+def tukey_family(labels: Sequence[str], only: Sequence[str] = (), exclude: Sequence[str] = ()) -> List[str]:
+    """The runs (labels, in the order given) that Tukey's HSD compares: those matching a pattern of `only` (all
+    when empty), less those matching a pattern of `exclude` (shell patterns: `baseline*`). Why a choice: the HSD
+    controls the error over the family it is given, so adding runs (baselines) makes every pair's p larger (0.0097
+    without two baselines, 0.18 with them on a real campaign); the organiser decides which comparisons the paper
+    makes. A pattern that matches no run is an error (a misspelt run would silently stay in the family)."""
+    unmatched = [pattern for pattern in list(only) + list(exclude)
+                 if not any(fnmatch.fnmatchcase(label, pattern) for label in labels)]
+    if unmatched:
+        raise ConfigError("--runs/--exclude: %s match%s no run; the runs are %s"
+                          % (", ".join(unmatched), "es" if len(unmatched) == 1 else "",
+                             ", ".join(labels[:20]) + (" ..." if len(labels) > 20 else "")))
+    family = [label for label in labels if not only or any(fnmatch.fnmatchcase(label, p) for p in only)]
+    family = [label for label in family if not any(fnmatch.fnmatchcase(label, p) for p in exclude)]
+    if len(labels) > 1 and len(family) < 2:
+        raise ConfigError("--runs/--exclude leave %d run(s) for Tukey's HSD; it compares at least 2"
+                          % len(family))
+    return family
+
+
+def family_note(labels: Sequence[str], family: Sequence[str]) -> str:
+    """How the report says its family: every run, or which are left out."""
+    left_out = [label for label in labels if label not in set(family)]
+    if not left_out:
+        return "Tukey's HSD family: all %d runs" % len(labels)
+    return "Tukey's HSD family: %d of %d runs (left out, no group letters: %s)" % (
+        len(family), len(labels), ", ".join(left_out[:20]) + (" ..." if len(left_out) > 20 else ""))
+
+
+def once_each(ordered: Sequence[CampaignRun]) -> List[str]:
+    """The runs' notes, each said once: a note that several runs carry word for word (topics without relevant
+    documents: the reference's, not the run's) is one line naming how many runs, not one line a run."""
+    runs_of: Dict[str, List[str]] = {}
+    for r in ordered:
+        for note in r.scores.notes:
+            runs_of.setdefault(note, []).append(r.label)
+    notes = []
+    for note, labels in runs_of.items():
+        if len(labels) == 1:
+            notes.append(note if note.startswith(labels[0]) else "%s: %s" % (labels[0], note))
+        elif len(labels) == len(ordered):
+            notes.append("%s (every run)" % note)
+        else:
+            notes.append("%s (%d runs: %s)" % (note, len(labels), ", ".join(labels[:10]) +
+                                               (" ..." if len(labels) > 10 else "")))
+    return notes
+
+
+def rules(task: Task, options: Dict[str, Any]) -> Dict[str, Any]:
+    """The scoring rules the report used: every option the task's form declares, with its value in force (the
+    reference's task.yaml or --option, else the form's default). Read from the form, never from a task id, so a
+    form that defaults to trec_eval 9.0.8's rules says so as NTCIR-1 says its own."""
+    return {option.name: options.get(option.name, option.default) for option in task.options}
+
+
+def rules_line(task: Task, options: Dict[str, Any]) -> str:
+    """`rules: interp_cutoff=ceil, max_docs=1000 (set), ...`: what changes the numbers, said once in the report."""
+    if not task.options:
+        return ""
+    defaults = {option.name: option.default for option in task.options}
+    return "rules: %s (the task's options: task.yaml's options or --option NAME=VALUE set them)" % (
+        ", ".join("%s=%s%s" % (name, _rule_value(value), " (set)" if value != defaults[name] else " (default)")
+                  for name, value in rules(task, options).items()))
+
+
+def _rule_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], extra_measures: Sequence[str] = (),
           trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA,
           tau_bootstrap: int = agreement_tau.DEFAULT_TAU_BOOTSTRAP, confidence: float = 0.95,
-          pool_depth: Optional[int] = None) -> Overview:
-    """Every number of the report. Needs at least 2 runs; the tests need at least 2 topics."""
+          pool_depth: Optional[int] = None, only: Sequence[str] = (), exclude: Sequence[str] = ()) -> Overview:
+    """Every number of the report. Needs at least 2 runs; the tests need at least 2 topics. only / exclude:
+    the family of Tukey's HSD (tukey_family); the means, tau and pool figures keep every run."""
     if not runs:
         raise ConfigError("a report needs at least 1 run")
     check_settings(trials, alpha, confidence, tau_bootstrap, pool_depth)
+    family = set(tukey_family([r.label for r in runs], only, exclude))
     ordered = sort_runs(task, runs)
     measures = leaderboard_measures(task)
     titles = {c.measure: c.title for c in reversed(list(task.columns))}
@@ -255,12 +329,15 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
         tested.setdefault(key, found)
     # The tests see the runs in the order given, as `runscore compare` does: the random permutations depend on the
     # column order, so the same files in the same order with the same seed give the same p-values.
-    tests = [significance(runs, m, trials, seed, key) for m, key in tested.items()]
+    compared = [r for r in runs if r.label in family]
+    tests = [significance(compared, m, trials, seed, key) for m, key in tested.items()]
     groups = {r.label: "" for r in ordered}
     if tests and tests[0].measure == task.primary.measure:
-        column = {r.label: k for k, r in enumerate(runs)}
-        found = letters.compact_letters(tests[0].p, [column[r.label] for r in ordered], alpha)
-        groups = {r.label: found[column[r.label]] for r in ordered}
+        column = {r.label: k for k, r in enumerate(compared)}
+        found = letters.compact_letters(tests[0].p, [column[r.label] for r in ordered if r.label in column], alpha)
+        groups.update((r.label, found[column[r.label]]) for r in ordered if r.label in column)
+    if len(runs) > 1:
+        notes.append(family_note([r.label for r in runs], [r.label for r in compared]))
     tau: List[agreement_tau.TauRow] = []
     if len(runs) > 1:
         means, per_topic, tau_notes = tau_inputs(task, ordered, measures)
@@ -274,9 +351,9 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
             reuse = reusability.leave_one_team_out(reference, ordered, pool_depth, campaign_pool)
     settings = {"task": task.id, "trials": trials, "seed": seed, "alpha": alpha, "tau_bootstrap": tau_bootstrap,
                 "confidence": confidence, "pool_depth": pool_depth, "topics": len(tests[0].matrix.topics)
-                if tests else None}
-    for r in ordered:
-        notes.extend("%s: %s" % (r.label, n) if not n.startswith(r.run.name) else n for n in r.scores.notes)
+                if tests else None, "tukey_family": [r.label for r in compared],
+                "rules": rules(task, reference.options or {})}
+    notes.extend(once_each(ordered))
     for t in tests:
         notes.extend(t.matrix.notes)
     return Overview(task, ordered, measures, titles, sorting, groups, tests, tau, pool, reuse, settings,

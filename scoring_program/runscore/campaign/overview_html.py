@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import __version__
 from . import agreement_tau
-from .overview import Overview
+from .overview import Overview, rules_line
 
 MAX_PAIRS_SHOWN = 200
 OPEN_PER_TOPIC = 3            # per-topic figures shown unfolded (the rest one click away)
@@ -171,7 +171,7 @@ def per_topic_section(ov: Overview) -> str:
     test = ov.significance[0]
     values, topics = test.matrix.values, test.matrix.topics
     blocks = []
-    for position, run in enumerate(r.label for r in ov.runs):
+    for position, run in enumerate(r.label for r in ov.runs if r.label in test.matrix.runs):   # Tukey's family
         k = test.column(run)
         above = int((values[:, k] > np.median(values, axis=1)).sum())
         below = int((values[:, k] < np.median(values, axis=1)).sum())
@@ -189,7 +189,7 @@ def box_plot(ov: Overview) -> str:
     if not ov.significance:
         return ""
     test = ov.significance[0]
-    runs = [r.label for r in ov.runs]
+    runs = [r.label for r in ov.runs if r.label in test.matrix.runs]        # the runs of Tukey's family
     values = test.matrix.values[:, [test.column(run) for run in runs]]
     row_h, left, right, width = 16, 150, 16, 760
     plot_w = width - left - right
@@ -352,6 +352,8 @@ def page(ov: Overview) -> str:
         "<h1>%s: overview of %s</h1>" % (_e(task.title or task.id), _count(len(ov.runs), "run")),
         '<p class="meta">runscore %s &middot; task %s &middot; %s &middot; made by <code>runscore report</code>'
         '</p>' % (_e(__version__), _e(task.id), _count(len({r.team for r in ov.runs}), "team")),
+        '<p class="meta" id="rules">%s</p>' % _e(rules_line(task, ov.settings.get("rules") or {}))
+        if task.options else "",
         means_section(ov), pairs_section(ov), per_topic_section(ov), box_plot(ov), tau_section(ov), pool_section(ov),
         '<h2 id="notes">Notes</h2><ul class="notes">%s</ul>' % notes if notes else ""])
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" '

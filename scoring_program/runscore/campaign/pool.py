@@ -20,7 +20,8 @@ Public API (also used by the reusability report, leave-one-team-out):
   ranks (Pooling.units; r2c2-ac: the distinct answers per question and the distinct (cited passage, nugget)
   pairs), each with the runs that gave it, no depth: every unit of every run is judged.
 * ``order_items(items, order, seed, topic)``: NTCIRPOOL's pseudo-relevance order (most runs first, then the
-  smallest rank sum, then the item), the item order, or a seeded random order.
+  smallest rank sum, then the item), the item (docid) order, or a seeded random order (the blind default of a
+  form: Pooling.order); ``ORDER_WHY``: what each order tells the assessor, said on every page.
 """
 import gc
 import random
@@ -33,7 +34,19 @@ from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Seq
 from ..errors import ConfigError
 from ..tasks.base import ParsedRun, RankedItem, Task
 
-ORDERS = ("ntcirpool", "random", "item")
+ORDERS = ("random", "docid", "ntcirpool", "item")
+# What each order is and why, as the pages and `runscore pool` say it: an order is chosen knowingly, never silently.
+# NTCIRPOOL's order puts the items most runs retrieved first, so the first tenth of a page is far more often
+# relevant than the last (26 % against 1 % on a real campaign): it tells the assessor the systems' consensus.
+ORDER_WHY = {
+    "random": "shuffled (seeded by the pool's seed and the topic): the order tells nothing about the systems "
+              "(TREC's practice)",
+    "docid": "by item id: the order tells nothing about the systems; near ids (a collection's neighbours) stay "
+             "together",
+    "item": "by item id (the same as docid): the order tells nothing about the systems",
+    "ntcirpool": "NTCIRPOOL's: the items most runs retrieved first, then the smallest rank sum; this tells the "
+                 "assessor what the systems agreed on, as NTCIR's pools do",
+}
 
 
 class Hit(NamedTuple):
@@ -277,15 +290,16 @@ def order_items(items: Sequence[PooledItem], order: str = "ntcirpool", seed: int
     """Items of one topic in assessment order.
 
     ntcirpool: NTCIRPOOL's pseudo-relevance order as Sakai describes it (most runs first, then the smallest rank
-    sum; specs/campaign.md 1.2, its source is not public), then the item key so the order is total; item: by item
-    key; random: a shuffle seeded by (seed, topic), the same on every machine (TREC shows pools in random order).
+    sum; specs/campaign.md 1.2, its source is not public), then the item key so the order is total; docid (or item):
+    by item key; random: a shuffle seeded by (seed, topic), the same on every machine (TREC shows pools in random
+    order). ORDER_WHY says what each tells the assessor.
     """
     if order == "ntcirpool":
         def key(pooled: PooledItem):
             runs, rank_sum, _ = pooled.summary()
             return -len(runs), rank_sum, pooled.item
         return sorted(items, key=key)
-    if order == "item":
+    if order in ("item", "docid"):
         return sorted(items, key=lambda p: p.item)
     if order == "random":
         shuffled = sorted(items, key=lambda p: p.item)

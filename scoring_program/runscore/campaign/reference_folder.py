@@ -7,6 +7,7 @@ is moved into place: a folder that the scorer would refuse is never written. Thi
 holds.
 """
 import os
+import re
 import shutil
 import tempfile
 from typing import List, Tuple
@@ -38,7 +39,7 @@ def write_reference(judgements: Judgements, pool_dir: str, target: str) -> List[
         with open(os.path.join(staging, "task.yaml"), "w", encoding="utf-8") as handle:
             handle.write("# written by `runscore judgements` from %d sheet(s); see docs/campaign.md\n"
                          % len(judgements.sheets))
-            yaml.safe_dump(config, handle, sort_keys=False, allow_unicode=True)
+            yaml.dump(config, handle, Dumper=_QuotingDumper, sort_keys=False, allow_unicode=True)
         _check_loads(judgements.task_id, staging)
         if os.path.isdir(target):
             os.rmdir(target)
@@ -47,6 +48,23 @@ def write_reference(judgements: Judgements, pool_dir: str, target: str) -> List[
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return sorted(os.path.relpath(os.path.join(d, f), target) for d, _, fs in os.walk(target) for f in fs)
+
+
+# A string a YAML reader could take for a number: PyYAML quotes '0001' (an octal to YAML 1.1) but writes 0008, 0009
+# and 1e3 bare, which YAML 1.2 readers (and a person) read as numbers, so topic 0008 became 8.
+_NUMBER_LIKE = re.compile(r"[-+]?[0-9][0-9a-zA-Z._:+-]*|[-+]?\.[0-9a-zA-Z._:+-]*")
+
+
+class _QuotingDumper(yaml.SafeDumper):
+    """safe_dump, with every string that looks like a number single-quoted: topic ids stay strings everywhere."""
+
+
+def _represent_str(dumper, value):
+    style = "'" if _NUMBER_LIKE.fullmatch(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_QuotingDumper.add_representer(str, _represent_str)
 
 
 def _check_loads(task_id: str, folder: str) -> None:

@@ -3,7 +3,8 @@
 Why one module: the pool command writes it, the assessment page reads and saves it, the judgements command reads
 it back; all three must agree on the columns, the escaping and the label scale. UTF-8, one header line, TAB-
 separated; `topic`, `item` first, informational columns (the pool's `runs`, `rank_sum`, `run_names`, ...), `label`
-last. A sheet read back needs only `topic`, `item` and `label` (and `text_sha1` where the pool's items carry text),
+last. A sheet read back needs only `topic`, `item` and `label` (and `text_sha1` where the pool's items carry text), or
+is a qrels file (TREC `topic iter item grade` or NTCIR `topic item Lk`, no header: a previous round's judgements),
 TAB-separated or saved by a spreadsheet as CSV (comma or semicolon; UTF-8, or UTF-16 with its byte order mark). A field's TAB, line break and backslash are
 written `\\t`, `\\n`, `\\r`, `\\\\` (passage texts hold all of them), so only `\\n` ends a row whatever Unicode line
 separators (U+2028, U+0085, ...) a field holds. Then a field that a spreadsheet would run as a formula (`=`, `+`,
@@ -13,6 +14,7 @@ found by (topic, item), never by position (specs/campaign.md 1.2: the NTCIR WWW 
 import codecs
 import csv
 import io
+import itertools
 import os
 import re
 from dataclasses import dataclass
@@ -124,9 +126,13 @@ def iter_sheet(path: str, error_class=RunError) -> Tuple[List[str], Iterator[She
     text = _sheet_text(path, error_class)
     lines = numbered_lines(text)
     for line_no, header in lines:
+        if not header.strip():
+            continue
         separator = _separator(header)
         columns = _split(header, separator)
         missing = [c for c in KEY + (LABEL,) if c not in columns]
+        if missing and qrels_layout(header):
+            return list(QRELS_COLUMNS), _qrels_rows(itertools.chain([(line_no, header)], lines), path, error_class)
         if missing:
             raise error_class("the header line must name the columns topic, item and label (TAB-, comma- or "
                               "semicolon-separated; other columns are kept for the reader); missing: %s"
@@ -138,6 +144,42 @@ def iter_sheet(path: str, error_class=RunError) -> Tuple[List[str], Iterator[She
             return columns, _rows(lines, columns, path, error_class)
         return columns, _csv_rows(text, line_no, separator, columns, path, error_class)
     raise error_class("the sheet is empty (no header line)", path)
+
+
+# A qrels file read as a sheet (a previous round's judgements, or a released qrels): TREC `topic iter item grade`
+# or NTCIR `topic item Lk`, whitespace-separated, no header. The grade is the label as written: a numbered scale
+# reads numbers (NTCIR-1 3..0 = S..C, TREC grades 0/1/2 = L0..L2), NTCIR levels are labels.
+QRELS_COLUMNS = ("topic", "item", LABEL)
+QRELS = "qrels"
+_NTCIR_LEVEL = re.compile(r"L[0-9]{1,2}")
+_TREC_GRADE = re.compile(r"-?[0-9]{1,6}")
+
+
+def qrels_layout(line: str) -> Optional[str]:
+    """'trec' or 'ntcir' when a line is a qrels line, else None (then it must be a sheet's header)."""
+    fields = line.split()
+    if len(fields) == 4 and _TREC_GRADE.fullmatch(fields[3]):
+        return "trec"
+    if len(fields) == 3 and _NTCIR_LEVEL.fullmatch(fields[2]):
+        return "ntcir"
+    return None
+
+
+def _qrels_rows(lines, path: str, error_class) -> Iterator[SheetRow]:
+    """The judgements of a qrels file as sheet rows (topic, item, label), in the layout of its first line."""
+    layout = None
+    for line_no, line in lines:
+        if not line.strip():
+            continue
+        found = qrels_layout(line)
+        layout = layout or found
+        if found is None or found != layout:
+            raise error_class("expected a qrels line like the first (%s), found %r"
+                              % ("topic iter item grade" if layout == "trec" else "topic item Lk", line[:80]),
+                              path, line_no)
+        fields = line.split()
+        item, label = (fields[2], fields[3]) if layout == "trec" else (fields[1], fields[2])
+        yield SheetRow(line_no, {"topic": fields[0], "item": item, LABEL: label, QRELS: layout})
 
 
 def _sheet_text(path: str, error_class) -> str:

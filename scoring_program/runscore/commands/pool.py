@@ -1,11 +1,11 @@
 """`runscore pool`: the depth-k pool of a campaign's formal runs, as a sheet for the assessors (docs/campaign.md).
 
 Usage: runscore pool --task T --depth K RUN_OR_SUBMISSION... -o DIR [--phase ID] [--deadline TIME]
-       [--submissions LIST.csv] [--allow-same-names] [--runs-per-team N] [--order ntcirpool|random|item] [--seed S]
+       [--submissions LIST.csv] [--allow-same-names] [--runs-per-team N] [--order random|docid|ntcirpool] [--seed S]
        [--ref REF] [--pr-runs PATH...] [--skip-invalid]
        [--html] [--collection PATH... [--collection-format F] [--encoding E] [--id-field F] [--title-field F]
-       [--text-field F...]] [--topics FILE] [--batch-size N] [--assessors A,B|@FILE [--overlap K]]
-       [--show-pool-stats]
+       [--text-field F...] [--min-found SHARE]] [--topics FILE] [--batch-size N] [--judged QRELS]
+       [--assessors A,B|@FILE [--overlap K]] [--show-pool-stats]
 
 The inputs are read by campaign/downloads.py, the reader `runscore report` uses too: a Codabench download
 (`{id}_{owner}_PhaseId...`) is one submission, checked exactly as the formal phase checks it, and its runs are its
@@ -19,7 +19,8 @@ DIR/runs.tsv and DIR/runs/ (the pooled files as they were pooled, each with the 
 it, read again by `runscore judgements`), DIR/companions.tsv (those files' receipts) and with --html (implied by
 the assessment options) the assessors' folder DIR/assess/: a blind page and sheet per topic or batch, with the
 documents of --collection and the topic of --topics (campaign/assessment.py); --show-pool-stats adds the
-organiser's view DIR/organiser/. DIR must not hold a pool already: two pool files of one campaign are how
+organiser's view DIR/organiser/. A collection that yields none of the pooled documents (or less than the share
+--min-found) refuses the pool (exit 2, nothing written), saying what was read. DIR must not hold a pool already: two pool files of one campaign are how
 NTCIR WWW-2/3/4 labels went to the wrong documents. The TSV files are safe to open in a spreadsheet: a cell that
 would run as a formula starts with a single quote (campaign/safe_output.py), which `runscore judgements` drops.
 """
@@ -97,12 +98,18 @@ def add_assessment_options(parser: argparse.ArgumentParser) -> None:
                        "assessors, for agreement (runscore judgements reports it)")
     group.add_argument("--show-pool-stats", action="store_true", help="also write the organiser's view "
                        "DIR/organiser/: each item's runs, best rank and rank sum (never for assessors)")
+    group.add_argument("--judged", metavar="QRELS", help="judgements of an earlier round (a qrels file, TREC or "
+                       "NTCIR format, or a filled sheet): the pooled items it judges are left out of the pages and "
+                       "blind sheets (pool.tsv keeps them; give QRELS to `runscore judgements` with the new sheets)")
+    group.add_argument("--min-found", type=float, metavar="SHARE", help="with --collection: refuse the pool "
+                       "(exit 2, nothing written) when the collection yields less than this share of the pooled "
+                       "documents, e.g. 0.9 (default: refused only when it yields none of them; 0: never)")
 
 
 def assessment_options(args, task) -> Optional[AssessOptions]:
     """The assessment options asked for (None: no pages), checked before anything is read."""
     asked = (args.html or args.collection or args.topics or args.batch_size is not None or args.assessors or
-             args.overlap or args.show_pool_stats)
+             args.overlap or args.show_pool_stats or args.judged)
     if not asked:
         return None
     if task.assessment is None:
@@ -116,10 +123,18 @@ def assessment_options(args, task) -> Optional[AssessOptions]:
         raise ConfigError("--overlap gives batches to more assessors: name them with --assessors")
     if args.batch_size is not None and args.batch_size < 1:
         raise ConfigError("--batch-size must be at least 1")
+    if args.judged and not os.path.isfile(args.judged):
+        raise ConfigError("--judged %r does not exist" % args.judged)
+    if args.min_found is not None and not (0.0 <= args.min_found <= 1.0):
+        raise ConfigError("--min-found is a share of the pooled documents, from 0 to 1, not %g" % args.min_found)
+    if args.min_found is not None and not args.collection:
+        raise ConfigError("--min-found is the share of the pooled documents --collection must yield: give it")
     collection = CollectionOptions(args.collection_format, args.encoding, task.assessment.encoding, args.id_field,
                                    args.title_field, tuple(args.text_field))
+    order = args.order or task.pooling.order
+    said = "%s%s: %s" % (order, " (seed %d)" % args.seed if order == "random" else "", pooling.ORDER_WHY[order])
     return AssessOptions(tuple(args.collection or ()), collection, args.topics, args.encoding, args.batch_size,
-                         tuple(read_assessors(args.assessors)), args.overlap, args.show_pool_stats)
+                         tuple(read_assessors(args.assessors)), args.overlap, args.show_pool_stats, said)
 
 
 def identity_rules(args, runs_per_owner=None) -> Rules:
@@ -160,8 +175,10 @@ def run(argv: List[str]) -> int:
     parser.add_argument("-o", "--output", required=True, help="output folder (must not hold a pool already)")
     parser.add_argument("--runs-per-team", type=int, help="pool only the N lowest run numbers of each owner, over "
                         "all their submissions (NTCIR pools a team's priority runs)")
-    parser.add_argument("--order", choices=pooling.ORDERS, default="ntcirpool",
-                        help="row order per topic (default: NTCIRPOOL's most runs, then smallest rank sum)")
+    parser.add_argument("--order", choices=pooling.ORDERS, help="item order per topic on the pages and in the "
+                        "sheet: random (seeded by --seed and the topic), docid (= item), or ntcirpool (most runs, "
+                        "then smallest rank sum: tells the assessor the systems' consensus); default: the task's "
+                        "(random unless its form says otherwise); every page says which order it has and why")
     parser.add_argument("--seed", type=int, default=0, help="seed of --order random")
     parser.add_argument("--ref", help="a reference folder whose checks apply (e.g. its official topics)")
     parser.add_argument("--pr-runs", nargs="*", default=[], help="r2c2-ac: the official PR run files or folders "
@@ -173,6 +190,8 @@ def run(argv: List[str]) -> int:
     except SystemExit as exc:
         return EXIT_OK if exc.code == 0 else EXIT_CONFIG
     task = get_task(args.task)
+    if args.order is None:
+        args.order = task.pooling.order
     if task.pooling.ranked and args.depth is None:
         raise ConfigError("--depth K is required for task %s" % args.task)
     if args.runs_per_team is not None and args.runs_per_team < 1:
@@ -227,7 +246,12 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     columns = sheet_columns(form, pool)
     # the assessment pages need the rows at once; the sheet alone makes them as it writes them (as many as the items)
     rows = list(sheet_rows(form, pool, args.order, args.seed)) if assessing[0] is not None else None
-    prepared = prepare(task, columns, rows, assessing[0], assessing[1]) if rows is not None else None
+    judged_before = judged_keys(task, args.judged) if args.judged else set()
+    to_assess = [row for row in rows if (row["topic"], row["item"]) not in judged_before] \
+        if rows is not None and judged_before else rows
+    prepared = prepare(task, columns, to_assess, assessing[0], assessing[1]) if rows is not None else None
+    if prepared is not None:
+        collection_verdict(prepared, args.min_found)        # before anything is written
     not_blind = task.assessment.not_blind(options) if prepared is not None else None
     if not_blind:
         where = os.path.join(args.ref, "task.yaml") if os.path.isdir(args.ref) else args.ref   # options come from it
@@ -237,6 +261,8 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
         copy_official(official, os.path.join(args.output, form.official_folder))
     copies = copy_runs(found, args.output)
     stats = statistics(pool, args, unresolved, copies, found.notes)
+    if args.judged:
+        stats["judged_before"] = OrderedDict([("file", args.judged), ("items_left_out", len(rows) - len(to_assess))])
     with open(os.path.join(args.output, STATS_FILE), "w", encoding="utf-8") as handle:
         json.dump(stats, handle, indent=1, ensure_ascii=False)
         handle.write("\n")
@@ -248,6 +274,12 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     write_sheet(os.path.join(args.output, POOL_FILE), columns,
                 rows if rows is not None else sheet_rows(form, pool, args.order, args.seed))
     print_summary(stats, form)
+    if args.judged:
+        say("judged before: %d pooled item(s) judged in %s are left out of the pages (%d left to judge); give %s "
+            "to `runscore judgements` with the new sheets" % (len(rows) - len(to_assess), args.judged,
+                                                            len(to_assess), args.judged))
+    say("order of the items: %s%s: %s" % (args.order, " (seed %d)" % args.seed if args.order == "random" else "",
+                                         pooling.ORDER_WHY[args.order]))
     if prepared is not None:
         say("\n".join(prepared.summary(args.output)))
     for companion in found.companions:
@@ -256,6 +288,46 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
             % (companion.name, companion.owner or "no known owner (a loose file)", receipt.lines,
                "" if receipt.lines == 1 else "s", receipt.sha256, companion.origin.source))
     return EXIT_OK
+
+
+def judged_keys(task, path: str) -> set:
+    """(topic, item) of every labelled row of an earlier round's judgements: a qrels file (TREC or NTCIR format)
+    or a filled sheet, read by the sheet reader `runscore judgements` uses; topics as the task spells them."""
+    from ..campaign.sheet import iter_sheet
+
+    _, rows = iter_sheet(path, ConfigError)
+    return {(task.assessment.topic_key(row.values["topic"]), row.values["item"]) for row in rows
+            if row.values[LABEL].strip()}
+
+
+def collection_verdict(prepared, min_found: Optional[float]) -> None:
+    """ConfigError (exit 2, nothing written) when the collection yields none of the pooled documents, or less than
+    the share `min_found`: pages of "document not found" cards are no assessment, and the reason (a wrong path,
+    format, encoding or id field) is in the collection's warnings, repeated here."""
+    collection = prepared.collection
+    if collection is None:
+        return
+    wanted = {row["document"] for row in prepared.rows if row.get("document")}
+    if not wanted:
+        return
+    found = len(wanted & set(collection.documents))
+    share = found / len(wanted)
+    if (found > 0 or min_found == 0.0) and (min_found is None or share >= min_found):
+        return
+    files = collection.files
+    why = ["the collection yielded %d of the %d pooled document(s) (%.1f%%)%s; nothing was written"
+           % (found, len(wanted), 100.0 * share, ", less than --min-found %g" % min_found
+              if min_found is not None else "")]
+    why.append("read: %s" % ("; ".join("%s (%s %s, %d found)" % (f.path, f.format, f.encoding, f.found)
+                                       for f in files[:5]) + (" and %d more" % (len(files) - 5)
+                                                              if len(files) > 5 else "") if files
+                             else "no file (none is in a collection format)"))
+    example = sorted(wanted - set(collection.documents))[:3]
+    why.append("pooled ids not found, e.g. %s: check --collection-format, --encoding and --id-field"
+               % ", ".join(example))
+    for note in collection.told()[:5]:
+        why.append(note)
+    raise ConfigError("; ".join(why))
 
 
 def _has_text(form: Pooling, pool: pooling.Pool) -> bool:

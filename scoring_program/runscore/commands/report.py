@@ -44,6 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--confidence", type=float, default=0.95, help="level of the tau intervals (default 0.95)")
     parser.add_argument("--discpower", action="store_true",
                         help="also write Discpower's input matrix and p-value files (DIR/discpower/)")
+    parser.add_argument("--runs", dest="family", action="append", default=[], metavar="RUN[,RUN...]",
+                        help="the family of Tukey's HSD: only these runs (labels as in means.csv; shell patterns "
+                             "such as 'team1-*'; repeatable). The HSD's p-values depend on the family: "
+                             "default every run")
+    parser.add_argument("--exclude", action="append", default=[], metavar="RUN[,RUN...]",
+                        help="leave these runs (or patterns, e.g. 'baseline*') out of Tukey's HSD family; they "
+                             "keep their means, tau and pool figures")
     parser.add_argument("--option", action="append", metavar="NAME=VALUE", help="override a task option")
     parser.add_argument("--max-errors", type=int, default=50, help="different errors listed per file (default 50)")
     parser.add_argument("runs", nargs="+", metavar="RUN_OR_SUBMISSION",
@@ -61,7 +68,8 @@ def run(argv: List[str]) -> int:
                              tau_bootstrap=args.tau_bootstrap, confidence=args.confidence, discpower=args.discpower,
                              options=_option_overrides(args.option), max_errors=args.max_errors,
                              phase=args.phase, deadline=args.deadline, submissions=args.submissions,
-                             allow_same_names=args.allow_same_names, skip_invalid=args.skip_invalid)
+                             allow_same_names=args.allow_same_names, skip_invalid=args.skip_invalid,
+                             family=_listed(args.family), exclude=_listed(args.exclude))
     except api.InvalidRunsError as exc:
         for line in exc.lines:
             say(line, file=sys.stderr)
@@ -71,6 +79,14 @@ def run(argv: List[str]) -> int:
         say(message, file=sys.stderr)
     for note in written.notes:
         say("note: %s" % note, file=sys.stderr)
+    rules = overview.rules_line(written.overview.task, written.overview.settings.get("rules") or {})
+    if rules:
+        say(rules)
     say("%d run%s of %s: wrote %s into %s" % (written.runs, "" if written.runs == 1 else "s", args.task,
                                               ", ".join(written.files), args.output))
     return EXIT_OK
+
+
+def _listed(values: List[str]) -> List[str]:
+    """--runs a,b --runs c -> [a, b, c]."""
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]

@@ -89,13 +89,7 @@ def read_graded_qrels(path: str, fmt: str = "auto", max_level: Optional[int] = N
     if fmt == "ntcir":
         return parse_ntcir_qrels_text(text, path, max_level)
     top = MAX_LEVELS if max_level is None else max_level
-    qrels = read_qrels(path)
-    for topic, docs in qrels.items():
-        for docid, grade in docs.items():
-            if not 0 <= grade <= top:
-                raise ConfigError("topic %s document %s: grade %d is outside 0..%d" % (topic, docid, grade, top),
-                                  path)
-    return qrels
+    return read_qrels(path, scale=(0, top))      # a grade off the scale is told at its line, with the scale
 
 
 def _sniff(text: str, path: str) -> str:

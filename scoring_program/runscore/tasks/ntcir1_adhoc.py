@@ -17,7 +17,7 @@ from ..ranking import fastpath
 from ..ranking.columnar_qrels import max_grade
 from ..errors import ConfigError, Diagnostics
 from ..measures.trec_measure import INTERP_RULES, TrecOptions
-from ..ranking.qrels import read_qrels
+from ..ranking.qrels import outside_scale, read_qrels
 from ..ranking.columnar_run import ColumnarRun, columns_from_records
 from ..ranking.rankeval import TopicRun, evaluate_rankings, ranked_docnos, summarise_table, summarise_topics
 from ..ranking.run_batch import RunBatch, usable_qrels
@@ -33,6 +33,11 @@ LEVELS = ("rel1", "rel2")
 # A graded qrels file holds letters (or integers); rigid (rel1) = A and above, relaxed (rel2) = B and above.
 GRADE_LETTERS = {"S": 3, "A": 2, "B": 1, "C": 0}
 GRADED_LEVEL = {"rel1": 2, "rel2": 1}
+# The grades each kind of qrels file may hold (lowest, highest): a graded file S/A/B/C or 3..0, a file of one level
+# (rel1, rel2) 0 or 1. Anything else is refused at its line: a collection's own 1-4 qrels (1 best) read as these
+# grades would invert the levels and still give a plausible MAP.
+GRADED_SCALE = (0, 3)
+BINARY_SCALE = (0, 1)
 
 MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "11pt_avg", "P")
@@ -193,7 +198,8 @@ class Ntcir1Adhoc(Task):
             files = config["qrels"]
             if not isinstance(files, dict) or set(files) != set(LEVELS):
                 raise ConfigError("qrels must map rel1 and rel2 to a qrels file each", where)
-            qrels = {level: _read_qrels(reference_file(ref_path, files[level], level)) for level in LEVELS}
+            qrels = {level: _read_qrels(reference_file(ref_path, files[level], level), scale=BINARY_SCALE)
+                     for level in LEVELS}
             all_topics = sorted(set(qrels["rel1"]) | set(qrels["rel2"]))
             return Reference(qrels, {"rel1": 1, "rel2": 1}, self._topic_list(topics, all_topics))
         if "graded_qrels" in config:
@@ -202,7 +208,7 @@ class Ntcir1Adhoc(Task):
         raise ConfigError("task.yaml must name either qrels (rel1, rel2) or graded_qrels", where)
 
     def _graded_reference(self, path: str, topics: Optional[List]) -> Reference:
-        qrels = _read_qrels(path, GRADE_LETTERS)
+        qrels = _read_qrels(path, GRADE_LETTERS, GRADED_SCALE)
         return Reference({level: qrels for level in LEVELS}, dict(GRADED_LEVEL),
                          self._topic_list(topics, sorted(qrels)))
 
@@ -548,16 +554,18 @@ class _Renamed(dict):
 _RENAMED = {level: _Renamed(level) for level in LEVELS}
 
 
-def _read_qrels(path: str, grade_map: Optional[Dict[str, int]] = None) -> Mapping:
-    """topic -> docno -> grade with topic ids zero-padded; a big clean file is read as columns (fastpath)."""
+def _read_qrels(path: str, grade_map: Optional[Dict[str, int]] = None,
+                scale: Optional[Tuple[int, int]] = None) -> Mapping:
+    """topic -> docno -> grade with topic ids zero-padded, every grade on `scale`; a big clean file is read as
+    columns (fastpath), and read again by the exact reader to name the lines when a grade is off the scale."""
     fast = fastpath.read_reference_qrels(path, grade_map)
-    if fast is not None:
+    if fast is not None and not (scale is not None and outside_scale(fast, scale)):
         renamed = fast.renamed(normalise_topic)
         if renamed is not None:
             return renamed
     qrels: Dict[str, Dict[str, int]] = {}
     spelled: Dict[str, str] = {}
-    for topic, docs in read_qrels(path, grade_map=grade_map).items():
+    for topic, docs in read_qrels(path, grade_map=grade_map, scale=scale).items():
         padded = normalise_topic(topic)
         if padded in qrels:
             raise ConfigError("topics %s and %s are the same topic once zero-padded to 4 digits (%s)"

@@ -93,6 +93,10 @@ class Pooling:
     official_folder: str = ""
     # What a pool of units holds, as `runscore pool` says it ("pooled 5 run(s) of 3 team(s), <this>: ...").
     units_pooled: str = "every unit of every run"
+    # The order of the items on the pages and in the sheet when `runscore pool --order` is not given: random
+    # (seeded), docid or ntcirpool (campaign/pool.py ORDER_WHY). Random by default: NTCIRPOOL's order tells the
+    # assessor which items the systems agreed on; a form that wants it says so here.
+    order: str = "random"
 
     # ------------------------------------------------------------------------------ pooling ---
     def read_official(self, paths: Sequence[str]) -> Dict[str, Any]:
