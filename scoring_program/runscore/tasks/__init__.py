@@ -49,6 +49,18 @@ def all_tasks() -> List[Task]:
     return list(_load().values())
 
 
+def register(task: Task) -> Task:
+    """A task made while the program runs (an organiser's form, tasks/forms/) into the registry, where every command
+    finds it as it finds the seven; a form may not take the id of a task of the package."""
+    tasks = _load()
+    known = tasks.get(task.id)
+    if known is not None and known is not task and getattr(known, "form_path", None) is None:
+        raise ConfigError("a form may not be named %s: that is a task of runscore (`runscore tasks`)" % task.id,
+                          getattr(task, "form_path", ""))
+    tasks[task.id] = task
+    return task
+
+
 Task.registered = staticmethod(all_tasks)       # what a form asks to name the task a file belongs to instead
 
 
