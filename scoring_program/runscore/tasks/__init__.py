@@ -36,6 +36,9 @@ def _load() -> Dict[str, Task]:
             task = getattr(importlib.import_module("%s.%s" % (__name__, name)), "TASK", None)
             if isinstance(task, Task):
                 found.append(task)
+        from .forms import installed_forms      # the form a competition's scoring program carries
+
+        found.extend(installed_forms())
         for task in sorted(found, key=lambda t: ORDER.index(t.id) if t.id in ORDER else len(ORDER)):
             _TASKS[task.id] = task
     return _TASKS

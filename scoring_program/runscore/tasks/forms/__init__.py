@@ -183,6 +183,20 @@ def template(kind: str, name: str) -> str:
     return module.TEMPLATE.replace("{name}", name).replace("{title}", name.replace("-", " ").capitalize())
 
 
+# ------------------------------------------------------------------------------ forms in a bundle ---
+# Where a competition's scoring program carries its form (runscore bundle --form writes it there): every phase, the
+# worker's copy of the formal reference and the starting kit's dry run then know the task as they know the seven.
+INSTALLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "installed")
+
+
+def installed_forms() -> List[Task]:
+    """The tasks of the forms the scoring program carries (none in the repository's own package)."""
+    if not os.path.isdir(INSTALLED):
+        return []
+    return [load_form(os.path.join(INSTALLED, name)) for name in sorted(os.listdir(INSTALLED))
+            if name.endswith(".yaml")]
+
+
 # ------------------------------------------------------------------------------ `--form FILE` ---
 # The commands whose task option is `--tasks` (a list) rather than `--task`.
 _TASKS_OPTION = ("bundle", "lint-bundle")

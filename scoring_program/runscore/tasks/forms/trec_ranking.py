@@ -8,6 +8,7 @@ leaves a topic out scores 0 there instead of being averaged over fewer topics. T
 ranking/qrels.py), the ranking and labelling (ranking/rankeval.py) and the measures (measures/trec.py) are the ones
 `runscore trec_eval` uses; nothing here computes a measure.
 """
+import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -328,6 +329,46 @@ class TrecRankingTask(Task):
             docnos = ranked_docnos(topic_run, options["tie_order"], options["max_docs"], self._dtype(options))
             out[topic] = [RankedItem(doc, None, doc) for doc in docnos[:depth]]
         return out
+
+    # ---------------------------------------------------------------------------- the competition's pages ---
+    def about(self) -> str:
+        """What a participant reads of the form on the task page: the grade scale and how runs are scored."""
+        lines = ["## Relevance grades", "",
+                 "The assessors grade each judged document on this scale; grades of %d and above count as relevant "
+                 "for the binary measures (MAP, P@k, recall, R-precision), and the grades themselves are the gains "
+                 "of nDCG." % self.level, "", "| grade | label | meaning |", "|---|---|---|"]
+        lines += ["| %d | %s | %s |" % (g["grade"], _cell(g["label"]), _cell(g.get("meaning", ""))) for g in self.grades]
+        lines += ["", "## Scoring", "",
+                  "Runs are scored as trec_eval 9.0.8 scores them: documents are ranked by score (compared as a C "
+                  "float), ties by document id in descending order, and the first %d of a topic are evaluated. Every "
+                  "measure is averaged over every topic of the reference data (trec_eval -c): a topic a run leaves "
+                  "out counts 0, and a topic without a relevant document counts 0 in every measure." % self.max_docs,
+                  ""]
+        return "\n".join(lines)
+
+    # ---------------------------------------------------------------------------- the competition's samples ---
+    def sample_files(self) -> Tuple[Dict[str, str], Dict[str, str]]:
+        """(sample reference folder, sample submission folder) as {file name: text}, made from the form alone: two
+        topics with a document of every grade of the scale, and a run that retrieves them in another order. What
+        the dry-run phase and the starting kit score, so that an organiser's real data never reaches the kit."""
+        topics = [str(t) for t in (self.listed_topics[:2] or ["1", "2"])]
+        qrels, run = [], []
+        for t_index, topic in enumerate(topics):
+            docs = ["doc-%s-%d" % (topic, i) for i in range(len(self.grades) + 2)]
+            for d_index, doc in enumerate(docs[:len(self.grades)]):
+                qrels.append("%s 0 %s %d" % (topic, doc, self.grades[(d_index + t_index) % len(self.grades)]["grade"]))
+            for rank, doc in enumerate(reversed(docs), 1):
+                run.append("%s Q0 %s %d %.1f sample" % (topic, doc, rank, float(len(docs) - rank + 1)))
+        config = "task: %s\ntopics: %s\n" % (self.id, json.dumps(topics))
+        name = "sample1"
+        if self.name_pattern and not self.claims_name(name):
+            name = next((n for n in ("run1", "sample_run1", "sample-1", "SAMPLE1") if self.claims_name(n)), name)
+        return ({self.qrels_name: "\n".join(qrels) + "\n", "task.yaml": config},
+                {name: "\n".join(run) + "\n"})
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 def _merge_kind(base: str) -> Optional[str]:
