@@ -5,6 +5,7 @@ Why discovery instead of a hand-kept list: adding a task is adding one module (`
 """
 import importlib
 import importlib.util
+import os
 import pkgutil
 from typing import Dict, List, Optional
 
@@ -103,3 +104,38 @@ def get_task(task_id: str) -> Task:
         hint = " (did you mean %s?)" % ", ".join(close) if close else ""
         raise ConfigError("unknown task %r%s; known tasks: %s" % (task_id, hint, ", ".join(tasks)))
     return tasks[task_id]
+
+
+# ------------------------------------------------------------------------------ `--form FILE` ---
+# The commands whose task option is `--tasks` (a list) rather than `--task`.
+_TASKS_OPTION = ("bundle", "lint-bundle")
+
+
+def form_arguments(argv: List[str]) -> List[str]:
+    """The command line with each `--form FILE` read, its task registered, and the option replaced by the
+    `--task ID` (`--tasks ID` for bundle) every command already takes: the one place a form becomes a task."""
+    from .forms import load_form
+
+    out: List[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            out.extend(argv[index:])
+            break
+        if arg == "--form" or arg.startswith("--form="):
+            if arg == "--form":
+                if index + 1 >= len(argv):
+                    raise ConfigError("--form expects a form file (runscore new-task KIND NAME writes one)")
+                path = argv[index + 1]
+                index += 2
+            else:
+                path, index = arg[len("--form="):], index + 1
+            if not os.path.isfile(path):
+                raise ConfigError("form %r does not exist (runscore new-task KIND NAME writes one)" % path)
+            task = register(load_form(path))
+            out.extend(["--tasks" if argv and argv[0] in _TASKS_OPTION else "--task", task.id])
+            continue
+        out.append(arg)
+        index += 1
+    return out

@@ -5,7 +5,7 @@ qrels is a handful of choices (title, grade scale, measures, depth), which a for
 A form is read here once, checked against `runscore/schemas/form-<kind>.json` with every problem told as
 `FORM.yaml:LINE: error: <field>: ...`, and built by the module of its `kind:` (one module a kind, each reusing the
 readers and measures the seed tasks use) into a Task that the registry then holds like the seven
-(`tasks.register`): every command that takes `--task T` takes `--form FILE` (`form_arguments`, called once by
+(`tasks.register`): every command that takes `--task T` takes `--form FILE` (`tasks.form_arguments`, called once by
 the command line before any command reads its arguments), so that no command asks whether its task is a form.
 
 Hostile forms: YAML aliases (the "billion laughs") and a key given twice are refused by the loader task.yaml uses,
@@ -195,38 +195,3 @@ def installed_forms() -> List[Task]:
         return []
     return [load_form(os.path.join(INSTALLED, name)) for name in sorted(os.listdir(INSTALLED))
             if name.endswith(".yaml")]
-
-
-# ------------------------------------------------------------------------------ `--form FILE` ---
-# The commands whose task option is `--tasks` (a list) rather than `--task`.
-_TASKS_OPTION = ("bundle", "lint-bundle")
-
-
-def form_arguments(argv: List[str]) -> List[str]:
-    """The command line with each `--form FILE` read, its task registered, and the option replaced by the
-    `--task ID` (`--tasks ID` for bundle) every command already takes: the one place a form becomes a task."""
-    from .. import register
-
-    out: List[str] = []
-    index = 0
-    while index < len(argv):
-        arg = argv[index]
-        if arg == "--":
-            out.extend(argv[index:])
-            break
-        if arg == "--form" or arg.startswith("--form="):
-            if arg == "--form":
-                if index + 1 >= len(argv):
-                    raise ConfigError("--form expects a form file (runscore new-task KIND NAME writes one)")
-                path = argv[index + 1]
-                index += 2
-            else:
-                path, index = arg[len("--form="):], index + 1
-            if not os.path.isfile(path):
-                raise ConfigError("form %r does not exist (runscore new-task KIND NAME writes one)" % path)
-            task = register(load_form(path))
-            out.extend(["--tasks" if argv and argv[0] in _TASKS_OPTION else "--task", task.id])
-            continue
-        out.append(arg)
-        index += 1
-    return out

@@ -10,7 +10,7 @@ ranking/qrels.py), the ranking and labelling (ranking/rankeval.py) and the measu
 """
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
