@@ -266,3 +266,38 @@ def test_a_yaml_bomb_and_a_huge_form_are_not_read(tmp_path):
     assert code == 2 and "bigger than" in err
     code, _, err = run_cli("options", "--form", tmp_path / "none.yaml")
     assert code == 2 and "does not exist" in err
+
+
+def test_the_walkthrough_of_own_campaign_md_runs_as_written(tmp_path):
+    """Every command of docs/own-campaign.md's sh blocks, in order, in an empty folder; before `judgements` the
+    assessors' sheets are filled in with the example's qrels (what the page says they stand for)."""
+    import re
+    import shlex
+    import sys
+
+    from runscore.campaign.sheet import read_sheet, write_sheet
+
+    text = open(os.path.join(ROOT, "docs", "own-campaign.md"), encoding="utf-8").read()
+    commands = [line for block in re.findall(r"```sh\n(.*?)```", text, re.S) for line in block.splitlines()]
+    assert len(commands) >= 10
+    for line in commands:
+        argv = shlex.split(line.split("  #")[0])
+        if argv[0] == "runscore":
+            if argv[1] == "judgements":
+                truth = {tuple(f[i] for i in (0, 2)): f[3] for f in (l.split() for l in
+                         (tmp_path / "example" / "qrels" / "qrels.txt").read_text().splitlines())}
+                for sheet in argv:
+                    if sheet.endswith(".tsv") and "sheet-" in sheet:
+                        columns, rows = read_sheet(str(tmp_path / sheet))
+                        write_sheet(str(tmp_path / sheet), columns, [dict(
+                            r.values, label=truth.get((r.values["topic"], r.values["item"]), "0")) for r in rows])
+            code, out, err = run_cli(*argv[1:], cwd=str(tmp_path))
+            assert code == 0, (line, err)
+        else:
+            assert argv[0] == "python3"
+            done = subprocess.run([sys.executable, os.path.join(ROOT, argv[1])] + argv[2:], cwd=str(tmp_path),
+                                  capture_output=True, text=True)
+            assert done.returncode == 0, (line, done.stderr + done.stdout)
+    assert "nDCG@10 & MAP & P@10" in (tmp_path / "report" / "means.tex").read_text()
+    assert {line.split()[3] for line in (tmp_path / "judged" / "qrels.txt").read_text().splitlines()} == \
+        {"0", "1", "2", "3"}

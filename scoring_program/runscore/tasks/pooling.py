@@ -93,6 +93,8 @@ class Pooling:
     official_folder: str = ""
     # What a pool of units holds, as `runscore pool` says it ("pooled 5 run(s) of 3 team(s), <this>: ...").
     units_pooled: str = "every unit of every run"
+    # The depth `runscore pool` takes when --depth is not given (an organiser's form says it); None: --depth is needed.
+    depth: Optional[int] = None
 
     # ------------------------------------------------------------------------------ pooling ---
     def read_official(self, paths: Sequence[str]) -> Dict[str, Any]:

@@ -155,6 +155,7 @@ class TrecRankingTask(Task):
                                    tuple(g.get("meaning", g["label"]) for g in self.grades))},
             encoding=collection.get("encoding", "utf-8"))
         self.pooling = FormPooling(self.qrels_name, self.level)
+        self.pooling.depth = self.pool_depth
 
     # ---------------------------------------------------------------------------- the form, checked ---
     def _check_grades(self, lines) -> None:
