@@ -20,7 +20,7 @@ from ...errors import ConfigError
 from ..base import Task, _strict_loader, short_repr
 
 # kind -> the module (of this package) that builds it; each defines build(form, path, lines) -> Task and TEMPLATE.
-KINDS = {"trec-ranking": "trec_ranking"}
+KINDS = {"trec-ranking": "trec_ranking", "classification": "classification", "qa": "qa"}
 MAX_FORM_BYTES = 1 << 18          # a real form is a page; a bigger file is not read
 
 
@@ -157,6 +157,38 @@ def _schema_message(error, field) -> str:
                                            " (%s)" % error.schema["description"] if "description" in error.schema
                                            else "")
     return short_repr(error.message, 120)
+
+
+def common_fields(task: Task, form: Dict[str, Any], path: str, lines: FormLines, run_file_help: str) -> None:
+    """The fields every kind has: name, title, tag, description, the run-file rules; the form's path."""
+    import re
+
+    task.form_path = os.path.abspath(path)
+    task.form = form
+    task.id = form["name"]
+    task.title = form["title"]
+    task.tag = form.get("tag") or form["title"][:16]
+    task.description = form.get("description") or form["title"]
+    runs = form.get("runs") or {}
+    task.run_file_help = run_file_help
+    task.name_pattern = runs.get("name_pattern")
+    task.hidden_phase_runs = runs.get("runs_per_submission", 1)
+    try:
+        re.compile(task.name_pattern or "")
+    except re.error as exc:
+        raise lines.error(["runs", "name_pattern"], "not a regular expression: %s" % exc)
+
+
+def primary_first(columns: List, form: Dict[str, Any], lines: FormLines) -> Tuple:
+    """The columns with the form's `primary` first (its title, key or measure as written); the first by default."""
+    primary = form.get("primary")
+    if primary is None:
+        return tuple(columns)
+    written = [col["measure"] for col in form["columns"]]
+    found = [c for c, measure in zip(columns, written) if primary in (c.title, c.key, c.measure, measure)]
+    if not found:
+        raise lines.error(["primary"], "%r is no column; columns: %s" % (primary, ", ".join(c.title for c in columns)))
+    return tuple([found[0]] + [c for c in columns if c is not found[0]])
 
 
 def load_form(path: str) -> Task:

@@ -23,6 +23,7 @@ from ...textfile import numbered_lines, read_text
 from ..assessing import AssessmentForm, LabelScale
 from ..base import Column, Option, ParsedRun, RankedItem, RunScores, Task, first_line, read_task_yaml
 from ..pooling import JudgedPool, Pooling, as_dicts, drop_items, write_lines
+from . import common_fields, primary_first
 
 # Leaderboard keys are `<name>_<column>` in [a-z0-9_], at most this long (Codabench's column key).
 MAX_KEY = 36
@@ -114,18 +115,13 @@ class TrecRankingTask(Task):
     """A ranking task built from a form (module docstring); one instance a form."""
 
     def __init__(self, form: Dict[str, Any], path: str, lines):
-        self.form_path = os.path.abspath(path)
-        self.form = form
-        self.id = form["name"]
-        self.title = form["title"]
-        self.tag = form.get("tag") or form["title"][:16]
-        self.description = form.get("description") or "%s (TREC runs, graded qrels)" % form["title"]
         runs = form.get("runs") or {}
         self.max_docs = runs.get("max_docs", 1000)
-        self.run_file_help = ("a file in TREC format (the run's name is the file's name), whitespace-separated lines "
-                              "'topic Q0 docno rank score run_tag', at most %d documents a topic" % self.max_docs)
-        self.name_pattern = runs.get("name_pattern")
-        self.hidden_phase_runs = runs.get("runs_per_submission", 1)
+        common_fields(self, form, path, lines, "a file in TREC format (the run's name is the file's name), "
+                      "whitespace-separated lines 'topic Q0 docno rank score run_tag', at most %d documents a topic"
+                      % self.max_docs)
+        if "description" not in form:
+            self.description = "%s (TREC runs, graded qrels)" % form["title"]
         reference = form.get("reference") or {}
         self.qrels_name = reference.get("qrels", "qrels.txt")
         self.listed_topics = [str(t) for t in reference.get("topics") or ()]
@@ -179,16 +175,11 @@ class TrecRankingTask(Task):
 
     def _check_names(self, collection, lines) -> None:
         import codecs
-        import re
 
         try:
             codecs.lookup(collection.get("encoding", "utf-8"))
         except LookupError:
             raise lines.error(["collection", "encoding"], "Python knows no encoding %r" % collection["encoding"])
-        try:
-            re.compile(self.name_pattern or "")
-        except re.error as exc:
-            raise lines.error(["runs", "name_pattern"], "not a regular expression: %s" % exc)
 
     def _read_columns(self, form, lines):
         problems = ConfigErrors()
@@ -222,17 +213,8 @@ class TrecRankingTask(Task):
                 columns.append(Column(key, column.get("title") or column["measure"], value_name,
                                       precision=column.get("precision", form.get("precision", 4))))
         problems.check()
-        primary = form.get("primary")
-        if primary is not None:
-            found = [c for c in columns if primary in (c.title, c.key, c.measure)
-                     or primary in [col["measure"] for col in form["columns"] if (col.get("title") or col["measure"])
-                                    == c.title]]
-            if not found:
-                raise lines.error(["primary"], "%r is no column; columns: %s"
-                                  % (primary, ", ".join(c.title for c in columns)))
-            columns.remove(found[0])
-            columns.insert(0, found[0])
-        return measures, params, tuple(columns)
+        columns = primary_first(columns, form, lines)
+        return measures, params, columns
 
     # ---------------------------------------------------------------------------- discovery ---
     def sniff(self, head: str) -> bool:
