@@ -13,7 +13,8 @@ from typing import List
 from ..errors import EXIT_CONFIG, EXIT_OK, ConfigError
 
 NAME = "new-task"
-HELP = "write a commented form of your own task (trec-ranking) to NAME.yaml; then use --form NAME.yaml"
+HELP = ("write a commented form of your own task (trec-ranking, classification, qa) to NAME.yaml; then use --form "
+        "NAME.yaml")
 
 
 class _Parser(argparse.ArgumentParser):
