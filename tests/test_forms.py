@@ -214,6 +214,18 @@ def test_a_forms_competition_and_its_dry_run(tmp_path):
     assert done.returncode == 0, done.stderr + done.stdout
     code, mine, _ = run_cli("score", "--form", form, "--ref", tmp_path / "ref", runs[0], "--json")
     assert "nDCG@10: %s" % str(round(json.loads(mine)["alpha1"]["ndcg_cut_10"], 4)) in done.stdout
+    page = open(os.path.join(str(tmp_path / "work"), "demo", "output", "detailed_results.html")).read()
+    assert "0.%s" % ("%.4f" % json.loads(mine)["alpha1"]["ndcg_cut_10"])[2:] in page
+    assert "num_rel" not in page and ">7<" not in page, "a hidden phase shows no per-topic value of the form's task"
+
+
+def test_the_channel_table_counts_a_forms_hidden_reference(tmp_path):
+    from runscore.codabench.channel import channels, table
+    from runscore.tasks.forms import load_form
+
+    task = tasks.register(load_form(new_form(tmp_path)))
+    row = [line for line in table(channels([task])).splitlines() if line.startswith("| demo |")]
+    assert row and "| 1 | 5 / 100 |" in row[0] and "4 levels, 2.00 bits" in row[0] and "(3 columns)" in row[0]
 
 
 def hostile(tmp_path, old, new):

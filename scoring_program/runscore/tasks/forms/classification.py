@@ -16,7 +16,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from ...errors import ConfigError, ConfigErrors, Diagnostics
 from ...measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, precision, recall
 from ...textfile import numbered_lines, read_text
-from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, public_note, read_task_yaml
+from ..base import (Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, public_note,
+                    read_task_yaml)
 from . import common_fields, primary_first
 
 MAX_KEY = 36
@@ -59,6 +60,8 @@ class ClassificationTask(Task):
         self.gold_name = (form.get("reference") or {}).get("gold", "gold.tsv")
         self.keys = {label["label"]: label["key"] for label in form["labels"]}
         self._check_labels(form, lines)
+        self.hidden_reference = ReferenceSize(None, len(self.labels), None, "labelled items (a label of %d)"
+                                              % len(self.labels), "the form %s" % os.path.basename(path))
         available = {"accuracy": "Accuracy", "macro_f1": "Macro-F1", "micro_f1": "Micro-F1"}
         for label, key in self.keys.items():
             available["accuracy_%s" % key] = "Accuracy (%s)" % label

@@ -15,7 +15,8 @@ from ...errors import ConfigError, ConfigErrors, Diagnostics
 from ...measures.qa import (bag_f1, mean, normalize_characters, squad11_exact_match, squad11_f1,
                             squad11_max_over_golds)
 from ...textfile import numbered_lines, read_text
-from ..base import Column, Option, ParsedRun, RunScores, Task, first_line, public_note, read_task_yaml
+from ..base import (Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, public_note,
+                    read_task_yaml)
 from . import common_fields, primary_first
 
 TITLES = {"exact_match": "Exact match", "f1": "F1"}
@@ -80,6 +81,8 @@ class QaTask(Task):
         common_fields(self, form, path, lines, "a file of %s, one answer a question" % layout)
         self.gold_name = (form.get("reference") or {}).get("gold", "gold.json")
         self.normaliser = form.get("normaliser", "squad")
+        self.hidden_reference = ReferenceSize(None, 2, None, "gold answers (a run's answer is right or not)",
+                                              "the form %s" % os.path.basename(path))
         columns = []
         for index, column in enumerate(form["columns"]):
             measure = column["measure"]

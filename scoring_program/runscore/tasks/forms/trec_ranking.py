@@ -21,7 +21,8 @@ from ...ranking.rankeval import evaluate_rankings, ranked_docnos
 from ...ranking.trec_format import parse_trec_run
 from ...textfile import numbered_lines, read_text
 from ..assessing import AssessmentForm, LabelScale
-from ..base import Column, Option, ParsedRun, RankedItem, RunScores, Task, first_line, read_task_yaml
+from ..base import (Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line,
+                    read_task_yaml)
 from ..pooling import JudgedPool, Pooling, as_dicts, drop_items, write_lines
 from . import common_fields, primary_first
 
@@ -128,6 +129,9 @@ class TrecRankingTask(Task):
         self.level = form.get("relevance_level", 1)
         self.grades = sorted(form["grades"], key=lambda g: g["grade"])
         self._check_grades(lines)
+        self.hidden_reference = ReferenceSize(None, len(self.grades), len(self.listed_topics) or None,
+                                              "judged documents (a grade of %d)" % len(self.grades),
+                                              "the form %s" % os.path.basename(path))
         self._measures, self._params, self.columns = self._read_columns(form, lines)
         self.per_topic_measures = COUNTS + tuple(c.measure for c in self.columns if c.measure not in COUNTS)
         self.per_topic_effectiveness = tuple(c.measure for c in self.columns if c.measure not in COUNTS)
@@ -267,9 +271,10 @@ class TrecRankingTask(Task):
     # ---------------------------------------------------------------------------- runs ---
     def parse(self, path: str, display: str, diags: Diagnostics, reference: Optional[FormReference],
               options: Dict[str, Any]) -> List[ParsedRun]:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        run, found = parse_trec_run(data, display, max_errors=diags.max_errors,
+        text = read_text(path, display)           # the size cap and the submission's budget (textfile.py)
+        if self.wrong_layout(text, diags, None, 6):
+            return []
+        run, found = parse_trec_run(text.encode("utf-8"), display, max_errors=diags.max_errors,
                                     keep_first_duplicate=options["duplicates"] == "keep_first")
         for item in found.items:
             diags.add(item)
