@@ -206,6 +206,9 @@ def test_a_forms_competition_and_its_dry_run(tmp_path):
         text = " ".join(archive.read(n).decode("utf-8", "replace") for n in names
                         if n.startswith("pages/") or n in ("competition.yaml", "starting_kit/README.md"))
         assert "demo_ndcg_cut_10" in text and "highly relevant" in text and "NTCIR" not in text
+    tasks._TASKS.pop("demo")          # a new process: lint-bundle knows the task from the form the zip carries
+    code, out, err = run_cli("lint-bundle", zip_path)
+    assert code == 0 and "bundle ok" in out, out + err
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "alpha1").write_text(open(runs[0]).read())
     done = subprocess.run(["python3", os.path.join(ROOT, "starting_kit", "dry_run.py"), str(tmp_path / "sub"),

@@ -95,3 +95,41 @@ def staged_reference(reference: Optional[str], task: Task, workdir: str) -> Opti
     _write(os.path.join(copy, "task.yaml"), "task: %s\n" % task.id)
     return copy
 
+
+# Where a form's competition carries its form (the scoring program's tasks/forms/installed/).
+CARRIED = "scoring_program/runscore/tasks/forms/installed/"
+
+
+def register_carried_forms(path: str) -> None:
+    """The forms a bundle's scoring program carries (a zip or a folder), registered in this process, so that
+    `runscore lint-bundle` loads the bundle's reference data as its own score.py will."""
+    import tempfile
+    import zipfile
+
+    from ..tasks import register
+    from ..tasks.forms import load_form
+
+    if os.path.isdir(path):
+        folder = os.path.join(path, *CARRIED.split("/"))
+        names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+        for name in names:
+            if name.endswith(".yaml"):
+                register(load_form(os.path.join(folder, name)))
+        return
+    if not zipfile.is_zipfile(path):
+        return
+    with zipfile.ZipFile(path) as archive:
+        carried = [n for n in archive.namelist() if n.startswith(CARRIED) and n.endswith(".yaml")
+                   and "/" not in n[len(CARRIED):]]
+        if not carried:
+            return
+        workdir = tempfile.mkdtemp(prefix="runscore-form-")
+        try:
+            for name in carried:
+                local = os.path.join(workdir, os.path.basename(name))
+                with open(local, "wb") as handle:
+                    handle.write(archive.read(name)[:1 << 18])
+                register(load_form(local))
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+

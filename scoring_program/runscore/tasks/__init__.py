@@ -107,8 +107,10 @@ def get_task(task_id: str) -> Task:
 
 
 # ------------------------------------------------------------------------------ `--form FILE` ---
-# The commands whose task option is `--tasks` (a list) rather than `--task`.
-_TASKS_OPTION = ("bundle", "lint-bundle")
+# The commands whose task option is `--tasks` (a list) rather than `--task`, and those that take no task option (the
+# form's task is registered only: lint-bundle reads the form a bundle carries anyway).
+_TASKS_OPTION = ("bundle",)
+_NO_TASK_OPTION = ("lint-bundle",)
 
 
 def form_arguments(argv: List[str]) -> List[str]:
@@ -134,7 +136,8 @@ def form_arguments(argv: List[str]) -> List[str]:
             if not os.path.isfile(path):
                 raise ConfigError("form %r does not exist (runscore new-task KIND NAME writes one)" % path)
             task = register(load_form(path))
-            out.extend(["--tasks" if argv and argv[0] in _TASKS_OPTION else "--task", task.id])
+            if not (argv and argv[0] in _NO_TASK_OPTION):
+                out.extend(["--tasks" if argv and argv[0] in _TASKS_OPTION else "--task", task.id])
             continue
         out.append(arg)
         index += 1
