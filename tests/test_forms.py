@@ -80,6 +80,9 @@ def test_new_task_writes_the_common_case(tmp_path):
     assert code == 2 and "exists" in err, "an existing form is never overwritten"
     code, _, err = run_cli("new-task", "trec-ranking", "Bad_Name", cwd=str(tmp_path))
     assert code == 2 and "lower-case" in err
+    asc = new_form(tmp_path, "asc", edit=lambda t: t.replace("tie_order: desc", "tie_order: asc"))
+    code, out, _ = run_cli("options", "--form", asc)
+    assert code == 0 and "tie_order = 'asc'" in out and "max_docs = 1000" in out
 
 
 def test_scores_equal_trec_eval_on_four_grades(tmp_path):
@@ -238,15 +241,15 @@ def hostile(tmp_path, old, new):
 @pytest.mark.parametrize("old, new, expected", [
     ("kind: trec-ranking", "kind: trec-rank", "demo.yaml:3: error: kind: 'trec-rank' is not a kind of form (did "
                                               "you mean trec-ranking?)"),
-    ("{measure: MAP}", "{measure: nDGC@10}", "demo.yaml:35: error: columns[1].measure: unknown measure 'nDGC@10' "
+    ("{measure: MAP}", "{measure: nDGC@10}", "demo.yaml:37: error: columns[1].measure: unknown measure 'nDGC@10' "
                                             "(did you mean"),
-    ("{grade: 1, label", "{grade: 0, label", "demo.yaml:25: error: grades[1].grade: grade 0 is also grade 0's"),
-    ("key: p,", "key: n,", "demo.yaml:25: error: grades[1].key: key n is also grade 0's"),
-    ("primary: nDCG@10", "primary: nDCG@20", "demo.yaml:37: error: primary: 'nDCG@20' is no column"),
+    ("{grade: 1, label", "{grade: 0, label", "demo.yaml:27: error: grades[1].grade: grade 0 is also grade 0's"),
+    ("key: p,", "key: n,", "demo.yaml:27: error: grades[1].key: key n is also grade 0's"),
+    ("primary: nDCG@10", "primary: nDCG@20", "demo.yaml:39: error: primary: 'nDCG@20' is no column"),
     ("max_docs: 1000", "max_docs: 100000000000000000000000", "demo.yaml:11: error: runs.max_docs: "
                                                               "100000000000000000000000 must be at most 1000000"),
-    ("precision: 4", "precison: 4", "demo.yaml:38: error: precison: unknown field; did you mean precision?"),
-    ("relevance_level: 1", "relevance_level: 4", "demo.yaml:29: error: relevance_level: no grade of the scale is at "
+    ("precision: 4", "precison: 4", "demo.yaml:40: error: precison: unknown field; did you mean precision?"),
+    ("relevance_level: 1", "relevance_level: 4", "demo.yaml:31: error: relevance_level: no grade of the scale is at "
                                                  "least 4"),
     ("name: demo", "name: ntcir1-adhoc", "a form may not be named ntcir1-adhoc"),
     ("title: Demo", "title: [unclosed", "demo.yaml:7: error: not YAML:"),
@@ -265,7 +268,7 @@ def test_a_leaderboard_key_longer_than_codabench_takes(tmp_path):
     form = new_form(tmp_path, edit=lambda t: t.replace("name: demo", "name: a-very-long-name-of-24xy")
                     .replace("{measure: MAP}", "{measure: nDCG@1000}"))
     code, out, err = run_cli("options", "--form", form)
-    assert code == 2 and "demo.yaml:35: error: columns[1].measure: leaderboard key " \
+    assert code == 2 and "demo.yaml:37: error: columns[1].measure: leaderboard key " \
         "a_very_long_name_of_24xy_ndcg_cut_1000 is longer than 36 characters" in err, err
 
 

@@ -138,8 +138,8 @@ class TrecRankingTask(Task):
         self.options = (
             Option("max_docs", self.max_docs, "Documents kept per topic, after sorting (trec_eval -M); the form "
                    "sets %d." % self.max_docs, minimum=1, maximum=10 ** 6),
-            Option("tie_order", "desc", "Order of documents with equal scores: docno descending (trec_eval) or "
-                   "ascending.", ("desc", "asc")),
+            Option("tie_order", runs.get("tie_order", "desc"), "Order of documents with equal scores: docno "
+                   "descending (trec_eval) or ascending.", ("desc", "asc")),
             Option("score_precision", "single", "Precision at which scores are compared: single (a C float, as "
                    "trec_eval 9.0.8 stores them) or double.", ("single", "double")),
             Option("duplicates", "error", "A repeated (topic, docno): an error, or keep the first line and warn.",
@@ -381,6 +381,8 @@ description: {title}, scored with trec_eval 9.0.8's measures
 runs:
   # Documents of a topic that are evaluated, best score first (trec_eval -M); more are a warning.
   max_docs: 1000
+  # Documents of equal score: docno descending, as trec_eval ranks them (desc), or ascending (asc).
+  tie_order: desc
   # Runs of one submission a hidden phase scores (what a team may learn of the hidden qrels grows with it).
   runs_per_submission: 1
   # name_pattern: "[A-Za-z0-9_-]+"      # a regular expression run file names must match (optional)
