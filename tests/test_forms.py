@@ -313,6 +313,8 @@ def test_the_walkthrough_of_own_campaign_md_runs_as_written(tmp_path):
             assert code == 0, (line, err)
         else:
             assert argv[0] == "python3"
+            if argv[1].endswith("dry_run.py"):
+                argv += ["--workdir", str(tmp_path / "work")]
             done = subprocess.run([sys.executable, os.path.join(ROOT, argv[1])] + argv[2:], cwd=str(tmp_path),
                                   capture_output=True, text=True)
             assert done.returncode == 0, (line, done.stderr + done.stdout)
