@@ -10,6 +10,7 @@ document), three runs with tied scores, a topic left out and a topic the referen
 import json
 import os
 import random
+import re
 import subprocess
 
 import pytest
@@ -244,7 +245,8 @@ def hostile(tmp_path, old, new):
     ("{measure: MAP}", "{measure: nDGC@10}", "demo.yaml:37: error: columns[1].measure: unknown measure 'nDGC@10' "
                                             "(did you mean"),
     ("{grade: 1, label", "{grade: 0, label", "demo.yaml:27: error: grades[1].grade: grade 0 is also grade 0's"),
-    ("key: p,", "key: n,", "demo.yaml:27: error: grades[1].key: key n is also grade 0's"),
+    ('key: "1"', 'key: "0"', "demo.yaml:27: error: grades[1].key: key 0 is also grade 0's"),
+    ('key: "1"', 'key: "n"', "demo.yaml:27: error: grades[1].key: key n is the assessment page's own"),
     ("primary: nDCG@10", "primary: nDCG@20", "demo.yaml:39: error: primary: 'nDCG@20' is no column"),
     ("max_docs: 1000", "max_docs: 100000000000000000000000", "demo.yaml:11: error: runs.max_docs: "
                                                               "100000000000000000000000 must be at most 1000000"),
@@ -262,6 +264,17 @@ def test_hostile_forms_get_clear_errors(tmp_path, old, new, expected):
     code, out, err = run_cli("options", "--form", form)
     assert code == 2 and expected in err, err
     assert "Traceback" not in err
+
+
+def test_the_keys_a_form_may_not_take_are_the_assessment_pages_own():
+    from runscore.campaign import assess_page
+    from runscore.tasks.assessing import PAGE_KEYS
+
+    source = open(assess_page.__file__, encoding="utf-8").read()
+    handler = source[source.index("document.addEventListener('keydown'"):]
+    handler = handler[:handler.index("});")]
+    taken = set(re.findall(r"k==='([a-z])'", handler))
+    assert taken == set(PAGE_KEYS)
 
 
 def test_a_leaderboard_key_longer_than_codabench_takes(tmp_path):

@@ -140,6 +140,8 @@ def _schema_message(error, field) -> str:
         close = difflib.get_close_matches(str(error.instance), choices, n=1)
         hint = " (did you mean %s?)" % close[0] if close else ""
         return "%s is not one of %s%s" % (value, ", ".join(choices), hint)
+    if kind == "anyOf":
+        return "%s is not %s" % (value, error.schema.get("description", "what the form takes here"))
     if kind == "type":
         return "%s should be %s" % (value, {"integer": "a whole number", "string": "text", "object": "a mapping",
                                             "array": "a list", "number": "a number", "boolean": "true or false"}

@@ -20,7 +20,7 @@ from ...ranking.qrels import read_qrels
 from ...ranking.rankeval import evaluate_rankings, ranked_docnos
 from ...ranking.trec_format import parse_trec_run
 from ...textfile import numbered_lines, read_text
-from ..assessing import AssessmentForm, LabelScale
+from ..assessing import PAGE_KEYS, AssessmentForm, LabelScale
 from ..base import (Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line,
                     read_task_yaml)
 from ..pooling import JudgedPool, Pooling, as_dicts, drop_items, write_lines
@@ -127,6 +127,8 @@ class TrecRankingTask(Task):
         self.qrels_name = reference.get("qrels", "qrels.txt")
         self.listed_topics = [str(t) for t in reference.get("topics") or ()]
         self.level = form.get("relevance_level", 1)
+        for grade in form["grades"]:
+            grade["key"] = str(grade["key"])          # `key: 1` is the key 1
         self.grades = sorted(form["grades"], key=lambda g: g["grade"])
         self._check_grades(lines)
         self.hidden_reference = ReferenceSize(None, len(self.grades), len(self.listed_topics) or None,
@@ -169,6 +171,10 @@ class TrecRankingTask(Task):
                     problems.add(lines.error(["grades", index, what], "%s %s is also grade %d's; each grade has its "
                                              "own" % (what, grade[what], seen[value])))
                 seen.setdefault(value, index)
+        for index, grade in enumerate(self.form["grades"]):
+            if grade["key"] in PAGE_KEYS:
+                problems.add(lines.error(["grades", index, "key"], "key %s is the assessment page's own (%s move "
+                                         "and show the topic); choose another" % (grade["key"], ", ".join(PAGE_KEYS))))
         if not any(g["grade"] >= self.level for g in self.grades):
             problems.add(lines.error(["relevance_level"], "no grade of the scale is at least %d: nothing would be "
                                      "relevant" % self.level))
@@ -393,12 +399,12 @@ reference:
   # topics: [1, 2, 3]                   # the topics a run is averaged over (default: every topic of the qrels)
 
 # The grade scale, lowest first: every grade of the qrels must be one of these. `key` types the grade on the
-# assessment pages; `label` and `meaning` are what assessors and readers see.
+# assessment pages (not j, k, n or t: the page's own); `label` and `meaning` are what assessors and readers see.
 grades:
-  - {grade: 0, label: not relevant, key: n, meaning: "nothing of the topic"}
-  - {grade: 1, label: partially relevant, key: p, meaning: "touches the topic"}
-  - {grade: 2, label: relevant, key: r, meaning: "answers part of the topic"}
-  - {grade: 3, label: highly relevant, key: h, meaning: "answers the topic"}
+  - {grade: 0, label: not relevant, key: "0", meaning: "nothing of the topic"}
+  - {grade: 1, label: partially relevant, key: "1", meaning: "touches the topic"}
+  - {grade: 2, label: relevant, key: "2", meaning: "answers part of the topic"}
+  - {grade: 3, label: highly relevant, key: "3", meaning: "answers the topic"}
 # Grades at or above this count as relevant for binary measures (MAP, P@k, recall): trec_eval -l.
 relevance_level: 1
 
