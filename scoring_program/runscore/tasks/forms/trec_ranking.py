@@ -154,7 +154,9 @@ class TrecRankingTask(Task):
         self.assessment = AssessmentForm(
             scales={"": LabelScale(tuple(str(g["grade"]) for g in self.grades), tuple(g["key"] for g in self.grades),
                                    tuple(g["label"] for g in self.grades),
-                                   tuple(g.get("meaning", g["label"]) for g in self.grades))},
+                                   tuple(g.get("meaning", g["label"]) for g in self.grades),
+                                   # a sheet's `2.0` (as a spreadsheet saves 2) is grade 2 when grades are positions
+                                   numbered=[g["grade"] for g in self.grades] == list(range(len(self.grades))))},
             encoding=collection.get("encoding", "utf-8"))
         self.pooling = FormPooling(self.qrels_name, self.level)
         self.pooling.depth = self.pool_depth
