@@ -198,15 +198,18 @@ def test_a_forms_competition_and_its_dry_run(tmp_path):
     _, runs = make_example(tmp_path)
     form = new_form(tmp_path)
     zip_path = tmp_path / "demo.zip"
-    code, out, err = run_cli("bundle", "--form", form, "-o", zip_path, "--reference", tmp_path / "ref",
-                             "--publish-reference")
+    code, out, err = run_cli("bundle", "--form", form, "-o", zip_path, "--reference", tmp_path / "ref")
     assert code == 0, err
+    assert "kept on your compute worker" in out and (tmp_path / "demo.worker-data").is_dir()
     import zipfile
 
     with zipfile.ZipFile(str(zip_path)) as archive:
         names = archive.namelist()
         assert "scoring_program/runscore/tasks/forms/installed/demo.yaml" in names
         assert "reference_data/demo/qrels.txt" in names and "starting_kit/sample_submission/demo/sample1" in names
+        assert not [n for n in names if n.startswith("reference_data_formal/") and n.endswith("qrels.txt")], \
+            "the real qrels stay on the worker"
+        assert archive.read("reference_data/demo/qrels.txt") != (tmp_path / "ref" / "qrels.txt").read_bytes()
         text = " ".join(archive.read(n).decode("utf-8", "replace") for n in names
                         if n.startswith("pages/") or n in ("competition.yaml", "starting_kit/README.md"))
         assert "demo_ndcg_cut_10" in text and "highly relevant" in text and "NTCIR" not in text
