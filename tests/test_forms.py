@@ -200,7 +200,8 @@ def test_a_forms_competition_and_its_dry_run(tmp_path):
     zip_path = tmp_path / "demo.zip"
     code, out, err = run_cli("bundle", "--form", form, "-o", zip_path, "--reference", tmp_path / "ref")
     assert code == 0, err
-    assert "kept on your compute worker" in out and (tmp_path / "demo.worker-data").is_dir()
+    assert "Formal run scores against %s, kept on your compute worker" % (tmp_path / "ref") in out
+    assert (tmp_path / "demo.worker-data").is_dir()
     import zipfile
 
     with zipfile.ZipFile(str(zip_path)) as archive:

@@ -192,6 +192,17 @@ def check_root(root: str, default: bool) -> None:
                       % (where, ", ".join(ROOT_PARTS), ", ".join(missing)))
 
 
+class _FormPlan(BundlePlan):
+    """A form's plan: its summary names the organiser's reference folder, not the staged copy read from."""
+
+    shown_reference = ""
+
+    def phase_modes(self):
+        staged = self.formal_reference or ""
+        return [(phase, what.replace(staged, self.shown_reference) if staged and self.shown_reference else what)
+                for phase, what in super().phase_modes()]
+
+
 def _build_form(args, root: str, task, dates, submissions) -> int:
     """A form's competition (--form FORM.yaml): built from a staged copy of the repository holding the form and the
     samples made from it (codabench/form_bundle.py), then as any task's."""
@@ -204,9 +215,9 @@ def _build_form(args, root: str, task, dates, submissions) -> int:
     try:
         staged = staged_root(root, task, workdir)
         reference = staged_reference(_formal_reference(args.reference), task, workdir)
-        plan = BundlePlan(staged, [task], reference, dates, submissions, formal_detail=_formal_detail(args, task),
-                          publish_reference=args.publish_reference, queue=args.queue,
-                          worker_root=None)
+        plan = _FormPlan(staged, [task], reference, dates, submissions, formal_detail=_formal_detail(args, task),
+                         publish_reference=args.publish_reference, queue=args.queue)
+        plan.shown_reference = _formal_reference(args.reference) or ""
         check_plans([plan])
         return EXIT_OK if _build(plan, args.output, args.v1, not args.no_lint) else EXIT_CONFIG
     finally:
