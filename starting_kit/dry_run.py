@@ -312,6 +312,25 @@ def _unusable(submission, bundles):
     return None
 
 
+def _form_bundle(form: str, workdir: str):
+    """The competition zip of a form, built by the scoring program beside this script (None: the build failed, its
+    messages printed)."""
+    if not os.path.isfile(form):
+        print("%s: error: no such form (runscore new-task KIND NAME writes one)" % form, file=sys.stderr)
+        return None
+    os.makedirs(workdir, exist_ok=True)
+    out = os.path.join(workdir, os.path.splitext(os.path.basename(form))[0] + ".zip")
+    if os.path.exists(out):
+        os.unlink(out)
+    env = dict(os.environ, PYTHONPATH=os.path.join(_source(), "scoring_program"))
+    done = subprocess.run([sys.executable, "-m", "runscore", "bundle", "--form", form, "-o", out, "--no-lint"],
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if done.returncode:
+        sys.stderr.write(done.stderr)
+        return None
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("submission", nargs="?", help="a submission folder or zip (default: every sample)")
@@ -319,6 +338,9 @@ def main(argv=None) -> int:
                         "repository, or the phase's data of --bundle)")
     parser.add_argument("--bundle", action="append", default=[], metavar="BUNDLE.zip",
                         help="take the program, reference data and columns from this upload zip (repeatable)")
+    parser.add_argument("--form", metavar="FORM.yaml", help="an organiser's own task (docs/own-campaign.md): its "
+                        "competition is built with `runscore bundle --form` into --workdir and run as --bundle (with "
+                        "--ref, the formal phase scores against that folder, which the form describes)")
     parser.add_argument("--phase", choices=("dry", "formal"), default="dry",
                         help="with --bundle: the phase whose reference data is used (default: dry, the sample data)")
     parser.add_argument("--worker-data", metavar="DIR", help="the compute worker's data folder (its "
@@ -330,6 +352,11 @@ def main(argv=None) -> int:
                         help="run the scoring step in the platform's Docker image (default image "
                         "codalab/codalab-legacy:py39), network off, /app paths as on Codabench")
     args = parser.parse_args(argv)
+    if args.form:
+        built = _form_bundle(args.form, args.workdir)
+        if built is None:
+            return 2
+        args.bundle.append(built)
     problem = _unusable(args.submission, args.bundle)
     if problem:
         print(problem[1], file=sys.stderr)

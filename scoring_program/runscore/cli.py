@@ -262,6 +262,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def _main(argv: List[str]) -> int:
     try:
+        if "--form" in argv or any(arg.startswith("--form=") for arg in argv):
+            from .tasks import form_arguments     # here: a form costs a YAML read and a schema check
+
+            argv = form_arguments(argv)
         try:
             command = find_command(argv[0]) if argv else None
         except ImportError as exc:

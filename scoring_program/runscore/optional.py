@@ -34,6 +34,16 @@ def missing(exc: ImportError, short: bool = False) -> Optional[str]:
             "command)" % (distribution, use, extra))
 
 
+class _StandInClass(type):
+    """The class of a stand-in's names: a class method called at import time (a dumper's add_representer, a
+    registry's decorator) does nothing, so that module-level set-up goes through as the names themselves do."""
+
+    def __getattr__(cls, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
+
+
 class _StandIn(types.ModuleType):
     """A missing optional module while a command's --help is shown: any name in it is a class (so that module-level
     imports, subclasses and annotations go through); nothing of it ever runs, since --help stops at the parser."""
@@ -41,7 +51,7 @@ class _StandIn(types.ModuleType):
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
-        stand_in = type(name, (), {"__module__": self.__name__})
+        stand_in = _StandInClass(name, (), {"__module__": self.__name__})
         setattr(self, name, stand_in)
         return stand_in
 

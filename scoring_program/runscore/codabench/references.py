@@ -29,6 +29,9 @@ def phase_references(ref_dir: str, data_dir: Optional[str]) -> Tuple[Dict[str, L
     own = read_task_yaml(ref_dir).get("task")
     folders = [(get_task(own), ref_dir)] if own else [(task, os.path.join(ref_dir, task.id)) for task in all_tasks()
                                                        if os.path.isdir(os.path.join(ref_dir, task.id))]
+    forms = [task for task in all_tasks() if getattr(task, "form_path", None)]
+    if not folders and len(forms) == 1 and not os.path.isfile(os.path.join(ref_dir, "task.yaml")):
+        folders = [(forms[0], ref_dir)]       # a folder a form describes (--form): the form says where its files are
     if not folders:
         raise ConfigError("no task folder in %s; expected one or more of %s"
                           % (ref_dir, ", ".join(t.id for t in all_tasks())))

@@ -192,6 +192,38 @@ def check_root(root: str, default: bool) -> None:
                       % (where, ", ".join(ROOT_PARTS), ", ".join(missing)))
 
 
+class _FormPlan(BundlePlan):
+    """A form's plan: its summary names the organiser's reference folder, not the staged copy read from."""
+
+    shown_reference = ""
+
+    def phase_modes(self):
+        staged = self.formal_reference or ""
+        return [(phase, what.replace(staged, self.shown_reference) if staged and self.shown_reference else what)
+                for phase, what in super().phase_modes()]
+
+
+def _build_form(args, root: str, task, dates, submissions) -> int:
+    """A form's competition (--form FORM.yaml): built from a staged copy of the repository holding the form and the
+    samples made from it (codabench/form_bundle.py), then as any task's."""
+    import shutil
+    import tempfile
+
+    from ..codabench.form_bundle import staged_reference, staged_root
+
+    workdir = tempfile.mkdtemp(prefix="runscore-form-bundle-")
+    try:
+        staged = staged_root(root, task, workdir)
+        reference = staged_reference(_formal_reference(args.reference), task, workdir)
+        plan = _FormPlan(staged, [task], reference, dates, submissions, formal_detail=_formal_detail(args, task),
+                         publish_reference=args.publish_reference, queue=args.queue)
+        plan.shown_reference = _formal_reference(args.reference) or ""
+        check_plans([plan])
+        return EXIT_OK if _build(plan, args.output, args.v1, not args.no_lint) else EXIT_CONFIG
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 def run(argv: List[str]) -> int:
     args = parser().parse_args(argv)
     root = os.path.abspath(args.root)
@@ -223,6 +255,10 @@ def run(argv: List[str]) -> int:
         if not wanted or len(wanted) != 1:
             raise ConfigError("-o FILE.zip builds one task's competition: give --tasks T with one task id (one "
                               "competition per task; --per-task DIR builds them all)")
+        from ..tasks import get_task
+
+        if getattr(get_task(wanted[0].strip()), "form_path", None) is not None:       # --form FORM.yaml
+            return _build_form(args, root, get_task(wanted[0].strip()), dates, submissions)
         task = select_tasks(root, wanted)[0]
         plan = BundlePlan(root, [task], _formal_reference(args.reference), dates, submissions,
                           formal_detail=_formal_detail(args, task), publish_reference=args.publish_reference,

@@ -31,6 +31,9 @@ def run(argv: List[str]) -> int:
     args = parser.parse_args(argv)
     from ..codabench.lint import lint_path, print_report
 
+    from ..codabench.form_bundle import register_carried_forms
+
+    register_carried_forms(args.path)        # a form's competition: its task, as its own score.py registers it
     found = lint_path(args.path, args.worker_data)
     shown = [d for d in found if d.severity == "error"] if args.quiet else found
     print_report(shown)

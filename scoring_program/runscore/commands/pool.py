@@ -193,6 +193,8 @@ def run(argv: List[str]) -> int:
     if args.order is None:
         args.order = task.pooling.order
     if task.pooling.ranked and args.depth is None:
+        args.depth = task.pooling.depth          # the depth the task's form declares (tasks/forms/), if any
+    if task.pooling.ranked and args.depth is None:
         raise ConfigError("--depth K is required for task %s" % args.task)
     if args.runs_per_team is not None and args.runs_per_team < 1:
         raise ConfigError("--runs-per-team must be at least 1")

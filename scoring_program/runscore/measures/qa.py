@@ -94,6 +94,23 @@ def make_tokenizer(lang: str, ja_tokenizer: str = "char", digit_grouping: bool =
     return lambda text: cut(normalize(text))
 
 
+def normalize_characters(text: str) -> str:
+    """For Japanese and Chinese (no word spaces): NFKC, lower case, every Unicode punctuation mark and space removed,
+    so that 'ＴＯＫＹＯ。' and 'tokyo' are one answer; F1 then counts characters (bag_f1 of its characters)."""
+    folded = unicodedata.normalize("NFKC", text).lower()
+    return "".join(ch for ch in folded if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
+
+
+def bag_f1(predicted: Sequence[str], gold: Sequence[str]) -> float:
+    """SQuAD v1.1's F1 of two token lists as bags (a token counts as often as it occurs); 0 when nothing is shared,
+    also when both are empty."""
+    shared = sum((Counter(predicted) & Counter(gold)).values())
+    if shared == 0:
+        return 0.0
+    precision, recall = shared / len(predicted), shared / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
 # ------------------------------------------------------------------------------ Data Search 2 measures ---
 
 def exact_match(prediction: str, golds: Sequence[str], normalize: Callable[[str], str]) -> float:

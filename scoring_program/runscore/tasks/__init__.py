@@ -5,6 +5,7 @@ Why discovery instead of a hand-kept list: adding a task is adding one module (`
 """
 import importlib
 import importlib.util
+import os
 import pkgutil
 from typing import Dict, List, Optional
 
@@ -36,6 +37,9 @@ def _load() -> Dict[str, Task]:
             task = getattr(importlib.import_module("%s.%s" % (__name__, name)), "TASK", None)
             if isinstance(task, Task):
                 found.append(task)
+        from .forms import installed_forms      # the form a competition's scoring program carries
+
+        found.extend(installed_forms())
         for task in sorted(found, key=lambda t: ORDER.index(t.id) if t.id in ORDER else len(ORDER)):
             _TASKS[task.id] = task
     return _TASKS
@@ -47,6 +51,18 @@ ORDER = ["ntcir1-adhoc", "temporalia-tqic", "temporalia-tir", "r2c2-pr", "r2c2-a
 
 def all_tasks() -> List[Task]:
     return list(_load().values())
+
+
+def register(task: Task) -> Task:
+    """A task made while the program runs (an organiser's form, tasks/forms/) into the registry, where every command
+    finds it as it finds the seven; a form may not take the id of a task of the package."""
+    tasks = _load()
+    known = tasks.get(task.id)
+    if known is not None and known is not task and getattr(known, "form_path", None) is None:
+        raise ConfigError("a form may not be named %s: that is a task of runscore (`runscore tasks`)" % task.id,
+                          getattr(task, "form_path", ""))
+    tasks[task.id] = task
+    return task
 
 
 Task.registered = staticmethod(all_tasks)       # what a form asks to name the task a file belongs to instead
@@ -88,3 +104,41 @@ def get_task(task_id: str) -> Task:
         hint = " (did you mean %s?)" % ", ".join(close) if close else ""
         raise ConfigError("unknown task %r%s; known tasks: %s" % (task_id, hint, ", ".join(tasks)))
     return tasks[task_id]
+
+
+# ------------------------------------------------------------------------------ `--form FILE` ---
+# The commands whose task option is `--tasks` (a list) rather than `--task`, and those that take no task option (the
+# form's task is registered only: lint-bundle reads the form a bundle carries anyway).
+_TASKS_OPTION = ("bundle",)
+_NO_TASK_OPTION = ("lint-bundle",)
+
+
+def form_arguments(argv: List[str]) -> List[str]:
+    """The command line with each `--form FILE` read, its task registered, and the option replaced by the
+    `--task ID` (`--tasks ID` for bundle) every command already takes: the one place a form becomes a task."""
+    from .forms import load_form
+
+    out: List[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            out.extend(argv[index:])
+            break
+        if arg == "--form" or arg.startswith("--form="):
+            if arg == "--form":
+                if index + 1 >= len(argv):
+                    raise ConfigError("--form expects a form file (runscore new-task KIND NAME writes one)")
+                path = argv[index + 1]
+                index += 2
+            else:
+                path, index = arg[len("--form="):], index + 1
+            if not os.path.isfile(path):
+                raise ConfigError("form %r does not exist (runscore new-task KIND NAME writes one)" % path)
+            task = register(load_form(path))
+            if not (argv and argv[0] in _NO_TASK_OPTION):
+                out.extend(["--tasks" if argv and argv[0] in _TASKS_OPTION else "--task", task.id])
+            continue
+        out.append(arg)
+        index += 1
+    return out

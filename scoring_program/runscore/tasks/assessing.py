@@ -18,6 +18,11 @@ stays "filling in a form" and the wing never asks which task it holds:
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Sequence, Tuple
 
+# Keys the assessment page keeps for itself (campaign/assess_page.py: j and k move, n goes to the next unlabelled
+# item, t shows the topic): a label typed by one of them could never be given. tests/test_forms.py holds the two
+# lists together.
+PAGE_KEYS = ("j", "k", "n", "t")
+
 COLLECTION = "collection"
 RUN = "run"
 TEXT_SOURCES = (COLLECTION, RUN)

@@ -97,6 +97,8 @@ class Pooling:
     # (seeded), docid or ntcirpool (campaign/pool.py ORDER_WHY). Random by default: NTCIRPOOL's order tells the
     # assessor which items the systems agreed on; a form that wants it says so here.
     order: str = "random"
+    # The depth `runscore pool` takes when --depth is not given (an organiser's form says it); None: --depth is needed.
+    depth: Optional[int] = None
 
     # ------------------------------------------------------------------------------ pooling ---
     def read_official(self, paths: Sequence[str]) -> Dict[str, Any]:
