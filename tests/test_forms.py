@@ -338,3 +338,14 @@ def test_the_walkthrough_of_own_campaign_md_runs_as_written(tmp_path):
     assert "nDCG@10 & MAP & P@10" in (tmp_path / "report" / "means.tex").read_text()
     assert {line.split()[3] for line in (tmp_path / "judged" / "qrels.txt").read_text().splitlines()} == \
         {"0", "1", "2", "3"}
+
+
+@pytest.mark.parametrize("order", ["docid", "ntcirpool"])
+def test_the_forms_pool_order_is_the_pools_default(tmp_path, order):
+    """`pooling: order:` of a form is what `runscore pool` uses without --order, and what its summary says."""
+    _, runs = make_example(tmp_path)
+    form = new_form(tmp_path, edit=lambda text: text.replace("  order: random ", "  order: %s " % order))
+    code, out, err = run_cli("pool", "--form", form, "--depth", "5", *runs, "-o", tmp_path / "pool")
+    assert code == 0, err
+    stats = json.loads((tmp_path / "pool" / "pool_stats.json").read_text())
+    assert order in json.dumps(stats.get("order")), stats.get("order")

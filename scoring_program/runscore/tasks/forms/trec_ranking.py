@@ -160,6 +160,7 @@ class TrecRankingTask(Task):
             encoding=collection.get("encoding", "utf-8"))
         self.pooling = FormPooling(self.qrels_name, self.level)
         self.pooling.depth = self.pool_depth
+        self.pooling.order = pooling.get("order", self.pooling.order)
 
     # ---------------------------------------------------------------------------- the form, checked ---
     def _check_grades(self, lines) -> None:
@@ -421,6 +422,8 @@ precision: 4
 
 pooling:
   depth: 100                          # ranks 1..depth of every run are judged (runscore pool --depth)
+  order: random                       # of the items on the assessors' pages: random (seeded; tells nothing of the
+                                      # systems), docid, or ntcirpool (most-retrieved first: tells the consensus)
 
 collection:
   encoding: utf-8                     # of the collection's documents shown to assessors
