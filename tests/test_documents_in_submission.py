@@ -15,8 +15,9 @@ SAMPLE = os.path.join(ROOT, "starting_kit", "sample_submission", "ntcir1-adhoc",
 def _docx():
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w") as archive:
-        archive.writestr("[Content_Types].xml", "<Types/>")
-        archive.writestr("word/document.xml", '<?xml version="1.0"?><w:document/>')
+        # a fixed date: the bytes name the parametrised tests, which every xdist worker must collect alike
+        for name, text in (("[Content_Types].xml", "<Types/>"), ("word/document.xml", '<?xml version="1.0"?><w:document/>')):
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), text)
     return data.getvalue()
 
 
