@@ -267,3 +267,19 @@ def test_a_malformed_pointer_is_the_organisers_error(tmp_path, pointer, told):
     (tmp_path / "data").mkdir()
     code, stdout, stderr, page = score_py(tmp_path)
     assert code == 2 and told in stderr, stderr
+
+
+@pytest.mark.parametrize("metadata", [PROGRAM_METADATA, "exitCode: 1\n", "elapsedTime: 0.5\n", "not: [yaml\n",
+                                      "- a list\n"])
+def test_a_submission_run_as_a_program_is_refused_in_every_phase(tmp_path, metadata):
+    """The dry run's reference is in the zip, but the worker mounts /app/data in every phase of the queue: a
+    program sent to the dry run reads the formal reference and writes it into its 'run'. score.py refuses what a
+    program wrote in every phase, wherever its own reference lies (issue 43)."""
+    shutil.copytree(os.path.join(ROOT, "reference_data", "ntcir1-adhoc"), str(tmp_path / "input" / "ref"))
+    shutil.copytree(os.path.join(SAMPLES, "ntcir1-adhoc"), str(tmp_path / "input" / "res"))
+    (tmp_path / "input" / "res" / "metadata").write_text(metadata)
+    code, stdout, stderr, page = score_py(tmp_path)
+    assert code == 1 and "takes result files only" in stderr and "takes result files only" in page, stderr
+    assert not (tmp_path / "output" / "scores.json").exists()
+    (tmp_path / "input" / "res" / "metadata").write_text(RESULTS_METADATA)
+    assert score_py(tmp_path)[0] == 0
