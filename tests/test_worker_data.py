@@ -274,7 +274,7 @@ def test_a_malformed_pointer_is_the_organisers_error(tmp_path, pointer, told):
 def test_a_submission_run_as_a_program_is_refused_in_every_phase(tmp_path, metadata):
     """The dry run's reference is in the zip, but the worker mounts /app/data in every phase of the queue: a
     program sent to the dry run reads the formal reference and writes it into its 'run'. score.py refuses what a
-    program wrote in every phase, wherever its own reference lies (issue 43)."""
+    program wrote in every phase, wherever its own reference lies."""
     shutil.copytree(os.path.join(ROOT, "reference_data", "ntcir1-adhoc"), str(tmp_path / "input" / "ref"))
     shutil.copytree(os.path.join(SAMPLES, "ntcir1-adhoc"), str(tmp_path / "input" / "res"))
     (tmp_path / "input" / "res" / "metadata").write_text(metadata)
