@@ -283,3 +283,33 @@ def test_a_submission_run_as_a_program_is_refused_in_every_phase(tmp_path, metad
     assert not (tmp_path / "output" / "scores.json").exists()
     (tmp_path / "input" / "res" / "metadata").write_text(RESULTS_METADATA)
     assert score_py(tmp_path)[0] == 0
+
+
+def test_the_competition_holds_its_submissions_for_the_organisers_gate(built, tmp_path):
+    """With the reference on the worker no participant program may run: the competition holds every submission
+    (auto_run_submissions: false), the organiser's steps start `runscore admit`, the pages tell participants when
+    a submission starts, and the linter refuses such a competition with auto-run on. Without --reference nothing
+    lies on the worker and submissions run as they arrive."""
+    from runscore.codabench.admission import ADMIT_INTERVAL
+
+    out, worker, _, stdout = built
+    with zipfile.ZipFile(str(out)) as archive:
+        competition = yaml.safe_load(archive.read("competition.yaml"))
+        overview = archive.read("pages/overview.md").decode("utf-8")
+    assert competition["auto_run_submissions"] is False
+    assert "runscore admit" in stdout and "runscore admit" in (next(worker.iterdir()) / "README.md").read_text()
+    assert "within %d seconds of upload" % ADMIT_INTERVAL in overview and "*Cancelled*" in overview
+    edited = tmp_path / "auto-run.zip"
+    with zipfile.ZipFile(str(out)) as source, zipfile.ZipFile(str(edited), "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "competition.yaml":
+                data = data.replace(b"auto_run_submissions: false\n", b"")
+            target.writestr(item, data)
+    code, lint_out, _ = runscore("lint-bundle", edited)
+    assert code == 1 and "[auto-run-worker]" in lint_out, lint_out
+    sample = tmp_path / "sample.zip"
+    assert runscore("bundle", "--tasks", "ntcir1-adhoc", "-o", sample, "--no-lint")[0] == 0
+    with zipfile.ZipFile(str(sample)) as archive:
+        assert "auto_run_submissions" not in yaml.safe_load(archive.read("competition.yaml"))
+        assert "within %d seconds" % ADMIT_INTERVAL not in archive.read("pages/overview.md").decode("utf-8")
