@@ -297,6 +297,7 @@ def test_the_competition_holds_its_submissions_for_the_organisers_gate(built, tm
         competition = yaml.safe_load(archive.read("competition.yaml"))
         overview = archive.read("pages/overview.md").decode("utf-8")
     assert competition["auto_run_submissions"] is False
+    assert all("starts within %d seconds of upload" % ADMIT_INTERVAL in p["description"] for p in competition["phases"])
     assert "runscore admit" in stdout and "runscore admit" in (next(worker.iterdir()) / "README.md").read_text()
     assert "within %d seconds of upload" % ADMIT_INTERVAL in overview and "*Cancelled*" in overview
     edited = tmp_path / "auto-run.zip"

@@ -332,6 +332,12 @@ def competition_v2(plan: BundlePlan) -> Dict:
         # No participant program may run where the reference lies: Codabench holds every submission (status
         # Submitting) and the organiser's `runscore admit` starts the result files only (codabench/admission.py).
         competition["auto_run_submissions"] = False
+        from .admission import ADMIT_INTERVAL
+
+        for phase in (dry, formal):
+            phase["description"] += (" A submission starts within %d seconds of upload (the organisers' gate); a "
+                                     "zip holding a file named metadata or metadata.yaml is cancelled, never run."
+                                     % ADMIT_INTERVAL)
     if plan.queue:        # the organiser's own queue, whose workers hold the formal reference (its vhost)
         competition["queue"] = plan.queue
     return competition

@@ -101,7 +101,7 @@ class Gate:
 
     def check_competition(self) -> None:
         """The competition must hold its submissions: one that runs them as they arrive has run any program
-        before admit could see it (a SiteRefused or SiteDown propagates)."""
+        before admit could see it (a SiteRefused or SiteDown propagates). Checked at every pass."""
         shown = self.site.competition(self.competition)
         if not isinstance(shown, dict):
             raise ConfigError("%s: competition %d: not a competition" % (self.site.url, self.competition))
@@ -111,16 +111,16 @@ class Gate:
                               "bundle --reference (it writes auto_run_submissions: false), or switch 'Auto-run "
                               "submissions' off in the competition's settings" % (self.competition,
                                                                                  shown.get("title", "?")))
-        log("competition %d (%s) on %s: holding submissions; result zips are run, programs cancelled"
-            % (self.competition, shown.get("title", "?"), self.site.url))
+        if not self.checked:
+            log("competition %d (%s) on %s: holding submissions; result zips are run, programs cancelled"
+                % (self.competition, shown.get("title", "?"), self.site.url))
         self.checked = True
 
     def one_pass(self) -> int:
         """One pass: the number of submissions decided. SiteDown propagates."""
         from ..codabench.admission import admit_once
 
-        if not self.checked:
-            self.check_competition()
+        self.check_competition()        # every pass: auto-run switched on meanwhile stops the gate (exit 2)
         with tempfile.TemporaryDirectory(prefix="runscore-admit-") as workdir:
             return len(admit_once(self.site, self.competition, log, workdir, self.limit))
 
