@@ -292,3 +292,15 @@ def test_usage_and_help():
 
 def _exit_code(argv):
     return cli.main(["admit"] + argv)
+
+
+def test_runscore_check_tells_a_participant_before_upload(tmp_path):
+    """The participant's side: `runscore check` rejects the zip the platform would run as a program (exit 1),
+    before it is uploaded, and accepts the same runs without the file."""
+    program = tmp_path / "program.zip"
+    program.write_bytes(zip_of({"metadata": "command: python3 x.py\n",
+                                "ntc1-run1": "0031 0 gakkai-0000000001 1 1.0 r\n"}))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = cli.main(["check", "--task", "ntcir1-adhoc", str(program)])
+    assert code == 1 and "holds metadata at its top" in out.getvalue(), out.getvalue()
