@@ -8,7 +8,7 @@ results are run and scored, the programs cancelled. Then: no worker job ever car
 program could set reaches anyone: its output size (`prediction_result_file_size`, which the datasets API returns
 to the submitter), its status (Cancelled, never Preparing or Failed), its pages and the storage hold nothing of it.
 
-The control: the same zip with auto-run on (today's design before issue 43's fix), where the same program sent to
+The control: the same zip with auto-run on (the design before the gate), where the same program sent to
 the dry run runs, sets its output size and writes what it read of /app/data into the storage. Every assertion
 that the held competition passes fails there, so the probe is shown able to see a program that runs.
 """

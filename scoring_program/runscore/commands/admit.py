@@ -57,10 +57,11 @@ def run(argv: List[str], sleep: Callable[[float], None] = time.sleep, environ: O
 
     parser = _Parser(prog="runscore admit", description=DESCRIPTION,
                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                     epilog="examples:\n  CODABENCH_TOKEN=... runscore admit https://www.codabench.org 1234 --once"
-                            "      (from cron, every minute)\n"
-                            "  CODABENCH_TOKEN=... runscore admit https://www.codabench.org 1234"
-                            "             (a poller; stop it with Ctrl-C)")
+                     epilog="examples:\n"
+                            "  runscore admit https://www.codabench.org 1234 --once      # one pass (from cron, every "
+                            "minute)\n"
+                            "  runscore admit https://www.codabench.org 1234             # a poller; stop it with "
+                            "Ctrl-C\n(with CODABENCH_TOKEN set to the organiser's API token)")
     parser.add_argument("site", metavar="SITE", help="the Codabench site, e.g. https://www.codabench.org")
     parser.add_argument("competition", metavar="COMPETITION", type=int,
                         help="the competition's number (its page's address ends /competitions/NUMBER/)")
