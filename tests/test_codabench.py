@@ -20,7 +20,7 @@ def layout(tmp_path, files=None, ref=True):
         shutil.copytree(SAMPLE_REF, str(inp / "ref" / "ntcir1-adhoc"))
     res = inp / "res"
     res.mkdir(parents=True)
-    (res / "metadata").write_text("exitCode: 0\nelapsedTime: 1.0\n")
+    (res / "metadata").write_text("exitCode: null\nelapsedTime: null\n")
     for name, content in (files or {}).items():
         path = res / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,7 +205,7 @@ def test_companion_files_are_read_not_rejected(tmp_path):
     shutil.copytree(os.path.join(ROOT, "reference_data", "r2c2-ac"), str(inp / "ref" / "r2c2-ac"))
     shutil.copytree(os.path.join(ROOT, "starting_kit", "sample_submission", "r2c2-ac"), str(inp / "res"))
     assert any("-PG-" in name or "-PO-" in name for name in os.listdir(str(inp / "res")))
-    (inp / "res" / "metadata").write_text("exitCode: 0\n")
+    (inp / "res" / "metadata").write_text("exitCode: null\n")
     code, stdout, stderr = run_score_py(inp, tmp_path / "output")
     assert code == 0, stderr
     assert "not scored as a run" in stdout

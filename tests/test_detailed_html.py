@@ -53,7 +53,7 @@ def scored_page(tmp_path_factory):
         shutil.copytree(os.path.join(SAMPLES, task.id), res / task.id)
     if any(t.id == "ntcir1-adhoc" for t in TASKS):
         _second_ntcir1_run(str(res / "ntcir1-adhoc"))
-    (res / "metadata").write_text("exitCode: 0\n")
+    (res / "metadata").write_text("exitCode: null\n")
     code, stdout, stderr = run_score_py(base / "input", out)
     assert code == 0, stderr
     return out / "detailed_results.html", json.loads((out / "scores.json").read_text()), stderr

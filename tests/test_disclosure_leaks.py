@@ -45,7 +45,7 @@ def score_as_platform(base, reference, submission, detail=None):
     _write(base / "input" / "ref", ref)
     (base / "input" / "res").mkdir(parents=True)
     _write(base / "input" / "res", submission)
-    (base / "input" / "res" / "metadata").write_text("exitCode: 0\n")
+    (base / "input" / "res" / "metadata").write_text("exitCode: null\n")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = entry.main(["score.py", str(base / "input"), str(base / "output")])

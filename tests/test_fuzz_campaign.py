@@ -8,7 +8,7 @@ LaTeX specials, non-ASCII),
 with random --phase, --deadline (and the platform's list), --allow-same-names and --runs-per-team. The pool must
 take exactly the runs `expected_runs` says (a second, simpler statement of docs/campaign.md's rules: a run is
 (owner, name); later ids replace; one name from two owners refuses unless allowed; the cap counts an owner's runs
-over all submissions; other phases and late downloads are left out; the deadline's day needs the list), the report
+over all submissions; other phases and late downloads are left out; a deadline needs the list), the report
 over the same downloads the same runs, and every command must answer as hostile_campaign/harness.py requires.
 r2c2-ac campaigns (AC runs with their own PR runs beside them, some named like the official ones or another
 submission's) go round the whole loop: the reference the judgements write scores every pooled run.
@@ -73,10 +73,9 @@ def expected_runs(subs, phase, deadline, listed, allow, per_owner):
         return 2, None
     kept = [s for s in subs if phase is None or s[2] == phase]
     if deadline is not None:
-        if not listed and any(s[3].date() == deadline.date() for s in kept):
+        if not listed and kept:         # a download's name gives the upload's date: only the list decides
             return 2, None
-        kept = [s for s in kept if s[3] <= deadline] if listed else \
-            [s for s in kept if s[3].date() < deadline.date()]
+        kept = [s for s in kept if s[3] <= deadline]
     latest = {}
     for number, owner, _, _, runs in sorted(kept):
         for name, _ in runs:

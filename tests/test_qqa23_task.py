@@ -60,7 +60,7 @@ def test_sample_scores_by_score_py(tmp_path):
     res = tmp_path / "input" / "res"
     res.mkdir()
     shutil.copy(SAMPLE_RUN, str(res))
-    (res / "metadata").write_text("exitCode: 0\n")
+    (res / "metadata").write_text("exitCode: null\n")
     code, out, err = run_score_py(tmp_path / "input", tmp_path / "output")
     assert code == 0, err
     scores = json.loads((tmp_path / "output" / "scores.json").read_text())

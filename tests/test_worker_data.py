@@ -267,3 +267,50 @@ def test_a_malformed_pointer_is_the_organisers_error(tmp_path, pointer, told):
     (tmp_path / "data").mkdir()
     code, stdout, stderr, page = score_py(tmp_path)
     assert code == 2 and told in stderr, stderr
+
+
+@pytest.mark.parametrize("metadata", [PROGRAM_METADATA, "exitCode: 1\n", "elapsedTime: 0.5\n", "not: [yaml\n",
+                                      "- a list\n"])
+def test_a_submission_run_as_a_program_is_refused_in_every_phase(tmp_path, metadata):
+    """The dry run's reference is in the zip, but the worker mounts /app/data in every phase of the queue: a
+    program sent to the dry run reads the formal reference and writes it into its 'run'. score.py refuses what a
+    program wrote in every phase, wherever its own reference lies."""
+    shutil.copytree(os.path.join(ROOT, "reference_data", "ntcir1-adhoc"), str(tmp_path / "input" / "ref"))
+    shutil.copytree(os.path.join(SAMPLES, "ntcir1-adhoc"), str(tmp_path / "input" / "res"))
+    (tmp_path / "input" / "res" / "metadata").write_text(metadata)
+    code, stdout, stderr, page = score_py(tmp_path)
+    assert code == 1 and "takes result files only" in stderr and "takes result files only" in page, stderr
+    assert not (tmp_path / "output" / "scores.json").exists()
+    (tmp_path / "input" / "res" / "metadata").write_text(RESULTS_METADATA)
+    assert score_py(tmp_path)[0] == 0
+
+
+def test_the_competition_holds_its_submissions_for_the_organisers_gate(built, tmp_path):
+    """With the reference on the worker no participant program may run: the competition holds every submission
+    (auto_run_submissions: false), the organiser's steps start `runscore admit`, the pages tell participants when
+    a submission starts, and the linter refuses such a competition with auto-run on. Without --reference nothing
+    lies on the worker and submissions run as they arrive."""
+    from runscore.codabench.admission import ADMIT_INTERVAL
+
+    out, worker, _, stdout = built
+    with zipfile.ZipFile(str(out)) as archive:
+        competition = yaml.safe_load(archive.read("competition.yaml"))
+        overview = archive.read("pages/overview.md").decode("utf-8")
+    assert competition["auto_run_submissions"] is False
+    assert all("starts within %d seconds of upload" % ADMIT_INTERVAL in p["description"] for p in competition["phases"])
+    assert "runscore admit" in stdout and "runscore admit" in (next(worker.iterdir()) / "README.md").read_text()
+    assert "within %d seconds of upload" % ADMIT_INTERVAL in overview and "*Cancelled*" in overview
+    edited = tmp_path / "auto-run.zip"
+    with zipfile.ZipFile(str(out)) as source, zipfile.ZipFile(str(edited), "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "competition.yaml":
+                data = data.replace(b"auto_run_submissions: false\n", b"")
+            target.writestr(item, data)
+    code, lint_out, _ = runscore("lint-bundle", edited)
+    assert code == 1 and "[auto-run-worker]" in lint_out, lint_out
+    sample = tmp_path / "sample.zip"
+    assert runscore("bundle", "--tasks", "ntcir1-adhoc", "-o", sample, "--no-lint")[0] == 0
+    with zipfile.ZipFile(str(sample)) as archive:
+        assert "auto_run_submissions" not in yaml.safe_load(archive.read("competition.yaml"))
+        assert "within %d seconds" % ADMIT_INTERVAL not in archive.read("pages/overview.md").decode("utf-8")

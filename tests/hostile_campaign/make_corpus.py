@@ -84,7 +84,11 @@ def cases():
     add("other_phase_left_out", phases, POOL_TIR + ["--phase", "3", "{case}", "-o", "{out}/pool"])
     late = [download(70, "alice", {"tir_alice": tir("alice", "alice_run1", ["T1"])}, when="2026-04-30:59-59"),
             download(71, "alice", {"tir_alice": tir("alice", "alice_run1", ["L1"])}, when="2026-05-02:00-01")]
-    add("late_download_left_out", late, POOL_TIR + ["--deadline", "2026-05-01T23:59", "{case}", "-o", "{out}/pool"])
+    late_list = LISTING + "70,s.zip,alice,2026-04-30T08:59:59Z,Finished,F\n71,s.zip,alice,2026-05-02T00:00:01Z,Finished,F\n"
+    add("late_download_left_out", late + [("list.csv", late_list)],
+        POOL_TIR + ["--deadline", "2026-05-01T23:59", "--submissions", "{case}/list.csv",
+                    "{case}/70_alice_PhaseId3_2026-04-30:59-59_submission.zip",
+                    "{case}/71_alice_PhaseId3_2026-05-02:00-01_submission.zip", "-o", "{out}/pool"])
     same_day = [late[0], download(72, "alice", {"tir_alice": tir("alice", "alice_run1", ["S1"])},
                                   when="2026-05-01:30-00")]
     add("deadline_day_without_the_list", same_day,

@@ -231,6 +231,7 @@ class StorageServer:
 def install_queue_standin():
     """A compute-worker job sent by the site goes to the spool folder, for `Platform.drain` to hand to a worker."""
     import celery
+    import celery.app.control
     from kombu.utils.json import dumps       # the queue's own JSON (a UUID survives as a UUID)
     spool = _config()["spool"]
 
@@ -245,6 +246,18 @@ def install_queue_standin():
         return types.SimpleNamespace(id=job["id"])
 
     celery.Celery.send_task = send_task
+
+    def revoke(control, task_id, **options):
+        """`Submission.cancel` revokes the submission's job: a job still in the spool is taken out of it (one a
+        worker has taken runs on, as a revoke reaching a busy worker late would let it)."""
+        for name in os.listdir(spool):
+            if name.endswith("-%s.json" % task_id):
+                try:
+                    os.rename(os.path.join(spool, name), os.path.join(spool, "done", name[:-5] + ".revoked"))
+                except OSError:
+                    pass
+
+    celery.app.control.Control.revoke = revoke
 
 
 # -------------------------------------------------------------------------- stand-in: Docker engine ---
@@ -614,6 +627,16 @@ def runscore(*args):
         raise RuntimeError("runscore %s: exit %d\n%s%s" % (" ".join(args), result.returncode, result.stdout,
                                                           result.stderr))
     return result.stdout
+
+
+def admit(site_url, token, competition, *args):
+    """`runscore admit SITE COMPETITION --once` as the organiser runs it from cron (the repository's .venv, the
+    token in CODABENCH_TOKEN): (exit code, its log)."""
+    env = dict(os.environ, CODABENCH_TOKEN=token)
+    result = subprocess.run([os.path.join(SCORING_PYTHON, "python"), "-m", "runscore", "admit", site_url,
+                             str(competition), "--once"] + list(args), cwd=ROOT, capture_output=True, text=True,
+                            env=env, timeout=600)
+    return result.returncode, result.stdout + result.stderr
 
 
 def task_ids():

@@ -14,7 +14,12 @@ standing (campaign/identity.py says where the platform's word comes from):
 * companion files (r2c2-ac's PR runs) belong to the submission that sent them, each with a receipt;
 * the campaign's cap counts an owner's runs over all their submissions (a cap per submission is split by sending
   three submissions): the runs with the lowest run numbers (Task.run_number) are kept, the others listed;
-* with a Window, downloads of another phase or after the deadline are left out and listed;
+* with a Window, downloads of another phase or after the deadline are left out and listed; a deadline is decided
+  by the platform's submission list only (a download's name gives the upload's date, not the submission's);
+* a submission the platform's list gives as not Finished (Failed, Cancelled, never run) is left out: the pool
+  takes exactly the runs the formal phase accepted;
+* a download holding `metadata` or `metadata.yaml` at its top was run by Codabench as a program, and score.py
+  refused what it wrote: it is refused here too (a program's zip is not its output);
 * a loose input (not named as a download) cannot tell whose it is: its runs are credited to the team each run
   names (Task.team_of, else the run name without its number), and a note says so.
 
@@ -33,8 +38,8 @@ from ..errors import ConfigError, RunError
 from ..pipeline import CheckedFile, LoadedReference, check_file
 from ..submission import examine
 from ..tasks.base import ParsedRun, Task
-from .identity import (DOWNLOAD_PATTERN, Origin, Window, origin_of, outside_window, read_submission_list,
-                       undecided_message, with_listing)
+from .identity import (DOWNLOAD_PATTERN, Origin, Window, deadline_needs_list, not_accepted, origin_of,
+                       outside_window, read_submission_list, undecided_message, with_listing)
 from .pool import default_team
 
 
@@ -109,12 +114,16 @@ def read_campaign(task: Task, inputs: Sequence[str], workdir: str, reference: Op
             raise ConfigError("submission %d is given twice (%s and %s); give each download once"
                               % (after.submission, before.source, after.source), after.source)
     _check_phases(downloads, rules.window)
+    if rules.window.deadline is not None:
+        refused = deadline_needs_list(downloads, listing is not None)
+        if refused is not None:
+            raise ConfigError(refused)
     undecided = [o for o in downloads if outside_window(o, rules.window) == "unknown"]
     if undecided:
         raise ConfigError(undecided_message(undecided, rules.window))
     submissions: List[_Submission] = []
     for origin in downloads:
-        why = outside_window(origin, rules.window)
+        why = outside_window(origin, rules.window) or not_accepted(origin)
         if why is not None:
             found.notes.append("%s: warning: %s left out: %s" % (origin.source, origin.describe(), why))
             continue
@@ -187,6 +196,11 @@ def _read_download(task: Task, origin: Origin, workdir: str, reference, found: C
     where = origin.source
     if os.path.isdir(origin.source):
         res_dir = origin.source                  # a download unpacked already
+        program = _program_file(res_dir)
+        if program is not None:
+            found.messages.append(_program_message(origin.source, program))
+            submission.failed = True
+            return submission
     else:
         res_dir = tempfile.mkdtemp(prefix="res-", dir=workdir)
         try:
@@ -198,7 +212,29 @@ def _read_download(task: Task, origin: Origin, workdir: str, reference, found: C
             found.messages.append(str(exc.diagnostic))
             submission.failed = True
             return submission
+        program = _program_file(res_dir)
+        if program is not None:
+            found.messages.append(_program_message(origin.source, program))
+            submission.failed = True
+            return submission
     return _examine(task, submission, res_dir, where, workdir, reference, found, after_check)
+
+
+PROGRAM_FILES = ("metadata", "metadata.yaml")
+
+
+def _program_file(res_dir: str) -> Optional[str]:
+    """The file that made Codabench run this upload as a program (compute_worker.py looks for metadata.yaml, then
+    metadata, at the top of the unpacked zip), or None."""
+    for name in sorted(os.listdir(res_dir)):
+        if name.lower() in PROGRAM_FILES:
+            return name
+    return None
+
+
+def _program_message(source: str, name: str) -> str:
+    return ("%s: error: the submission holds %s at its top, so Codabench ran it as a program and score.py refused "
+            "what it wrote (in every phase): it is no run the phase accepted" % (source, name))
 
 
 def _examine(task: Task, submission: _Submission, res_dir: str, where: str, workdir: str, reference,

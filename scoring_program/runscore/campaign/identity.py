@@ -4,10 +4,12 @@ Why a module of its own: a run's name is the participant's word, so a pool or a 
 one participant erase or impersonate another (a later submission of a competitor's run name). The platform knows
 who sent what: Codabench names each file of `download_many` `{id}_{owner}_PhaseId{phase}_{created}_{file}`
 (src/apps/api/views/submissions.py; specs/campaign.md 4.4), where `created` is `%Y-%m-%d:%M-%S` in UTC, without
-the hour. The download itself is the participant's uploaded zip and holds nothing from the platform. The
-submissions page's "Download CSV" lists every submission's id, owner and full creation time (the API's CSV renderer
-with the labels Submission ID, File Name, Owner, Created When, Status, Phase); given with --submissions, it decides
-the deadline where the name's day cannot, and must agree with the names on the owner.
+the hour, and is the UPLOAD's time (`sub.data.created_when`), not the submission's: a zip uploaded before the
+deadline can be made a submission after it. The download itself is the participant's uploaded zip and holds nothing
+from the platform. The submissions page's "Download CSV" lists every submission's id, owner, full creation time and
+status (the API's CSV renderer with the labels Submission ID, File Name, Owner, Created When, Status, Phase): a
+deadline is decided by it alone (--submissions), it must agree with the names on the owner, and a submission the
+platform did not finish (Failed, Cancelled, never run) is no run the formal phase accepted.
 
 Owners cannot forge the name's first parts: Codabench usernames hold no whitespace and no `:`, and the date
 (with its `:`) follows the owner, so the first `_PhaseId<n>_<date>_` is the platform's, whatever the uploaded
@@ -19,7 +21,7 @@ import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from ..errors import ConfigError
 from ..textfile import read_text
@@ -29,7 +31,8 @@ DOWNLOAD_NAME = re.compile(r"(?P<id>[0-9]{1,18})_(?P<owner>\S+?)_PhaseId(?P<phas
                            r"(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2}):(?P<minute>[0-9]{2})-(?P<second>[0-9]{2})_(?P<file>.+)")
 DOWNLOAD_PATTERN = "{id}_{owner}_PhaseId{phase}_{YYYY-MM-DD:MM-SS}_{file}"
 # The submission list's columns (Codabench's SubmissionViewSet.get_renderer_context labels).
-LIST_ID, LIST_OWNER, LIST_CREATED = "Submission ID", "Owner", "Created When"
+LIST_ID, LIST_OWNER, LIST_CREATED, LIST_STATUS = "Submission ID", "Owner", "Created When", "Status"
+ACCEPTED = "Finished"          # the one status of a submission the phase scored (Codabench's Submission.FINISHED)
 _TIME = re.compile(r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})[T ](?P<hour>[0-9]{2}):(?P<minute>[0-9]{2})"
                    r"(?::(?P<second>[0-9]{2})(?:\.[0-9]{1,9})?)?\s*(?P<zone>Z|UTC|[+-][0-9]{2}:?[0-9]{2})?")
 
@@ -46,6 +49,7 @@ class Origin:
     day: Optional[str] = None
     file: str = ""
     created: Optional[datetime] = None
+    status: Optional[str] = None       # the platform's status from its submission list, when given
 
     @property
     def vouched(self) -> bool:
@@ -89,9 +93,18 @@ def parse_time(text: str, what: str) -> datetime:
     return (moment - offset).replace(tzinfo=timezone.utc)
 
 
-def read_submission_list(path: str) -> Dict[int, Tuple[str, datetime]]:
-    """{submission id: (owner, created)} from the CSV the competition's submissions page downloads; ConfigError
-    (FILE:LINE) for a file that is not that list."""
+@dataclass(frozen=True)
+class Listed:
+    """One row of the platform's submission list."""
+
+    owner: str
+    created: datetime
+    status: Optional[str] = None       # None: the list has no Status column
+
+
+def read_submission_list(path: str) -> Dict[int, Listed]:
+    """{submission id: Listed} from the CSV the competition's submissions page downloads; ConfigError (FILE:LINE)
+    for a file that is not that list."""
     text = read_text(path, error_class=ConfigError)
     rows = csv.reader(text.split("\n"))
     header = next(rows, None)
@@ -99,7 +112,7 @@ def read_submission_list(path: str) -> Dict[int, Tuple[str, datetime]]:
         raise ConfigError("the submission list needs the columns %s, %s and %s (the CSV that Codabench's "
                           "submissions page downloads)" % (LIST_ID, LIST_OWNER, LIST_CREATED), path, 1)
     column = {h.strip(): k for k, h in enumerate(header)}
-    found: Dict[int, Tuple[str, datetime]] = {}
+    found: Dict[int, Listed] = {}
     for line_no, row in enumerate(rows, start=2):
         if not any(cell.strip() for cell in row):
             continue
@@ -114,7 +127,8 @@ def read_submission_list(path: str) -> Dict[int, Tuple[str, datetime]]:
             raise ConfigError(exc.args[0], path, line_no)
         if int(number) in found:
             raise ConfigError("submission %s is listed twice" % number, path, line_no)
-        found[int(number)] = (row[column[LIST_OWNER]].strip(), created)
+        status = row[column[LIST_STATUS]].strip() if LIST_STATUS in column else None
+        found[int(number)] = Listed(row[column[LIST_OWNER]].strip(), created, status)
     return found
 
 
@@ -126,17 +140,46 @@ class Window:
     deadline: Optional[datetime] = None
 
 
-def with_listing(origin: Origin, listing: Optional[Dict[int, Tuple[str, datetime]]]) -> Origin:
-    """The origin with its full creation time from the platform's list; ConfigError when the list and the file
-    name disagree on the owner (the file was renamed, or the list is of another competition)."""
+def with_listing(origin: Origin, listing: Optional[Dict[int, Listed]]) -> Origin:
+    """The origin with its full creation time and status from the platform's list; ConfigError when the list and
+    the file name disagree on the owner (the file was renamed, or the list is of another competition)."""
     if listing is None or not origin.vouched or origin.submission not in listing:
         return origin
-    owner, created = listing[origin.submission]
+    listed = listing[origin.submission]
+    owner = listed.owner
     if owner != origin.owner:
         raise ConfigError("the download name says submission %d is %s's, but the submission list says %s's; a "
                           "download must keep the name the platform gave it" % (origin.submission, origin.owner,
                                                                                   owner), origin.source)
-    return Origin(origin.source, origin.submission, origin.owner, origin.phase, origin.day, origin.file, created)
+    return Origin(origin.source, origin.submission, origin.owner, origin.phase, origin.day, origin.file,
+                  listed.created, listed.status)
+
+
+def not_accepted(origin: Origin) -> Optional[str]:
+    """Why the platform's list says this submission is no run the formal phase accepted (None: it finished, or no
+    list says otherwise)."""
+    if origin.status is None or origin.status == ACCEPTED:
+        return None
+    return "the platform's submission list gives its status as %s, not %s: the phase did not accept it" % (
+        origin.status[:40], ACCEPTED)
+
+
+def deadline_needs_list(origins: List[Origin], listing_given: bool) -> Optional[str]:
+    """Why --deadline cannot be applied to these downloads (None: it can): the date in a download's name is the
+    upload's, so only the platform's list of submissions (their creation times) decides."""
+    if not origins:
+        return None
+    if not listing_given:
+        return ("--deadline needs the platform's list of submissions (--submissions FILE: the \"Download CSV\" "
+                "button of the competition's submissions page, as the organiser): the date in a download's name is "
+                "when its zip was uploaded, not when the submission was made (a zip uploaded before the deadline "
+                "can be submitted after it), so only the list's creation times decide")
+    missing = [o for o in origins if o.created is None]
+    if missing:
+        return ("%d download(s) are not in the submission list (%s): download the list again after the deadline, "
+                "from this competition" % (len(missing), ", ".join(os.path.basename(o.source) for o in missing[:5])
+                                          + (" ..." if len(missing) > 5 else "")))
+    return None
 
 
 def outside_window(origin: Origin, window: Window) -> Optional[str]:

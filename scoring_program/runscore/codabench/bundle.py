@@ -328,6 +328,16 @@ def competition_v2(plan: BundlePlan) -> Dict:
                               ([("hidden", True)] if plan.collecting else []) +
                               [("columns", leaderboard_columns(plan.tasks))])],
     }
+    if plan.on_worker:
+        # No participant program may run where the reference lies: Codabench holds every submission (status
+        # Submitting) and the organiser's `runscore admit` starts the result files only (codabench/admission.py).
+        competition["auto_run_submissions"] = False
+        from .admission import ADMIT_INTERVAL
+
+        for phase in (dry, formal):
+            phase["description"] += (" A submission starts within %d seconds of upload (the organisers' gate); a "
+                                     "zip holding a file named metadata or metadata.yaml is cancelled, never run."
+                                     % ADMIT_INTERVAL)
     if plan.queue:        # the organiser's own queue, whose workers hold the formal reference (its vhost)
         competition["queue"] = plan.queue
     return competition
@@ -763,8 +773,10 @@ def worker_readme(plan: BundlePlan, zip_path: str) -> str:
     """The organiser's steps, written beside the data on the worker and printed by `runscore bundle`."""
     base = plan.worker_copy().base
     root = worker_root_of(zip_path)
+    from .admission import ADMIT_INTERVAL
+
     return WORKER_STEPS.format(task=plan.task.id, zip=os.path.basename(zip_path), zip_path=zip_path, root=root,
-                               base=base,
+                               base=base, interval=ADMIT_INTERVAL,
                                queue_step=("it is set already (built with --queue %s)" % plan.queue if plan.queue
                                            else "on the competition's page, Edit > Details > Queue (or build the "
                                            "zip with --queue VHOST)"))
@@ -791,7 +803,15 @@ $HOST_DIRECTORY/data read-only at /app/data (Codabench's documentation: "Compute
    the fingerprints (fingerprint.key) and this README; other competitions' folders can lie beside it.
 4. Upload {zip} and assign the competition to your queue: {queue_step}. Every phase of the competition then
    runs on your worker.
-5. Check it before the formal phase opens (the dry run finds the folder beside the zip and lays it out as the
+5. Start the gate, and keep it running while the competition is open. The competition holds every submission
+   (auto_run_submissions: false): none runs until you start it, so no participant's program ever runs on your
+   worker. `runscore admit` starts the result files and cancels every zip that Codabench would run as a program
+   (one holding a file named metadata or metadata.yaml), in every phase. With your API token (POST
+   <site>/api/api-token-auth/ with your username and password returns it):
+       CODABENCH_TOKEN=<token> runscore admit https://www.codabench.org <competition number>
+   or from cron, every minute: ... runscore admit https://www.codabench.org <competition number> --once
+   The competition's pages tell participants that a submission starts within {interval} seconds of upload.
+6. Check it before the formal phase opens (the dry run finds the folder beside the zip and lays it out as the
    worker does):
        python3 starting_kit/dry_run.py --bundle {zip_path} --phase formal
    On the platform, a worker whose data folder lacks the data, or holds other data, fails every formal
@@ -800,10 +820,10 @@ $HOST_DIRECTORY/data read-only at /app/data (Codabench's documentation: "Compute
 Keep this folder: a later `runscore bundle --reference` that writes beside it reuses its folder name and key,
 so the worker needs a new copy only when the data change.
 
-Why the network off: Codabench runs a submission that holds a file named `metadata` as a program, on your
-worker, with /app/data mounted. score.py refuses such a submission in a phase whose data are on the worker, but
-the program has run by then. With the network off it cannot send the data anywhere, and the formal phase hides
-every submission's logs and output files from participants (hide_output: true); what is left to such a program
-is whether and when its submission fails, about one bit per submission (docs/codabench.md).
+Why the network off, and why the gate: Codabench runs a submission that holds a file named `metadata` as a
+program, in every phase of the competition, on your worker, with /app/data mounted; what such a program sets
+(the size of its output, how long it runs, how it fails) reaches its author, whatever score.py does afterwards
+(docs/codabench.md measures it: 20 of 20 gold labels out of 4 failed submissions). `runscore admit` never
+starts one; score.py refusing what a program wrote is the second lock, and the network off the third.
 """
 

@@ -31,14 +31,16 @@ MAX_COMPARED_RUNS = 10
 
 
 def refuse_programs(res_dir: str) -> None:
-    """A phase whose reference lies on the worker takes result files only. Codabench runs a submission holding a
-    `metadata` file as a program, in a container that mounts the worker's data folder; what such a program wrote
-    is this step's input, and checking it would print it back. The worker's own input/res/metadata says whether a
-    program ran (exitCode and elapsedTime are null for result files, compute_worker.py)."""
+    """Every phase takes result files only. Codabench runs a submission holding a `metadata` file as a program, in
+    a container that mounts the worker's data folder (/app/data) in every phase of the queue, the dry run's
+    included; what such a program wrote is this step's input, and checking it would print it back (a dry run's
+    page quotes unknown labels). The worker's own input/res/metadata says whether a program ran (exitCode and
+    elapsedTime are null for result files, compute_worker.py push_output); a res folder without one is a local
+    run. The first lock is `runscore admit`, which never starts a program where the data lie (docs/codabench.md)."""
     import yaml
 
     path = os.path.join(res_dir, "metadata")
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         return
     try:
         with open(path, encoding="utf-8") as handle:
@@ -46,7 +48,7 @@ def refuse_programs(res_dir: str) -> None:
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         status = None
     if not isinstance(status, dict) or status.get("exitCode") is not None or status.get("elapsedTime") is not None:
-        raise RunError("this phase takes result files only: the submission held a file named metadata (or "
+        raise RunError("this competition takes result files only: the submission held a file named metadata (or "
                        "metadata.yaml), so the platform ran it as a program; upload a zip of run files with no such "
                        "file", "submission")
 
@@ -74,12 +76,11 @@ def run(input_dir: str, output_dir: str) -> int:
     remove_old_scores(output_dir)
     page = os.path.join(output_dir, DETAILED)
     atomic_write(page, detailed_html("Scoring in progress", [], "started"))
-    references, on_worker = phase_references(os.path.join(input_dir, "ref"), worker_data.data_folder_of(input_dir))
+    references, _ = phase_references(os.path.join(input_dir, "ref"), worker_data.data_folder_of(input_dir))
     res_dir = os.path.join(input_dir, "res")
     if not os.path.isdir(res_dir):
         raise RunError("the submission is empty (no input/res folder)")
-    if on_worker:
-        refuse_programs(res_dir)
+    refuse_programs(res_dir)
     workdir = tempfile.mkdtemp(prefix="runscore-")
     try:
         with submission_scope():

@@ -11,14 +11,16 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..tasks.base import Task
+from .admission import ADMIT_INTERVAL
 
 SUBMISSION_RULES = """\
 * A submission is **one zip file of run files** of this competition's task (the files themselves, not a folder
   holding them; a single top-level folder is tolerated). Each file is recognised as a run by its name or,
   failing that, by its content. A submission holding no run of this task is rejected, with a message naming
   the expected file names; runs of other tasks belong to those tasks' own competitions.
-* Files named `metadata` or `metadata.yaml`, `__MACOSX/`, `.DS_Store` and other dotfiles are ignored (a file
-  called `metadata` would turn the upload into a code submission on Codabench: do not include one).
+* **Result files only.** A file named `metadata` or `metadata.yaml` turns the upload into a program on
+  Codabench: such a submission is rejected in every phase, never scored. `__MACOSX/`, `.DS_Store` and other
+  dotfiles are ignored.
 * **Strict validation:** if any run file breaks a rule of its format, the whole submission fails and nothing is
   scored. The scoring log (stderr) lists every error of every file as `FILE:LINE: error: message`. Warnings
   do not fail a submission; they are shown in the log and in the detailed results.
@@ -135,8 +137,12 @@ def who_sees_what(formal_detail: Optional[str], formal_data: str) -> List[str]:
              "%s." % (data if formal_detail is not None else "does not exist yet (its judgements are made from "
                                                               "the formal runs)")]
     if formal_detail is not None and formal_data == "worker":
-        lines.append("* The formal phase takes **result files only**: a zip holding a file named `metadata` (which "
-                     "Codabench runs as a program) is rejected.")
+        lines.append("* **Every submission is held until the organisers' gate starts it**, within %d seconds of "
+                     "upload (its status reads *Submitting* until then), in every phase: the formal reference data "
+                     "lies on the machine that scores, so no participant's program may run there. The gate starts "
+                     "a zip of result files and cancels a zip holding a file named `metadata` or `metadata.yaml` "
+                     "(which Codabench would run as a program) or that is no zip: its status reads *Cancelled*."
+                     % ADMIT_INTERVAL)
     return lines + [""]
 
 

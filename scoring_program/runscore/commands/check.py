@@ -118,6 +118,13 @@ def run(argv: List[str]) -> int:
     workdir = tempfile.mkdtemp(prefix="runscore-check-")
     try:
         res = _unpack(args.submission, workdir)
+        program = [n for n in sorted(os.listdir(res)) if n.lower() in ("metadata", "metadata.yaml")]
+        if program:       # Codabench's worker would run it as a program; score.py refuses what it wrote
+            print("%s: error: the submission holds %s at its top, which makes Codabench run it as a program: "
+                  "every phase refuses it (a competition whose reference lies on the organisers' worker cancels "
+                  "it before it runs); take the file out" % (args.submission, program[0]))
+            print("submission rejected: the platform would score nothing")
+            return EXIT_INVALID_RUN
         nested = os.path.join(workdir, "nested")       # where nested zips are opened
         os.makedirs(nested)
         with submission_scope():

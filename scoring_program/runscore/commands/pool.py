@@ -61,9 +61,11 @@ def add_identity_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--phase", type=int, metavar="ID", help="the formal phase's id (PhaseId in the download "
                         "names): downloads of other phases are left out (required when they span several)")
     parser.add_argument("--deadline", metavar="TIME", help="the formal phase's deadline, e.g. 2026-05-01T23:59 "
-                        "(UTC unless an offset such as +09:00 follows): later downloads are left out")
+                        "(UTC unless an offset such as +09:00 follows): later submissions are left out, by the "
+                        "creation times of --submissions (required with it)")
     parser.add_argument("--submissions", metavar="LIST.csv", help="the platform's list of submissions (\"Download "
-                        "CSV\" on the competition's submissions page): full times for --deadline, owners checked")
+                        "CSV\" on the competition's submissions page): creation times for --deadline, owners checked, "
+                        "submissions not Finished (Failed, Cancelled) left out")
     parser.add_argument("--allow-same-names", action="store_true", help="keep runs of one name sent by several "
                         "owners, as NAME@OWNER (default: an error naming them)")
     parser.add_argument("--skip-invalid", action="store_true", help="leave invalid submissions out (their "

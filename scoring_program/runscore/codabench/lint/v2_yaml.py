@@ -40,6 +40,23 @@ class V2Rules(LinterBase):
             self.check_score_keys_v2(data["phases"], task_refs, columns)
         self.check_collecting_phases(data, task_refs)
         self.check_hidden_outputs(data, task_refs)
+        self.check_held_submissions(data, task_refs)
+
+    def check_held_submissions(self, data: Dict, task_refs: Dict[int, Optional[BundleView]]) -> None:
+        """A competition whose reference data lie on the organiser's worker (a task.yaml with `worker_data:`) must
+        hold its submissions: with auto-run on, Codabench runs a participant's program on that worker, in every
+        phase, with the data mounted, and what the program sets reaches its author (docs/codabench.md)."""
+        if data.get("auto_run_submissions") is False:
+            return
+        tasks = data.get("tasks") if isinstance(data.get("tasks"), list) else []
+        on_worker = [t.get("name", t.get("index")) for t in tasks if isinstance(t, dict)
+                     and isinstance(t.get("index"), int) and _on_worker(task_refs.get(t["index"]))]
+        if on_worker:
+            self.error("auto-run-worker", "task %r keeps its reference data on the organisers' compute worker, but "
+                       "the competition runs submissions as they arrive (auto_run_submissions is not false): a "
+                       "participant's program would run there with the data mounted; set `auto_run_submissions: "
+                       "false` and start submissions with `runscore admit`" % on_worker[0],
+                       ("auto_run_submissions",))
 
     def check_hidden_outputs(self, data: Dict, task_refs: Dict[int, Optional[BundleView]]) -> None:
         """A phase whose reference data is hidden (task.yaml `detail:` other than full) should hide its outputs:
@@ -370,6 +387,11 @@ def _configs(view: Optional[BundleView]) -> List[Any]:
         except (yaml.YAMLError, UnicodeDecodeError, ValueError):
             continue
     return out
+
+
+def _on_worker(view: Optional[BundleView]) -> bool:
+    """Does this reference data view point to data on the organiser's worker (task.yaml `worker_data:`)?"""
+    return any(isinstance(config, dict) and "worker_data" in config for config in _configs(view))
 
 
 def _collects(view: Optional[BundleView]) -> bool:
