@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..errors import ConfigError
-from .documents import (Document, json_document, livingknowledge_document, nacsis_document, read_json,
+from .documents import (Document, decode_counted, json_document, livingknowledge_document, nacsis_document, read_json,
                         trec_document, tsv_document, whole_characters)
 
 FORMATS = ("auto", "trec", "nacsis", "livingknowledge", "jsonl", "tsv")
@@ -429,17 +429,6 @@ def _read_stream(display: str, stream: BinaryIO, wanted: Set[str], options: Coll
                                                            read.encoding, advice))
 
 
-_REPLACED = [0]
-
-
-def _count_and_replace(error: UnicodeDecodeError) -> Tuple[str, int]:
-    _REPLACED[0] += 1
-    return "\ufffd", error.end
-
-
-codecs.register_error("runscore-count-replace", _count_and_replace)
-
-
 class _Decoder:
     """Bytes -> str in the file's encoding (given, or decided by its watch); what does not decode becomes U+FFFD,
     counted (replaced) with the line of the first (first_line)."""
@@ -455,16 +444,12 @@ class _Decoder:
         return (self.watch.encoding if self.watch is not None else None) or self.declared
 
     def __call__(self, data: bytes, line: int = 0) -> str:
-        encoding = self.encoding()
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError as exc:
+        text, replaced, first = decode_counted(data, self.encoding())
+        if replaced:
             if not self.replaced:
-                self.first_line = line + data.count(b"\n", 0, exc.start) if line else 0
-            before = _REPLACED[0]
-            text = data.decode(encoding, errors="runscore-count-replace")
-            self.replaced += _REPLACED[0] - before
-            return text
+                self.first_line = line + data.count(b"\n", 0, first) if line else 0
+            self.replaced += replaced
+        return text
 
 
 # ------------------------------------------------------------------------------------ SGML records ---

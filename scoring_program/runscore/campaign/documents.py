@@ -17,6 +17,7 @@ this turns each into fields an assessment page shows readably, whatever the form
 Parsing is lenient, by tag regex and never by an XML parser (records hold raw `&`, unquoted attributes, unclosed
 elements); entities are decoded, tags dropped, and nothing here is trusted: the page shows every field as text.
 """
+import codecs
 import html
 import json
 import re
@@ -105,7 +106,8 @@ def shorten(text: str, limit: int) -> str:
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]*)((?:\s[^<>]*)?)/?>")
 _BREAKS = re.compile(r"</(?:P|SE|ABST\.P|ABSE\.P|LI|DIV|TR|H[1-6])\s*>|<(?:BR|P)(?:\s[^<>]*)?/?>", re.I)
 _END_TAG = re.compile(r"</([A-Za-z][\w.:-]*)\s*>")
-_ATTRIBUTE = r"""\b%s\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))"""
+# an unclosed quote takes the rest (a failed match would be tried again at each later `q`: quadratic)
+_ATTRIBUTE = r"""\b%s\s*=\s*(?:"([^"]*)"?|'([^']*)'?|([^\s"'<>]+))"""
 
 
 def clean(markup: str) -> str:
@@ -289,6 +291,25 @@ def read_json(text: str):
         return json.loads(text, parse_int=str, parse_float=str)
     except RecursionError:
         raise ValueError("nested too deeply")
+
+
+def _count_and_replace(error: UnicodeDecodeError) -> Tuple[str, int]:
+    _REPLACED[0] += 1
+    return "\ufffd", error.end
+
+
+_REPLACED = [0]
+codecs.register_error("runscore-count-replace", _count_and_replace)
+
+
+def decode_counted(data: bytes, encoding: str) -> Tuple[str, int, int]:
+    """(text, characters shown as U+FFFD because they did not decode, the byte offset of the first or -1)."""
+    try:
+        return data.decode(encoding), 0, -1
+    except UnicodeDecodeError as exc:
+        before = _REPLACED[0]
+        text = data.decode(encoding, errors="runscore-count-replace")
+        return text, _REPLACED[0] - before, exc.start
 
 
 def whole_characters(value, replaced: List[int]):
