@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Sequence
 
 from ..tasks.assessing import RUN
 from ..tasks.base import Task
-from .assess_page import PageItem, page
+from .assess_page import PageItem, page, write_whole_texts
 from .batches import Batch, make_batches, safe_name
 from .collection import Collection, CollectionOptions, read_collection
 from .sheet import LABEL, write_sheet
@@ -125,6 +125,7 @@ def write_assessment(output: str, assessment: Assessment) -> Assessment:
     """Write the assessors' folder (and the organiser's view) of a prepared pool; the paths are noted in it."""
     task, columns, rows, options = assessment.task, assessment.columns, assessment.rows, assessment.options
     views = assessment.views
+    documents = assessment.collection.documents if assessment.collection is not None else {}
     key = [c for c in KEY_COLUMNS if c in columns] + [LABEL]
     sheet_columns = key[:-1] + [c for c in TEXT_COLUMNS if c in columns] + [LABEL]
     folder = os.path.join(output, ASSESS_DIR)
@@ -134,6 +135,7 @@ def write_assessment(output: str, assessment: Assessment) -> Assessment:
         target = os.path.join(folder, safe_name(batch.assessor)) if batch.assessor else folder
         os.makedirs(target, exist_ok=True)
         items = [_item(row, key, views, (row["topic"], row["item"]) in missing) for row in batch.rows]
+        write_whole_texts(target, "topic-%s" % batch.name, items, documents)
         shown = _topic(assessment.topics, batch.topic)
         if batch.topic not in topics_seen:
             topics_seen.append(batch.topic)
@@ -156,7 +158,8 @@ def write_assessment(output: str, assessment: Assessment) -> Assessment:
         _write_table(os.path.join(folder, "missing_documents.tsv"), ["topic", "item", "document"],
                      [[m["topic"], m["item"], m["document"]] for m in assessment.missing])
     if options.show_pool_stats:
-        assessment.organiser_pages = _organiser_view(output, task, rows, key, views, missing, assessment.topics)
+        assessment.organiser_pages = _organiser_view(output, task, rows, key, views, missing, assessment.topics,
+                                                     documents)
     return assessment
 
 
@@ -184,7 +187,7 @@ def _batch_title(batch: Batch) -> str:
 
 
 def _organiser_view(output: str, task: Task, rows: Sequence[Dict[str, str]], key: Sequence[str],
-                    views, missing, topics: Optional[Topics]) -> List[str]:
+                    views, missing, topics: Optional[Topics], documents) -> List[str]:
     """One page per topic with each item's runs, best rank and rank sum (the pool's informational columns)."""
     folder = os.path.join(output, ORGANISER_DIR)
     os.makedirs(folder, exist_ok=True)
@@ -192,6 +195,7 @@ def _organiser_view(output: str, task: Task, rows: Sequence[Dict[str, str]], key
     for batch in make_batches(rows):
         stats = [_stats_line(row) for row in batch.rows]
         items = [_item(row, key, views, (row["topic"], row["item"]) in missing) for row in batch.rows]
+        write_whole_texts(folder, "topic-%s" % batch.name, items, documents)
         path = os.path.join(folder, "topic-%s.html" % batch.name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(page(task, batch.topic, _topic(topics, batch.topic), items, key,
