@@ -391,3 +391,18 @@ def test_undecodable_characters_are_counted_with_their_first_line(tmp_path):
     assert found.files[0].encoding == "euc_jp"
     assert any(":3: warning: the file is not valid UTF-8 (byte 0xe9)" in note and "garbles the 5 UTF-8" in note and
                "--encoding utf-8" in note for note in found.notes)
+
+
+def test_the_whole_texts_kept_are_bounded_in_all(tmp_path, monkeypatch):
+    """Each pooled document keeps its whole text (to 1,000,000 characters) for its page's link: a pool of thousands
+    of long documents would keep gigabytes, so past a budget for all of them a document keeps what its card shows,
+    said once."""
+    import runscore.campaign.collection as collection
+
+    monkeypatch.setattr(collection, "MAX_KEPT_TOTAL", 100000)
+    text = " ".join("w%d" % i for i in range(15000))
+    found = read(tmp_path, "c.tsv", "".join("D%d\t%s\n" % (i, text) for i in range(4)), {"D0", "D1", "D2", "D3"})
+    lengths = [found.documents["D%d" % i].length() for i in range(4)]
+    assert len(text) > 80000 and lengths[0] == len(text) and all(n <= 20000 for n in lengths[1:])
+    assert [found.documents["D%d" % i].cut for i in range(4)] == [False, True, True, True]
+    assert sum("whole texts pass 100,000 characters" in note for note in found.notes) == 1

@@ -441,8 +441,11 @@ def whole_text_page(item: PageItem, document: Optional[Document], number: int) -
         if label:
             parts.append('<div class="section-label">%s</div>' % html.escape(label))
         parts.append("".join("<p>%s</p>" % html.escape(line) for line in text.split("\n") if line.strip()))
-    if (document is not None and document.cut) or len(item.text) > MAX_KEPT_CHARS:
-        parts.append('<div class="note">The record is longer still: its first %s characters are kept.</div>'
+    if document is not None and document.cut:
+        parts.append('<div class="note">The record is longer still: only the %s characters above are kept.</div>'
+                     % format(document.length() - len(document.title), ","))
+    elif len(item.text) > MAX_KEPT_CHARS:
+        parts.append('<div class="note">The text is longer still: its first %s characters are shown.</div>'
                      % format(MAX_KEPT_CHARS, ","))
     return """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

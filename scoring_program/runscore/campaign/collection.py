@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..errors import ConfigError
-from .documents import (Document, decode_counted, json_document, livingknowledge_document, nacsis_document, read_json,
+from .documents import (Document, decode_counted, json_document, keep_shown_only, livingknowledge_document, nacsis_document, read_json,
                         trec_document, tsv_document, whole_characters)
 
 FORMATS = ("auto", "trec", "nacsis", "livingknowledge", "jsonl", "tsv")
@@ -47,6 +47,7 @@ CHUNK = 1024 * 1024
 ID_FIELDS = ("id", "_id", "doc_id", "docid", "docno", "pid", "DOCNO")
 SKIPPED_FOLDERS = ("cr", "dtd", "dtds")
 MAX_NOTES = 20
+MAX_KEPT_TOTAL = 256 * 1000 * 1000   # characters of whole texts kept for the pages' links, all documents together
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,8 @@ class Collection:
     undecodable: int = 0
     more_notes: int = 0
     duplicated: List[str] = field(default_factory=list)
+    kept_chars: int = 0
+    over_budget: bool = False
 
     def note(self, text: str) -> None:
         if len(self.notes) < MAX_NOTES:
@@ -316,10 +319,10 @@ class _EncodingWatch:
 
     def see(self, block: bytes, more: Iterator[bytes]) -> bytes:
         """The block, made longer from `more` when the window must reach past its end; decides when it can."""
-        first = _NON_ASCII.search(block)
-        if first is None:
+        if block.isascii():           # C speed; the regex below runs on one block only
             self.lines_before += block.count(b"\n")
             return block
+        first = _NON_ASCII.search(block)
         while len(block) - first.start() < WINDOW:
             extra = next(more, b"")
             if not extra:
@@ -491,13 +494,15 @@ def _livingknowledge_id(record: bytes) -> Optional[bytes]:
     return None if match is None else match.group(1)
 
 
+# Each pattern starts with a literal `<`, which the regex engine jumps to (an alternation of whole tags made it try
+# every byte: 25 times slower).
 SGML = {
-    "trec": _Sgml("<DOC>", re.compile(rb"(?P<start><DOC>)|(?P<end></DOC\s{0,8}>)", re.I), _element_id(b"DOCNO"),
+    "trec": _Sgml("<DOC>", re.compile(rb"<(?:(?P<start>DOC>)|(?P<end>/DOC\s{0,8}>))", re.I), _element_id(b"DOCNO"),
                   trec_document),
-    "nacsis": _Sgml("<REC>", re.compile(rb"(?P<start><REC>)|(?P<end></REC\s{0,8}>)", re.I), _element_id(b"ACCN"),
+    "nacsis": _Sgml("<REC>", re.compile(rb"<(?:(?P<start>REC>)|(?P<end>/REC\s{0,8}>))", re.I), _element_id(b"ACCN"),
                     nacsis_document),
     "livingknowledge": _Sgml("<doc id=...>", re.compile(
-        rb"(?P<start><doc\s)|(?P<end></doc\s{0,8}>)|(?P<text><text[\s>])|(?P<untext></text\s{0,8}>)", re.I),
+        rb"<(?:(?P<start>doc\s)|(?P<end>/doc\s{0,8}>)|(?P<text>text[\s>])|(?P<untext>/text\s{0,8}>))", re.I),
         _livingknowledge_id, livingknowledge_document, ends_optional=True),
 }
 MARKER = 32       # bytes of a chunk's end looked at again with the next chunk (a tag split between two)
@@ -510,14 +515,15 @@ class _Records:
     records, whose end tags are optional, end at the next `<doc ` at a line's start outside their `<text>`. A
     record's first MAX_RECORD bytes are kept; the regex engine scans, Python sees each tag once."""
 
-    def __init__(self, display: str, sgml: _Sgml, finish: Callable[[bytes, int], None], found: Collection):
+    def __init__(self, display: str, sgml: _Sgml, finish: Callable[[bytes, Callable[[], int]], None],
+                 found: Collection):
         self.display, self.sgml, self.finish, self.found = display, sgml, finish, found
         self.data = b""               # the stream's bytes from the current record's start (or the last scanned)
         self.scan = 0                 # tags before this offset of data are handled
         self.counted, self.line = 0, 1     # data[counted] is on this line
         self.start: Optional[int] = None   # the current record's start in data (None: outside a record)
         self.kept: Optional[bytes] = None  # its first MAX_RECORD bytes once data no longer holds its start
-        self.record_line = 0
+        self.record_line = 0          # the current record's first line (0: not counted yet, see first_line)
         self.in_text = False
         self.told_inside = False
         self.previous = b"\n"          # the byte before data[0]
@@ -533,9 +539,17 @@ class _Records:
         self.data += chunk
         limit = len(self.data) if last else len(self.data) - MARKER
         for token in self.sgml.tokens.finditer(self.data, self.scan):
-            if token.start() >= limit:
+            position = token.start()
+            if position >= limit:
                 break
-            self.token(token.lastgroup, token.start(), token.end())
+            kind = token.lastgroup
+            outside = self.start is None and self.kept is None
+            if kind == "start" and outside:         # the common cases inline: a record's start, then its end
+                self.start, self.in_text, self.told_inside, self.record_line = position, False, False, 0
+            elif kind == "end" and not outside:
+                self.end(token.end())
+            else:
+                self.token(kind, position, token.end())
             self.scan = token.end()
         self.scan = max(self.scan, limit)
         if last:
@@ -554,9 +568,10 @@ class _Records:
                 self.begin(position)
             elif not self.told_inside:
                 self.told_inside = True
+                first = self.first_line()
                 self.found.note("%s:%d: warning: %s inside the record that starts on line %d is read as that "
                                 "record's text, not as a record (a record starts only after the previous one's "
-                                "end tag)" % (self.display, self.line_of(position), self.sgml.tag, self.record_line))
+                                "end tag)" % (self.display, self.line_of(position), self.sgml.tag, first))
         elif kind == "end":
             if inside:
                 self.end(after)
@@ -569,21 +584,31 @@ class _Records:
 
     def begin(self, position: int) -> None:
         self.start, self.kept, self.in_text, self.told_inside = position, None, False, False
-        self.record_line = self.line_of(position)
+        self.record_line = 0
+
+    def first_line(self) -> int:
+        """The current record's first line, counted only when asked (a wanted record, a warning): most records are
+        not wanted, and their lines cost nothing."""
+        if not self.record_line:
+            self.record_line = self.line_of(self.start)
+        return self.record_line
 
     def end(self, position: int) -> None:
         record = self.kept if self.kept is not None else self.data[self.start:min(position, self.start + MAX_RECORD)]
+        self.finish(record, self.first_line)
         self.start, self.kept = None, None
-        self.finish(record, self.record_line)
 
     def trim(self) -> None:
         """Drop what is no longer needed: the bytes before the current record, or beyond its first MAX_RECORD."""
         if self.start is not None and len(self.data) - self.start > MAX_RECORD:
+            self.first_line()
             self.kept = self.data[self.start:self.start + MAX_RECORD]
             self.start = None
         cut = self.start if self.start is not None else self.scan
         if cut <= 0:
             return
+        if self.start is not None:
+            self.first_line()
         self.line_of(cut)
         self.previous = self.data[cut - 1:cut]
         self.data = self.data[cut:]
@@ -597,14 +622,15 @@ def _read_sgml(display: str, chunks: Iterator[bytes], sgml: _Sgml, wanted: Set[s
                read: FileRead, found: Collection) -> None:
     """Records found by their start and end tags; each one's id looked at once, only the wanted ones parsed."""
 
-    def finish(record: bytes, line: int) -> None:
+    def finish(record: bytes, first_line: Callable[[], int]) -> None:
         raw_id = sgml.identify(record)
         if raw_id is None:
-            found.note("%s:%d: warning: a record without an id is skipped" % (display, line))
+            found.note("%s:%d: warning: a record without an id is skipped" % (display, first_line()))
             return
-        doc_id = decode(raw_id, line).strip()
+        doc_id = (raw_id.decode("ascii") if raw_id.isascii() else decode(raw_id, first_line())).strip()
         read.records += 1
         if doc_id in wanted:
+            line = first_line()
             _keep(doc_id, lambda: sgml.parse(doc_id, decode(record, line)), "%s:%d" % (display, line), read, found)
 
     records = _Records(display, sgml, finish, found)
@@ -624,6 +650,14 @@ def _keep(doc_id: str, parse: Callable[[], Document], place: str, read: FileRead
         return
     document = parse()
     document.place = place
+    found.kept_chars += document.length()
+    if found.kept_chars > MAX_KEPT_TOTAL:
+        if not found.over_budget:
+            found.note("%s: warning: the pooled documents' whole texts pass %s characters in all; this one and the "
+                       "later ones keep only what their cards show (their whole-text pages say so)"
+                       % (place, format(MAX_KEPT_TOTAL, ",")))
+        found.over_budget = True
+        keep_shown_only(document)
     found.documents[doc_id] = document
     read.found += 1
 

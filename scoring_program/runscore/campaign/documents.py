@@ -167,12 +167,23 @@ def _next_start(markup: str, position: int) -> int:
     return len(markup)
 
 
+def keep_shown_only(document: Document) -> None:
+    """Drop what the card does not show (the collection's budget of whole texts is spent): the whole-text page then
+    shows what is kept, and says the record held more."""
+    _bound(document, MAX_SHOWN_CHARS)
+
+
 def _kept(document: Document) -> Document:
     """The document with its title and sections bounded (MAX_KEPT_TITLE, MAX_KEPT_CHARS; cut when the record held
     more)."""
     if len(document.title) > MAX_KEPT_TITLE:
         document.title, document.cut = document.title[:MAX_KEPT_TITLE], True
-    left = MAX_KEPT_CHARS
+    _bound(document, MAX_KEPT_CHARS)
+    return document
+
+
+def _bound(document: Document, limit: int) -> None:
+    left = limit
     kept = []
     for label, text in document.sections:
         if left <= 0:
@@ -183,7 +194,6 @@ def _kept(document: Document) -> Document:
         kept.append((label, text))
         left -= len(text)
     document.sections = kept
-    return document
 
 
 # ------------------------------------------------------------------------------------ TREC SGML ---
