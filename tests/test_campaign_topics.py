@@ -202,3 +202,20 @@ def test_topic_encodings_are_decided_from_the_bytes_and_told(tmp_path):
     assert read.for_pool_topic("0002").title == "caf\ufffd"
     assert read.notes == ["%s:2: warning: 1 character(s) could not be read as utf-8 and show as \ufffd (the first "
                           "on this line); give --encoding if the file is in another encoding" % (tmp_path / "utf8task")]
+
+
+def test_pool_prints_the_topic_files_encoding_warnings(tmp_path, capsys):
+    """`runscore pool --topics` read a topic file that is not valid UTF-8 in the task's encoding without a word:
+    its warnings are on stderr, and `--encoding` insists."""
+    from runscore.cli import main
+
+    (tmp_path / "topics").write_bytes("0031\tcaf\xe9 Kármán Erdős\n".encode("utf-8").replace(b"caf\xc3\xa9", b"caf\xe9"))
+    (tmp_path / "run1").write_text("0031\t0\tD1\t1\t9\trun1\n")
+    assert main(["pool", "--task", "ntcir1-adhoc", "--depth", "10", str(tmp_path / "run1"), "-o",
+                 str(tmp_path / "pool"), "--topics", str(tmp_path / "topics")]) == 0
+    err = capsys.readouterr().err
+    assert "%s:1: warning: the file is not valid UTF-8 (byte 0xe9)" % (tmp_path / "topics") in err
+    assert main(["pool", "--task", "ntcir1-adhoc", "--depth", "10", str(tmp_path / "run1"), "-o",
+                 str(tmp_path / "pool2"), "--topics", str(tmp_path / "topics"), "--encoding", "utf-8"]) == 0
+    captured = capsys.readouterr()
+    assert "1 character(s) could not be read as utf-8" in captured.err and "topics: 1 entry" in captured.out
