@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..errors import ConfigError
-from .documents import (Document, decode_counted, json_document, keep_shown_only, livingknowledge_document, nacsis_document, read_json,
-                        trec_document, tsv_document, whole_characters)
+from .documents import (Document, decode_counted, is_utf8, json_document, keep_shown_only, livingknowledge_document,
+                        nacsis_document, read_json, trec_document, tsv_document, whole_characters)
 
 FORMATS = ("auto", "trec", "nacsis", "livingknowledge", "jsonl", "tsv")
 MAX_LINE = 16 * 1024 * 1024         # longer lines are read in pieces of this size
@@ -338,7 +338,7 @@ class _EncodingWatch:
         return block
 
     def decide(self, window: bytes, at_end: bool) -> str:
-        if self.declared.replace("_", "-").lower() in ("utf-8", "utf8"):
+        if is_utf8(self.declared):
             return "utf-8"
         try:
             window.decode("utf-8")
@@ -407,12 +407,19 @@ def _read_stream(display: str, stream: BinaryIO, wanted: Set[str], options: Coll
     read = FileRead(display, fmt, fixed or options.declared_encoding)
     found.files.append(read)
     decoder = _Decoder(fixed, source.watch, options.declared_encoding)
-    if fmt in SGML:
-        _read_sgml(display, source.chunks(), SGML[fmt], wanted, decoder, read, found)
-    elif fmt == "jsonl":
-        _read_json(display, source.lines(), head, wanted, options, decoder, read, found)
-    else:
-        _read_tsv(display, source.lines(), wanted, options, decoder, read, found)
+    try:
+        if fmt in SGML:
+            _read_sgml(display, source.chunks(), SGML[fmt], wanted, decoder, read, found)
+        elif fmt == "jsonl":
+            _read_json(display, source.lines(), head, wanted, options, decoder, read, found)
+        else:
+            _read_tsv(display, source.lines(), wanted, options, decoder, read, found)
+    finally:                # a damaged file too: its encoding and replacements as far as it was read
+        _told_encoding(display, source, decoder, options, read, found)
+
+
+def _told_encoding(display: str, source: _Source, decoder: "_Decoder", options: CollectionOptions, read: FileRead,
+                   found: Collection) -> None:
     if source.watch is not None:
         read.encoding = source.watch.encoding or "ascii"
         told = source.watch.told(display)
@@ -423,13 +430,13 @@ def _read_stream(display: str, stream: BinaryIO, wanted: Set[str], options: Coll
         advice = ""
         if not options.encoding:
             advice = "; give --encoding if the file is in another encoding"
-            if read.encoding == "utf-8" and source.watch is not None and \
-                    options.declared_encoding.replace("_", "-").lower() not in ("utf-8", "utf8"):
+            if read.encoding == "utf-8" and source.watch is not None and not is_utf8(options.declared_encoding):
                 advice = ("; it was read as UTF-8 because its first non-ASCII text (line %d) is: if it is %s, give "
                           "--encoding %s" % (source.watch.line, options.declared_encoding, options.declared_encoding))
-        found.note("%s:%d: warning: %d character(s) of the documents shown could not be read as %s and show as "
-                   "\ufffd (the first on this line)%s" % (display, decoder.first_line, decoder.replaced,
-                                                           read.encoding, advice))
+        where = "%s:%d" % (display, decoder.first_line) if decoder.first_line else display
+        found.note("%s: warning: %d character(s) of the documents shown could not be read as %s and show as "
+                   "\ufffd%s%s" % (where, decoder.replaced, read.encoding,
+                                   " (the first on this line)" if decoder.first_line else "", advice))
 
 
 class _Decoder:

@@ -322,6 +322,14 @@ def decode_counted(data: bytes, encoding: str) -> Tuple[str, int, int]:
         return text, _REPLACED[0] - before, exc.start
 
 
+def is_utf8(encoding: str) -> bool:
+    """Whether an encoding's name is UTF-8's (utf8, UTF_8, ...)."""
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
 def whole_characters(value, replaced: List[int]):
     """`value` with every half of a UTF-16 surrogate pair that a JSON escape left alone (`"\\ud800"`) shown as
     U+FFFD: no page or sheet written as UTF-8 can hold one (writing it failed). replaced[0] counts them."""

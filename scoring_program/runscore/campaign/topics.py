@@ -19,7 +19,6 @@ Ids are matched to the pool's topics by the task's own normaliser (AssessmentFor
 `0084`, R2C2's `D001` = `0001`), so a topic file and the runs may spell them differently. Text is decoded as UTF-8
 when it is valid UTF-8, else in the given or the task's declared encoding (NTCIR-1: EUC-JP), and said which.
 """
-import codecs
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -28,7 +27,7 @@ from ..errors import ConfigError
 from ..tasks.assessing import AssessmentForm
 from ..textfile import numbered_lines
 from .documents import (MAX_SHOWN_CHARS, MAX_TITLE_CHARS, attribute, clean, decode_counted, elements,
-                        read_json, shorten, whole_characters)
+                        is_utf8, read_json, shorten, whole_characters)
 
 MAX_TOPIC_FILE = 64 * 1024 * 1024
 MAX_TERMS = 30
@@ -131,7 +130,7 @@ def _decode(path: str, given: Optional[str], declared: str) -> Tuple[str, str, L
             as_utf8 = data.decode("utf-8", errors="replace")
             bad = as_utf8.count("\ufffd") - data.count(b"\xef\xbf\xbd")
             garbled = sum(1 for c in as_utf8 if c >= "\x80") - bad - data.count(b"\xef\xbf\xbd")
-            if _is_utf8(declared) is False and garbled > bad:
+            if not is_utf8(declared) and garbled > bad:
                 notes.append("%s:%d: warning: the file is not valid UTF-8 (byte 0x%02x), so it is read as %s (the "
                              "task's encoding), which garbles its %d UTF-8 character(s); if it is UTF-8 with a few "
                              "bad bytes, give --encoding utf-8" % (path, data.count(b"\n", 0, exc.start) + 1,
@@ -145,13 +144,6 @@ def _decode(path: str, given: Optional[str], declared: str) -> Tuple[str, str, L
                      "line); give --encoding if the file is in another encoding"
                      % (path, data.count(b"\n", 0, first) + 1, replaced, encoding))
     return text, encoding, notes
-
-
-def _is_utf8(encoding: str) -> bool:
-    try:
-        return codecs.lookup(encoding).name == "utf-8"
-    except LookupError:
-        return False
 
 
 # ------------------------------------------------------------------------------------ query terms ---
