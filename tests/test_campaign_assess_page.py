@@ -337,9 +337,10 @@ def test_a_long_document_is_cut_at_a_word_and_read_whole_from_a_light_page(tmp_p
         "<DOC>\n<DOCNO>%s</DOCNO>\n<HEADLINE>%s</HEADLINE>\n<TEXT>%s %s the end</TEXT>\n</DOC>\n"
         % (d, "long title " * 100, body, hostile) for d in docs), encoding="utf-8")
     (tmp_path / "ntc1").write_text("".join("0031\t0\t%s\t%d\t%d\tntc1\n" % (d, r, 100 - r) for r, d in enumerate(docs, 1)))
+    (tmp_path / "topics").write_text("0031\tword13999 ends\n")
     out = str(tmp_path / "pool")
     assert main(["pool", "--task", "ntcir1-adhoc", "--depth", "100", str(tmp_path / "ntc1"), "-o", out,
-                 "--collection", str(tmp_path / "c.sgml")]) == 0
+                 "--collection", str(tmp_path / "c.sgml"), "--topics", str(tmp_path / "topics")]) == 0
     page = os.path.join(out, "assess", "topic-0031.html")
     assert os.path.getsize(page) < 40 * 21000 + 60000 and os.path.getsize(str(tmp_path / "c.sgml")) > 4000000
     browser.get("file://" + page)
@@ -355,5 +356,6 @@ def test_a_long_document_is_cut_at_a_word_and_read_whole_from_a_light_page(tmp_p
     text = browser.find_element("css selector", "main").text
     assert body in text and "</script><script>alert(1)</script>" in text and text.endswith("the end")
     assert browser.find_elements("css selector", "main img, main script") == []
+    assert [m.text for m in browser.find_elements("css selector", "main mark")] == ["word13999", "end"]   # the topic's terms
     with pytest.raises(NoAlertPresentException):
         browser.switch_to.alert.text

@@ -26,6 +26,7 @@ import hashlib
 import html
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
@@ -416,18 +417,59 @@ h1{font-size:1.2em;margin:.2em 0 .4em;word-break:break-word}
 .facts{font-size:.84em;color:#555;word-break:break-word}.facts span{margin-right:1em}.facts b{color:#888;font-weight:400}
 .section-label{font-size:.78em;text-transform:uppercase;letter-spacing:.04em;color:#666;margin-top:.8em}
 p{margin:0 0 .45em;white-space:pre-wrap;word-break:break-word}
+mark{background:#ffe27a;color:inherit;padding:0 .05em;border-radius:2px}
 .note{font-size:.85em;color:#8a5a00;background:#fff6e0;border-radius:4px;padding:.2em .5em;margin:.6em 0}
 """
 
 
-def whole_text_page(item: PageItem, document: Optional[Document], number: int) -> str:
+def marked(text: str, terms: Optional["re.Pattern[str]"]) -> str:
+    """`text` as escaped markup with the topic's query terms in <mark> (the rule of the page's script: a Latin term
+    matches at a word's start by its stem and marks the whole word; another term where it occurs)."""
+    if terms is None:
+        return html.escape(text)
+    out, last = [], 0
+    for match in terms.finditer(text):
+        if match.end() == match.start():
+            continue
+        out.append(html.escape(text[last:match.start()]))
+        out.append("<mark>%s</mark>" % html.escape(match.group(0)))
+        last = match.end()
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+def terms_pattern(terms: Sequence[str]) -> Optional["re.Pattern[str]"]:
+    """The regex of a topic's query terms, longest first, as the page's script builds it (setTerms)."""
+    words = sorted({t.strip() for t in terms if t and t.strip()}, key=len, reverse=True)
+    if not words:
+        return None
+    parts = [r"(?<!\w)" + r"\s+".join(re.escape(w) for w in _stem(t).split()) + r"\w*"
+             if re.match(r"[A-Za-z0-9\u00c0-\u024f]", t) else re.escape(t) for t in words]
+    return re.compile("|".join(parts), re.I)
+
+
+def _stem(term: str) -> str:
+    word = term.lower()
+    if re.search(r"[^a-z]", word):
+        return word
+    for suffix, least in (("ing", 6), ("ies", 6), ("ed", 6)):
+        if len(word) >= least and word.endswith(suffix):
+            return word[:-len(suffix)]
+    if len(word) >= 4 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def whole_text_page(item: PageItem, document: Optional[Document], number: int, terms: Sequence[str] = ()) -> str:
     """The whole text of one shortened card, as a page of its own (no script at all: the text is escaped markup
-    made here, so nothing in it can run; the same Content-Security-Policy as the assessment page)."""
+    made here, so nothing in it can run; the same Content-Security-Policy as the assessment page), the topic's
+    query terms marked as on the page."""
+    pattern = terms_pattern(terms)
     parts = []
     title = document.title if document is not None else ""
     parts.append('<div class="key">%d. %s</div>' % (number, html.escape(item.doc or "")))
     if title:
-        parts.append("<h1>%s</h1>" % html.escape(title))
+        parts.append("<h1>%s</h1>" % marked(title, pattern))
     facts = document.facts if document is not None else []
     if facts:
         parts.append('<div class="facts">%s</div>' % "".join(
@@ -440,7 +482,7 @@ def whole_text_page(item: PageItem, document: Optional[Document], number: int) -
     for label, text in sections:
         if label:
             parts.append('<div class="section-label">%s</div>' % html.escape(label))
-        parts.append("".join("<p>%s</p>" % html.escape(line) for line in text.split("\n") if line.strip()))
+        parts.append("".join("<p>%s</p>" % marked(line, pattern) for line in text.split("\n") if line.strip()))
     if document is not None and document.cut:
         parts.append('<div class="note">The record is longer still: only the %s characters above are kept.</div>'
                      % format(document.length() - len(document.title), ","))
@@ -455,8 +497,8 @@ def whole_text_page(item: PageItem, document: Optional[Document], number: int) -
 """ % {"key": html.escape(item.doc or str(number)), "style": WHOLE_STYLE, "body": "\n".join(parts)}
 
 
-def write_whole_texts(folder: str, page_name: str, items: Sequence[PageItem],
-                      documents: Dict[str, Document]) -> List[str]:
+def write_whole_texts(folder: str, page_name: str, items: Sequence[PageItem], documents: Dict[str, Document],
+                      terms: Sequence[str] = ()) -> List[str]:
     """For each item its card shows shortened, the whole text in `folder/<page_name>-texts/N.html` (N: the card's
     number), linked from the card (item.whole, relative to the page): the page holds only what its cards show, so
     a 1,000-document page with long documents stays light. Returns the paths written."""
@@ -468,7 +510,7 @@ def write_whole_texts(folder: str, page_name: str, items: Sequence[PageItem],
         path = os.path.join(folder, relative)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as handle:
-            handle.write(whole_text_page(item, documents.get(item.doc), number))
+            handle.write(whole_text_page(item, documents.get(item.doc), number, terms))
         item.whole = relative
         written.append(path)
     return written

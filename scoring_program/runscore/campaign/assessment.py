@@ -135,8 +135,8 @@ def write_assessment(output: str, assessment: Assessment) -> Assessment:
         target = os.path.join(folder, safe_name(batch.assessor)) if batch.assessor else folder
         os.makedirs(target, exist_ok=True)
         items = [_item(row, key, views, (row["topic"], row["item"]) in missing) for row in batch.rows]
-        write_whole_texts(target, "topic-%s" % batch.name, items, documents)
         shown = _topic(assessment.topics, batch.topic)
+        write_whole_texts(target, "topic-%s" % batch.name, items, documents, (shown or {}).get("terms", ()))
         if batch.topic not in topics_seen:
             topics_seen.append(batch.topic)
             if assessment.topics is not None and shown is None:
@@ -195,7 +195,8 @@ def _organiser_view(output: str, task: Task, rows: Sequence[Dict[str, str]], key
     for batch in make_batches(rows):
         stats = [_stats_line(row) for row in batch.rows]
         items = [_item(row, key, views, (row["topic"], row["item"]) in missing) for row in batch.rows]
-        write_whole_texts(folder, "topic-%s" % batch.name, items, documents)
+        write_whole_texts(folder, "topic-%s" % batch.name, items, documents,
+                          (_topic(topics, batch.topic) or {}).get("terms", ()))
         path = os.path.join(folder, "topic-%s.html" % batch.name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(page(task, batch.topic, _topic(topics, batch.topic), items, key,
