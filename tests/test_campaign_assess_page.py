@@ -3,6 +3,7 @@
 Skips without Chromium, chromedriver or selenium (a test-only dependency).
 """
 import os
+import re
 import shutil
 import time
 
@@ -298,8 +299,9 @@ def test_hostile_document_and_topic_text_stays_text(tmp_path, browser):
 
 
 def test_a_participants_huge_passage_is_shown_shortened_and_judged_whole(tmp_path, browser):
-    """A PR run's passage of 300,000 characters: the card shows the first 20,000 and says so; the page stays
-    small; the label saved is for the whole passage (its text_sha1 is the pool's)."""
+    """A PR run's passage of 300,000 characters: the card shows the first 20,000 (cut at a word) and says so, with a
+    link to the whole passage; the page stays small; the label saved is for the whole passage (its text_sha1 is the
+    pool's)."""
     runs = tmp_path / "runs"
     runs.mkdir()
     (runs / "B-PO-1").write_text("0002;1;d9;" + "harbour " * 37500 + "\n")
@@ -309,9 +311,51 @@ def test_a_participants_huge_passage_is_shown_shortened_and_judged_whole(tmp_pat
     assert os.path.getsize(page) < 100000
     browser.get("file://" + page)
     card = browser.find_element("id", "item-0")
-    assert "Shortened: the first 20000 characters are shown." in card.text
+    assert re.search(r"Shortened: the first [\d,]+ of 300,000 characters are shown\. Read the whole text", card.text)
+    whole = card.find_element("css selector", "a.whole").get_attribute("href")
+    assert whole == "file://" + os.path.join(out, "assess", "topic-0002-texts", "1.html")
     press(browser, ["1"])
     browser.find_element("id", "save").click()
     _, rows = read_sheet(saved_sheet(browser, "labels-0002.tsv"))
     _, pooled = read_sheet(os.path.join(out, "pool.tsv"))
     assert rows[0].values["text_sha1"] == pooled[0].values["text_sha1"] and rows[0].values["label"] == "L1"
+    browser.get(whole)
+    assert browser.find_element("css selector", "main").text.count("harbour") == 37500
+
+
+def test_a_long_document_is_cut_at_a_word_and_read_whole_from_a_light_page(tmp_path, browser):
+    """Documents of 100,000 characters were cut at 20,000 mid-word with no way to read on: the card is cut at a word
+    and links the whole text, a page of its own beside the assessment page (so the page holds only what the cards
+    show: 40 such documents make a page of about 40 x 20,000 characters, not 4 MB), where hostile text stays
+    text; a long title is shortened on the card and whole on its page."""
+    from selenium.common.exceptions import NoAlertPresentException
+
+    docs = ["L%02d" % k for k in range(40)]
+    body = " ".join("word%d" % i for i in range(14000))             # 100,000 characters or so
+    hostile = "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; <img src=x onerror=alert(2)>"
+    (tmp_path / "c.sgml").write_text("".join(
+        "<DOC>\n<DOCNO>%s</DOCNO>\n<HEADLINE>%s</HEADLINE>\n<TEXT>%s %s the end</TEXT>\n</DOC>\n"
+        % (d, "long title " * 100, body, hostile) for d in docs), encoding="utf-8")
+    (tmp_path / "ntc1").write_text("".join("0031\t0\t%s\t%d\t%d\tntc1\n" % (d, r, 100 - r) for r, d in enumerate(docs, 1)))
+    (tmp_path / "topics").write_text("0031\tword13999 ends\n")
+    out = str(tmp_path / "pool")
+    assert main(["pool", "--task", "ntcir1-adhoc", "--depth", "100", str(tmp_path / "ntc1"), "-o", out,
+                 "--collection", str(tmp_path / "c.sgml"), "--topics", str(tmp_path / "topics")]) == 0
+    page = os.path.join(out, "assess", "topic-0031.html")
+    assert os.path.getsize(page) < 40 * 21000 + 60000 and os.path.getsize(str(tmp_path / "c.sgml")) > 4000000
+    browser.get("file://" + page)
+    card = browser.find_element("id", "item-0")
+    title = card.find_element("css selector", "h2.title").text
+    assert len(title) <= 300 and title.endswith("long title\u2026")
+    shown = card.find_element("css selector", ".text").text
+    assert shown.endswith("\u2026") and (shown[:-1].rstrip() + " ") in body + " "     # whole words only
+    note = card.find_element("css selector", ".note.short")
+    assert "characters are shown. Read the whole text" in note.text
+    browser.get(note.find_element("css selector", "a.whole").get_attribute("href"))
+    assert browser.find_element("css selector", "h1").text == ("long title " * 100).strip()
+    text = browser.find_element("css selector", "main").text
+    assert body in text and "</script><script>alert(1)</script>" in text and text.endswith("the end")
+    assert browser.find_elements("css selector", "main img, main script") == []
+    assert [m.text for m in browser.find_elements("css selector", "main mark")] == ["word13999", "end"]   # the topic's terms
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text

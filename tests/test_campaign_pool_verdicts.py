@@ -29,7 +29,7 @@ def test_a_collection_yielding_none_of_the_pooled_documents_refuses_the_pool(tmp
     err = capsys.readouterr().err
     assert code == 2 and not os.path.exists(os.path.join(out, "pool.tsv"))
     assert "the collection yielded 0 of the 4 pooled document(s) (0.0%); nothing was written" in err
-    assert "read: %s (trec utf-8, 0 found)" % os.path.join(str(tmp_path), "docs.sgml") in err
+    assert "read: %s (trec ascii, 0 found)" % os.path.join(str(tmp_path), "docs.sgml") in err
     assert "pooled ids not found, e.g. D2, D3, D4: check --collection-format, --encoding and --id-field" in err
 
 

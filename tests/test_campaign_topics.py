@@ -158,3 +158,64 @@ def test_json_topics_nested_too_deeply_or_holding_half_a_surrogate_pair(tmp_path
     assert found.by_id["0031"].title == "ports \ufffd and harbours"
     with pytest.raises(ConfigError, match="not JSON: nested too deeply"):
         topics_of(tmp_path, "ntcir1-adhoc", "[" * 100000 + "]" * 100000, name="deep")
+
+
+def test_hostile_topic_files_cost_linear_time(tmp_path):
+    """Many `<subtopic>` without their end tag (each was looked for to the file's end), a title of 200,000
+    distinct words (each looked up in the list of terms so far) and a tag of 100,000 `q="` attributes without their
+    closing quote (each tried to the tag's end): linear now."""
+    from conftest import cpu_seconds
+
+    subtopics = TEMPORALIA.replace("</subtopics>", '<subtopic id="051x">' * 30000 + "</subtopics>")
+    words = " ".join("w%06d" % i for i in range(200000))
+    start = cpu_seconds()
+    assert topics_of(tmp_path, "temporalia-tir", subtopics).for_pool_topic("051p") is not None
+    assert len(topics_of(tmp_path, "ntcir1-adhoc", "31\t%s\n" % words, name="t2").for_pool_topic("0031").terms) == 30
+    assert topics_of(tmp_path, "ntcir1-adhoc", '<TOPIC q=0031 %s>\n<TITLE>t</TITLE>\n</TOPIC>\n' % ('q="' * 100000),
+                     name="t3").for_pool_topic("0031").title == "t"
+    assert cpu_seconds() - start < 3
+
+
+def test_a_long_topic_title_is_shortened_on_the_page(tmp_path):
+    """A 1 MB topic title made a 1 MB heading (twice: the panel and the header's pop-up) and topic line."""
+    topic = topics_of(tmp_path, "ntcir1-adhoc", "31\t%s\n" % ("harbour " * 130000)).for_pool_topic("0031")
+    shown = topic.as_json()
+    assert len(shown["title"]) <= 300 and shown["title"].endswith("\u2026")
+
+
+def test_topic_encodings_are_decided_from_the_bytes_and_told(tmp_path):
+    """Valid UTF-8 is UTF-8 (the NTCIR-1 task's EUC-JP never garbles "kármán"), `--encoding` insists, a file that is
+    not valid UTF-8 is read in the task's encoding, and what could not be read is counted with its first line;
+    a mostly-UTF-8 file with a stray byte is told that the task's encoding garbles its characters."""
+    text = "31\tvon Kármán vortex\n"
+    assert topics_of(tmp_path, "ntcir1-adhoc", text).for_pool_topic("0031").title == "von Kármán vortex"
+    path = tmp_path / "topics"
+    insisted = read_topics(str(path), get_task("ntcir1-adhoc").assessment, "latin-1")
+    assert insisted.encoding == "latin-1" and insisted.for_pool_topic("0031").title == "von KÃ¡rmÃ¡n vortex"
+    (tmp_path / "bad").write_bytes("31\tbridges\n32\tcaf\xe9 Kármán Erdős\n".encode("utf-8").replace(b"caf\xc3\xa9", b"caf\xe9"))
+    read = read_topics(str(tmp_path / "bad"), get_task("ntcir1-adhoc").assessment)
+    assert read.encoding == "euc_jp"
+    assert any(note.startswith("%s:2: warning: the file is not valid UTF-8 (byte 0xe9)" % (tmp_path / "bad")) and
+               "garbles its 3 UTF-8 character(s)" in note and "--encoding utf-8" in note for note in read.notes)
+    (tmp_path / "utf8task").write_bytes(b"0001\tok\n0002\tcaf\xe9\n")
+    read = read_topics(str(tmp_path / "utf8task"), get_task("r2c2-pr").assessment)
+    assert read.for_pool_topic("0002").title == "caf\ufffd"
+    assert read.notes == ["%s:2: warning: 1 character(s) could not be read as utf-8 and show as \ufffd (the first "
+                          "on this line); give --encoding if the file is in another encoding" % (tmp_path / "utf8task")]
+
+
+def test_pool_prints_the_topic_files_encoding_warnings(tmp_path, capsys):
+    """`runscore pool --topics` read a topic file that is not valid UTF-8 in the task's encoding without a word:
+    its warnings are on stderr, and `--encoding` insists."""
+    from runscore.cli import main
+
+    (tmp_path / "topics").write_bytes("0031\tcaf\xe9 Kármán Erdős\n".encode("utf-8").replace(b"caf\xc3\xa9", b"caf\xe9"))
+    (tmp_path / "run1").write_text("0031\t0\tD1\t1\t9\trun1\n")
+    assert main(["pool", "--task", "ntcir1-adhoc", "--depth", "10", str(tmp_path / "run1"), "-o",
+                 str(tmp_path / "pool"), "--topics", str(tmp_path / "topics")]) == 0
+    err = capsys.readouterr().err
+    assert "%s:1: warning: the file is not valid UTF-8 (byte 0xe9)" % (tmp_path / "topics") in err
+    assert main(["pool", "--task", "ntcir1-adhoc", "--depth", "10", str(tmp_path / "run1"), "-o",
+                 str(tmp_path / "pool2"), "--topics", str(tmp_path / "topics"), "--encoding", "utf-8"]) == 0
+    captured = capsys.readouterr()
+    assert "1 character(s) could not be read as utf-8" in captured.err and "topics: 1 entry" in captured.out

@@ -26,11 +26,13 @@ the data is JSON escaped for the HTML tokenizer (campaign/safe_output.py) and th
 import hashlib
 import html
 import json
+import os
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 from ..tasks.base import Task
-from .documents import MAX_SHOWN_CHARS
+from .documents import MAX_KEPT_CHARS, MAX_SHOWN_CHARS, Document, shorten
 from .safe_output import json_for_script
 
 PAGE_STYLE = """
@@ -81,6 +83,7 @@ scroll-margin-top:calc(var(--head) + .6em);content-visibility:auto;contain-intri
 .text,.passage-text{margin:.3em 0;word-break:break-word}
 .para{margin:0 0 .45em;white-space:pre-wrap}
 .passage{border-left:3px solid #bbb;padding-left:.7em;margin:.5em 0;color:#333;font-size:.95em}
+.note a.whole{color:#1f4fbf;font-weight:600}
 .note{font-size:.85em;color:#8a5a00;background:#fff6e0;border-radius:4px;padding:.2em .5em;margin:.4em 0}
 .stats{font-size:.85em;color:#7a1f1f;background:#fdecec;border-radius:4px;padding:.2em .5em;margin:.4em 0;
 word-break:break-word}
@@ -186,8 +189,7 @@ function card(r,i){
   if(r.text){paragraphs(c.appendChild(el('div','text')),r.text);}
   (v.sections||[]).forEach(function(s){if(s[0]){c.appendChild(el('div','section-label',s[0]));}
     paragraphs(c.appendChild(el('div','text')),s[1]);});
-  if(v.shortened||r.shortened){c.appendChild(el('div','note','Shortened: the first '+(v.shortened||r.shortened)+
-    ' characters are shown.'));}
+  shortNote(c,r,v);
   if(r.missing){c.appendChild(el('div','note missing','This document was not found in the collection given to the pool; tell the organiser.'));}
   if(r.passage){var p=el('div','passage');p.appendChild(el('div','section-label','cited passage'));
     paragraphs(p.appendChild(el('div','passage-text')),r.passage);c.appendChild(p);}
@@ -200,6 +202,15 @@ function card(r,i){
   c.appendChild(b);
   c.addEventListener('click',function(e){if(!(e.target.closest&&e.target.closest('button'))){go(i,false);}});
   return c;
+}
+// ---- a long document: cut at a word, its whole text a link away (a file beside the page, so the page stays light)
+function shortNote(c,r,v){
+  var s=v.shortened||r.shortened;if(!s){return;}
+  var n=el('div','note short','Shortened: '+(s.shown<s.length?'the first '+s.shown.toLocaleString('en')+' of '+
+    s.length.toLocaleString('en')+' characters are shown':'the title is shown in part')+'. ');
+  if(r.whole){var a=el('a','whole','Read the whole text');a.href=r.whole;a.target='_blank';a.rel='noopener';
+    n.appendChild(a);}
+  c.appendChild(n);
 }
 function paint(i){
   var r=rows[i],c=cards[i];
@@ -294,7 +305,8 @@ document.getElementById('save').addEventListener('click',function(){
 class PageItem:
     """One row of a page: the sheet's key columns (`topic`, `item`, and `unit`, `text_sha1` where the pool has
     them), and what is shown: the document id, the run's text, the cited passage, the collection's view of the
-    document (title, facts, sections) and whether the collection lacked it."""
+    document (title, facts, sections) and whether the collection lacked it; whole: the file beside the page that
+    holds the whole text when the card shows it shortened (write_whole_texts)."""
 
     key: Dict[str, str]
     doc: str = ""
@@ -302,20 +314,27 @@ class PageItem:
     passage: str = ""
     view: Optional[Dict[str, object]] = None
     missing: bool = False
+    whole: str = ""
 
     def as_json(self) -> Dict[str, object]:
         out: Dict[str, object] = dict(self.key)
         for name in ("doc", "text", "passage"):
             value = getattr(self, name)
             if value:
-                out[name] = value[:MAX_SHOWN_CHARS]      # a run's text is the participant's: bounded like a document
-                if len(value) > MAX_SHOWN_CHARS:
-                    out.setdefault("shortened", MAX_SHOWN_CHARS)
+                out[name] = shorten(value, MAX_SHOWN_CHARS)     # a run's text is the participant's: cut like a document
+                if len(value) > MAX_SHOWN_CHARS and name != "doc":
+                    out.setdefault("shortened", {"shown": len(out[name]), "length": len(value)})
         if self.view:
             out["view"] = self.view
         if self.missing:
             out["missing"] = True
+        if self.whole:
+            out["whole"] = self.whole
         return out
+
+    def shortened(self) -> bool:
+        return len(self.text) > MAX_SHOWN_CHARS or len(self.passage) > MAX_SHOWN_CHARS or \
+            bool(self.view and self.view.get("shortened"))
 
 
 def page(task: Task, topic_id: str, topic: Optional[Dict[str, object]], items: Sequence[PageItem],
@@ -391,3 +410,111 @@ def _scale_table(form, units: Sequence[str]) -> str:
                                                               scale.meanings or scale.names))
         parts.append("%s<table class=\"scale\">%s</table>" % (heading, cells))
     return "".join(parts)
+
+
+# ------------------------------------------------------------------------------------ whole texts ---
+WHOLE_STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f4f1;color:#1d1d1d;line-height:1.5}
+main{max-width:62em;margin:0 auto;padding:1em;background:#fff;min-height:100vh}
+h1{font-size:1.2em;margin:.2em 0 .4em;word-break:break-word}
+.key{font-family:ui-monospace,monospace;color:#555;font-size:.85em;word-break:break-all}
+.facts{font-size:.84em;color:#555;word-break:break-word}.facts span{margin-right:1em}.facts b{color:#888;font-weight:400}
+.section-label{font-size:.78em;text-transform:uppercase;letter-spacing:.04em;color:#666;margin-top:.8em}
+p{margin:0 0 .45em;white-space:pre-wrap;word-break:break-word}
+mark{background:#ffe27a;color:inherit;padding:0 .05em;border-radius:2px}
+.note{font-size:.85em;color:#8a5a00;background:#fff6e0;border-radius:4px;padding:.2em .5em;margin:.6em 0}
+"""
+
+
+def marked(text: str, terms: Optional["re.Pattern[str]"]) -> str:
+    """`text` as escaped markup with the topic's query terms in <mark> (the rule of the page's script: a Latin term
+    matches at a word's start by its stem and marks the whole word; another term where it occurs)."""
+    if terms is None:
+        return html.escape(text)
+    out, last = [], 0
+    for match in terms.finditer(text):
+        if match.end() == match.start():
+            continue
+        out.append(html.escape(text[last:match.start()]))
+        out.append("<mark>%s</mark>" % html.escape(match.group(0)))
+        last = match.end()
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+def terms_pattern(terms: Sequence[str]) -> Optional["re.Pattern[str]"]:
+    """The regex of a topic's query terms, longest first, as the page's script builds it (setTerms)."""
+    words = sorted({t.strip() for t in terms if t and t.strip()}, key=len, reverse=True)
+    if not words:
+        return None
+    parts = [r"(?<!\w)" + r"\s+".join(re.escape(w) for w in _stem(t).split()) + r"\w*"
+             if re.match(r"[A-Za-z0-9\u00c0-\u024f]", t) else re.escape(t) for t in words]
+    return re.compile("|".join(parts), re.I)
+
+
+def _stem(term: str) -> str:
+    word = term.lower()
+    if re.search(r"[^a-z]", word):
+        return word
+    for suffix, least in (("ing", 6), ("ies", 6), ("ed", 6)):
+        if len(word) >= least and word.endswith(suffix):
+            return word[:-len(suffix)]
+    if len(word) >= 4 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def whole_text_page(item: PageItem, document: Optional[Document], number: int, terms: Sequence[str] = ()) -> str:
+    """The whole text of one shortened card, as a page of its own (no script at all: the text is escaped markup
+    made here, so nothing in it can run; the same Content-Security-Policy as the assessment page), the topic's
+    query terms marked as on the page."""
+    pattern = terms_pattern(terms)
+    parts = []
+    title = document.title if document is not None else ""
+    parts.append('<div class="key">%d. %s</div>' % (number, html.escape(item.doc or "")))
+    if title:
+        parts.append("<h1>%s</h1>" % marked(title, pattern))
+    facts = document.facts if document is not None else []
+    if facts:
+        parts.append('<div class="facts">%s</div>' % "".join(
+            "<span><b>%s:</b> %s</span>" % (html.escape(label), html.escape(value)) for label, value in facts))
+    sections = list(document.sections) if document is not None and item.view and "sections" in item.view else []
+    if item.text:
+        sections.insert(0, ("", item.text[:MAX_KEPT_CHARS]))
+    if item.passage:
+        sections.append(("cited passage", item.passage[:MAX_KEPT_CHARS]))
+    for label, text in sections:
+        if label:
+            parts.append('<div class="section-label">%s</div>' % html.escape(label))
+        parts.append("".join("<p>%s</p>" % marked(line, pattern) for line in text.split("\n") if line.strip()))
+    if document is not None and document.cut:
+        parts.append('<div class="note">The record is longer still: only the %s characters above are kept.</div>'
+                     % format(document.length() - len(document.title), ","))
+    elif len(item.text) > MAX_KEPT_CHARS:
+        parts.append('<div class="note">The text is longer still: its first %s characters are shown.</div>'
+                     % format(MAX_KEPT_CHARS, ","))
+    return """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>%(key)s: the whole text</title><style>%(style)s</style></head>
+<body><main>%(body)s</main></body></html>
+""" % {"key": html.escape(item.doc or str(number)), "style": WHOLE_STYLE, "body": "\n".join(parts)}
+
+
+def write_whole_texts(folder: str, page_name: str, items: Sequence[PageItem], documents: Dict[str, Document],
+                      terms: Sequence[str] = ()) -> List[str]:
+    """For each item its card shows shortened, the whole text in `folder/<page_name>-texts/N.html` (N: the card's
+    number), linked from the card (item.whole, relative to the page): the page holds only what its cards show, so
+    a 1,000-document page with long documents stays light. Returns the paths written."""
+    written = []
+    for number, item in enumerate(items, 1):
+        if not item.shortened():
+            continue
+        relative = "%s-texts/%d.html" % (page_name, number)
+        path = os.path.join(folder, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(whole_text_page(item, documents.get(item.doc), number, terms))
+        item.whole = relative
+        written.append(path)
+    return written

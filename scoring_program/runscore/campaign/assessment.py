@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Sequence
 
 from ..tasks.assessing import RUN
 from ..tasks.base import Task
-from .assess_page import PageItem, page
+from .assess_page import PageItem, page, write_whole_texts
 from .batches import Batch, make_batches, safe_name
 from .collection import Collection, CollectionOptions, read_collection
 from .sheet import LABEL, write_sheet
@@ -126,6 +126,7 @@ def write_assessment(output: str, assessment: Assessment) -> Assessment:
     """Write the assessors' folder (and the organiser's view) of a prepared pool; the paths are noted in it."""
     task, columns, rows, options = assessment.task, assessment.columns, assessment.rows, assessment.options
     views = assessment.views
+    documents = assessment.collection.documents if assessment.collection is not None else {}
     key = [c for c in KEY_COLUMNS if c in columns] + [LABEL]
     sheet_columns = key[:-1] + [c for c in TEXT_COLUMNS if c in columns] + [LABEL]
     folder = os.path.join(output, ASSESS_DIR)
@@ -136,6 +137,7 @@ def write_assessment(output: str, assessment: Assessment) -> Assessment:
         os.makedirs(target, exist_ok=True)
         items = [_item(row, key, views, (row["topic"], row["item"]) in missing) for row in batch.rows]
         shown = _topic(assessment.topics, batch.topic)
+        write_whole_texts(target, "topic-%s" % batch.name, items, documents, (shown or {}).get("terms", ()))
         if batch.topic not in topics_seen:
             topics_seen.append(batch.topic)
             if assessment.topics is not None and shown is None:
@@ -158,7 +160,7 @@ def write_assessment(output: str, assessment: Assessment) -> Assessment:
                      [[m["topic"], m["item"], m["document"]] for m in assessment.missing])
     if options.show_pool_stats:
         assessment.organiser_pages = _organiser_view(output, task, rows, key, views, missing, assessment.topics,
-                                                     options.order)
+                                                     documents, options.order)
     return assessment
 
 
@@ -186,7 +188,7 @@ def _batch_title(batch: Batch) -> str:
 
 
 def _organiser_view(output: str, task: Task, rows: Sequence[Dict[str, str]], key: Sequence[str],
-                    views, missing, topics: Optional[Topics], order: str = "") -> List[str]:
+                    views, missing, topics: Optional[Topics], documents, order: str = "") -> List[str]:
     """One page per topic with each item's runs, best rank and rank sum (the pool's informational columns)."""
     folder = os.path.join(output, ORGANISER_DIR)
     os.makedirs(folder, exist_ok=True)
@@ -194,6 +196,8 @@ def _organiser_view(output: str, task: Task, rows: Sequence[Dict[str, str]], key
     for batch in make_batches(rows):
         stats = [_stats_line(row) for row in batch.rows]
         items = [_item(row, key, views, (row["topic"], row["item"]) in missing) for row in batch.rows]
+        write_whole_texts(folder, "topic-%s" % batch.name, items, documents,
+                          (_topic(topics, batch.topic) or {}).get("terms", ()))
         path = os.path.join(folder, "topic-%s.html" % batch.name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(page(task, batch.topic, _topic(topics, batch.topic), items, key,

@@ -17,6 +17,7 @@ this turns each into fields an assessment page shows readably, whatever the form
 Parsing is lenient, by tag regex and never by an XML parser (records hold raw `&`, unquoted attributes, unclosed
 elements); entities are decoded, tags dropped, and nothing here is trusted: the page shows every field as text.
 """
+import codecs
 import html
 import json
 import re
@@ -25,40 +26,88 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..textfile import LONE_SURROGATE
 
-# A document's text is shown up to this many characters (a page of a depth-100 topic holds ~800 documents).
+# A document's text is shown up to this many characters (a page of a depth-100 topic holds ~800 documents), cut at
+# a word; the whole text is a link away (campaign/assess_page.py), kept up to MAX_KEPT_CHARS.
 MAX_SHOWN_CHARS = 20000
+MAX_TITLE_CHARS = 300     # a title (a heading) is shown up to this many characters, like a section
+MAX_FACT_CHARS = 300      # a fact's value likewise
+MAX_KEPT_CHARS = 1000000  # the whole text kept of a document (its sections)
+MAX_KEPT_TITLE = 10000    # and of its title
 SHORT_FACT = 160          # an element of at most this many characters is a fact; a longer one a section
 MAX_FACTS = 12
 MAX_ELEMENTS = 1000       # elements of a record told apart; the markup after them is shown as one text
+WORD_BACK = 200           # a cut looks this far back for a space to cut at (none in Japanese text: cut there)
 
 
 @dataclass
 class Document:
     """What the page shows of one document. facts: short (label, value) pairs; sections: (label, text) with
-    paragraphs separated by line breaks; shortened: the text was cut to MAX_SHOWN_CHARS."""
+    paragraphs separated by line breaks, whole up to MAX_KEPT_CHARS (cut: the record held more); place: FILE:LINE
+    of its record; duplicates:
+    where else the collection holds a record of this id (FILE:LINE; the first record is this one)."""
 
     id: str
     title: str = ""
     facts: List[Tuple[str, str]] = field(default_factory=list)
     sections: List[Tuple[str, str]] = field(default_factory=list)
-    shortened: bool = False
+    cut: bool = False
+    place: str = ""
+    duplicates: List[str] = field(default_factory=list)
+
+    def length(self) -> int:
+        """Characters of the whole text: title and sections."""
+        return len(self.title) + sum(len(text) for _, text in self.sections)
+
+    def shortened(self) -> bool:
+        """Whether the page shows less than the whole text (a long title or text, cut at a word)."""
+        return len(self.title) > MAX_TITLE_CHARS or self.length() - len(self.title) > MAX_SHOWN_CHARS
 
     def as_json(self, with_text: bool = True) -> Dict[str, object]:
-        """The page's view of the document; with_text=False keeps the title and facts only (the run carries the
-        judged text, R2C2)."""
-        shown: Dict[str, object] = {"title": self.title}
-        if self.facts:
-            shown["facts"] = [list(f) for f in self.facts]
+        """The page's view of the document, its title and text cut at a word (MAX_TITLE_CHARS, MAX_SHOWN_CHARS);
+        with_text=False keeps the title and facts only (the run carries the judged text, R2C2)."""
+        shown: Dict[str, object] = {"title": shorten(self.title, MAX_TITLE_CHARS)}
+        facts = list(self.facts)
+        if self.duplicates:
+            facts.append(("duplicate id", "%d records in the collection: this one (%s), then %s" % (
+                1 + len(self.duplicates), self.place, ", ".join(self.duplicates[:3]) +
+                (" and %d more" % (len(self.duplicates) - 3) if len(self.duplicates) > 3 else ""))))
+        if facts:
+            shown["facts"] = [[label, shorten(value, MAX_FACT_CHARS)] for label, value in facts]
         if with_text and self.sections:
-            shown["sections"] = [list(s) for s in self.sections]
-            if self.shortened:
-                shown["shortened"] = MAX_SHOWN_CHARS
+            sections, left = [], MAX_SHOWN_CHARS
+            for label, text in self.sections:
+                if left <= 0:
+                    break
+                part = shorten(text, left)
+                sections.append([label, part])
+                left = left - len(part) if part == text else 0
+            shown["sections"] = sections
+        if (with_text and self.shortened()) or len(self.title) > MAX_TITLE_CHARS:
+            shown["shortened"] = {"shown": sum(len(t) for _, t in shown.get("sections", ())),
+                                  "length": self.length() - len(self.title), "cut": self.cut}
         return shown
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at a word (the last space within WORD_BACK characters of the limit,
+    else at the limit: Japanese has no spaces), marked with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return "\u2026"[:max(limit, 0)]
+    head = text[:limit - 1]
+    back = max(0, limit - 1 - WORD_BACK)
+    space = max(head.rfind(" ", back), head.rfind("\n", back))
+    if space > 0 and text[limit - 1] not in " \n":
+        head = head[:space]
+    return head.rstrip() + "\u2026"
 
 
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]*)((?:\s[^<>]*)?)/?>")
 _BREAKS = re.compile(r"</(?:P|SE|ABST\.P|ABSE\.P|LI|DIV|TR|H[1-6])\s*>|<(?:BR|P)(?:\s[^<>]*)?/?>", re.I)
-_ATTRIBUTE = r"""\b%s\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))"""
+_END_TAG = re.compile(r"</([A-Za-z][\w.:-]*)\s*>")
+# an unclosed quote takes the rest (a failed match would be tried again at each later `q`: quadratic)
+_ATTRIBUTE = r"""\b%s\s*=\s*(?:"([^"]*)"?|'([^']*)'?|([^\s"'<>]+))"""
 
 
 def clean(markup: str) -> str:
@@ -82,10 +131,12 @@ def attribute(attributes: str, name: str) -> Optional[str]:
 def elements(markup: str) -> List[Tuple[str, str, str]]:
     """The top-level elements of a record, in order: (NAME upper-cased, attribute text, inner markup). An element
     without its end tag runs to the next top-level start tag (SGML in the wild omits end tags). Linear in the
-    record: an end tag looked for and not found is not looked for again, and after MAX_ELEMENTS elements the rest
-    is one TEXT element."""
+    record: one pass finds where each name's last end tag is, so an end tag is looked for only when one lies
+    ahead (and then the walk jumps past it), and after MAX_ELEMENTS elements the rest is one TEXT element."""
+    last_end: Dict[str, int] = {}
+    for end in _END_TAG.finditer(markup):
+        last_end[end.group(1).upper()] = end.start()
     found: List[Tuple[str, str, str]] = []
-    unclosed = set()
     position = 0
     while True:
         start = _TAG.search(markup, position)
@@ -99,10 +150,8 @@ def elements(markup: str) -> List[Tuple[str, str, str]]:
             continue
         name = start.group(2)
         end = None
-        if name.upper() not in unclosed:
+        if last_end.get(name.upper(), -1) >= start.end():
             end = re.compile(r"</%s\s*>" % re.escape(name), re.I).search(markup, start.end())
-            if end is None:
-                unclosed.add(name.upper())
         if end is None:
             following = _next_start(markup, start.end())
             inner, position = markup[start.end():following], following
@@ -118,19 +167,33 @@ def _next_start(markup: str, position: int) -> int:
     return len(markup)
 
 
-def _shortened(document: Document) -> Document:
-    left = MAX_SHOWN_CHARS
+def keep_shown_only(document: Document) -> None:
+    """Drop what the card does not show (the collection's budget of whole texts is spent): the whole-text page then
+    shows what is kept, and says the record held more."""
+    _bound(document, MAX_SHOWN_CHARS)
+
+
+def _kept(document: Document) -> Document:
+    """The document with its title and sections bounded (MAX_KEPT_TITLE, MAX_KEPT_CHARS; cut when the record held
+    more)."""
+    if len(document.title) > MAX_KEPT_TITLE:
+        document.title, document.cut = document.title[:MAX_KEPT_TITLE], True
+    _bound(document, MAX_KEPT_CHARS)
+    return document
+
+
+def _bound(document: Document, limit: int) -> None:
+    left = limit
     kept = []
     for label, text in document.sections:
         if left <= 0:
-            document.shortened = True
+            document.cut = True
             break
         if len(text) > left:
-            text, document.shortened = text[:left], True
+            text, document.cut = text[:left], True
         kept.append((label, text))
         left -= len(text)
     document.sections = kept
-    return document
 
 
 # ------------------------------------------------------------------------------------ TREC SGML ---
@@ -154,7 +217,7 @@ def trec_document(doc_id: str, record: str) -> Document:
             document.facts.append((name.lower(), text))
         else:
             document.sections.append((name.lower(), text))
-    return _shortened(document)
+    return _kept(document)
 
 
 def _inside(record: str, name: str) -> str:
@@ -198,12 +261,13 @@ def nacsis_document(doc_id: str, record: str) -> Document:
         elif name not in dict(NACSIS_TITLES):
             short = len(text) <= SHORT_FACT and len(document.facts) < MAX_FACTS
             (document.facts if short else document.sections).append((name.lower(), text))
-    return _shortened(document)
+    return _kept(document)
 
 
 # ------------------------------------------------------------------------------------ LivingKnowledge ---
 LK_FACTS = (("date", "date"), ("data", "date"), ("host", "host"), ("url", "url"))
-_LK_TAG = re.compile(r"<tag\s+name\s*=\s*[\"']?([\w-]+)[\"']?\s*>(.*?)</tag\s*>", re.I | re.S)
+# a tag's value runs to its end tag but never over another tag's start: a tag without its end costs its own length
+_LK_TAG = re.compile(r"<tag\s+name\s*=\s*[\"']?([\w-]+)[\"']?\s*>([^<]*(?:<(?!/?tag\b)[^<]*)*)</tag\s*>", re.I)
 _LK_TEXT = re.compile(r"<text(?:\s[^<>]*)?>(.*?)(?:</text\s*>|<text(?:\s[^<>]*)?>|</doc\s*>|\Z)", re.I | re.S)
 
 
@@ -221,7 +285,7 @@ def livingknowledge_document(doc_id: str, record: str) -> Document:
     body = _LK_TEXT.search(record)
     if body is not None and clean(body.group(1)):
         document.sections.append(("", clean(body.group(1))))
-    return _shortened(document)
+    return _kept(document)
 
 
 # ------------------------------------------------------------------------------------ JSON, TSV ---
@@ -237,6 +301,33 @@ def read_json(text: str):
         return json.loads(text, parse_int=str, parse_float=str)
     except RecursionError:
         raise ValueError("nested too deeply")
+
+
+def _count_and_replace(error: UnicodeDecodeError) -> Tuple[str, int]:
+    _REPLACED[0] += 1
+    return "\ufffd", error.end
+
+
+_REPLACED = [0]
+codecs.register_error("runscore-count-replace", _count_and_replace)
+
+
+def decode_counted(data: bytes, encoding: str) -> Tuple[str, int, int]:
+    """(text, characters shown as U+FFFD because they did not decode, the byte offset of the first or -1)."""
+    try:
+        return data.decode(encoding), 0, -1
+    except UnicodeDecodeError as exc:
+        before = _REPLACED[0]
+        text = data.decode(encoding, errors="runscore-count-replace")
+        return text, _REPLACED[0] - before, exc.start
+
+
+def is_utf8(encoding: str) -> bool:
+    """Whether an encoding's name is UTF-8's (utf8, UTF_8, ...)."""
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
 
 
 def whole_characters(value, replaced: List[int]):
@@ -272,7 +363,7 @@ def json_document(doc_id: str, record: dict, id_field: str, title_field: Optiona
         value = " ".join(str(value).split())
         if value and len(value) <= SHORT_FACT and len(document.facts) < MAX_FACTS:
             document.facts.append((str(key)[:40], value))
-    return _shortened(document)
+    return _kept(document)
 
 
 def tsv_document(doc_id: str, fields: Sequence[str], names: Sequence[str], title_column: Optional[int],
@@ -284,4 +375,4 @@ def tsv_document(doc_id: str, fields: Sequence[str], names: Sequence[str], title
         if column < len(fields) and fields[column].strip():
             label = names[column] if len(text_columns) > 1 and column < len(names) else ""
             document.sections.append((label, fields[column].strip()))
-    return _shortened(document)
+    return _kept(document)

@@ -26,7 +26,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..errors import ConfigError
 from ..tasks.assessing import AssessmentForm
 from ..textfile import numbered_lines
-from .documents import attribute, clean, elements, read_json, whole_characters
+from .documents import (MAX_SHOWN_CHARS, MAX_TITLE_CHARS, attribute, clean, decode_counted, elements,
+                        is_utf8, read_json, shorten, whole_characters)
 
 MAX_TOPIC_FILE = 64 * 1024 * 1024
 MAX_TERMS = 30
@@ -59,17 +60,22 @@ class Topic:
     terms: List[str] = field(default_factory=list)
 
     def as_json(self) -> Dict[str, object]:
-        return {"id": self.id, "title": self.title, "fields": [list(f) for f in self.fields], "terms": self.terms}
+        """The page's view: the title cut at a word like a document's (it is a heading, shown twice, and the
+        header's line), each field like a document's text."""
+        return {"id": self.id, "title": shorten(self.title, MAX_TITLE_CHARS),
+                "fields": [[label, shorten(text, MAX_SHOWN_CHARS)] for label, text in self.fields], "terms": self.terms}
 
 
 @dataclass
 class Topics:
-    """The topics of a file by the pool's spelling of their ids; encoding: how the file was decoded."""
+    """The topics of a file by the pool's spelling of their ids; encoding: how the file was decoded; notes:
+    FILE:LINE: warning: lines about its encoding (for stderr)."""
 
     path: str
     by_id: Dict[str, Topic]
     encoding: str
     form: AssessmentForm
+    notes: List[str] = field(default_factory=list)
 
     def for_pool_topic(self, topic: str) -> Optional[Topic]:
         """The entry of a pool topic, else of the topic it belongs to (a Temporalia subtopic's topic)."""
@@ -81,8 +87,9 @@ class Topics:
 
 
 def read_topics(path: str, form: AssessmentForm, encoding: Optional[str] = None) -> Topics:
-    """Every topic of the file (ConfigError naming the file when none can be read: the organiser's file)."""
-    text, used = _decode(path, encoding or form.encoding)
+    """Every topic of the file (ConfigError naming the file when none can be read: the organiser's file); encoding:
+    the one to insist on (`--encoding`), else decided from the bytes (_decode)."""
+    text, used, notes = _decode(path, encoding, form.encoding)
     stripped = text.lstrip()
     if stripped[:1] in ("{", "["):
         found = _json_topics(text, path)
@@ -96,10 +103,14 @@ def read_topics(path: str, form: AssessmentForm, encoding: Optional[str] = None)
     by_id: Dict[str, Topic] = {}
     for topic in found:
         by_id.setdefault(form.topic_key(topic.id), topic)
-    return Topics(path, by_id, used, form)
+    return Topics(path, by_id, used, form, notes)
 
 
-def _decode(path: str, fallback: str) -> Tuple[str, str]:
+def _decode(path: str, given: Optional[str], declared: str) -> Tuple[str, str, List[str]]:
+    """(text, encoding, notes): the given encoding; else UTF-8 when the file is valid UTF-8; else the task's (or
+    form's) declared one. Characters that do not decode show as U+FFFD, counted in a note with the first line; a
+    file read in the declared encoding though most of its non-ASCII text is UTF-8 is told so (each of those
+    characters garbled: "kármán" as "k叩rm叩n")."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_TOPIC_FILE + 1)
@@ -109,13 +120,30 @@ def _decode(path: str, fallback: str) -> Tuple[str, str]:
         raise ConfigError("the topic file is more than %d bytes" % MAX_TOPIC_FILE, path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
+    notes: List[str] = []
+    encoding = given
+    if encoding is None:
         try:
-            return data.decode(fallback, errors="replace"), fallback
-        except LookupError:
-            raise ConfigError("unknown encoding %r" % fallback, path)
+            return data.decode("utf-8"), "utf-8", notes
+        except UnicodeDecodeError as exc:
+            encoding = declared
+            as_utf8 = data.decode("utf-8", errors="replace")
+            bad = as_utf8.count("\ufffd") - data.count(b"\xef\xbf\xbd")
+            garbled = sum(1 for c in as_utf8 if c >= "\x80") - bad - data.count(b"\xef\xbf\xbd")
+            if not is_utf8(declared) and garbled > bad:
+                notes.append("%s:%d: warning: the file is not valid UTF-8 (byte 0x%02x), so it is read as %s (the "
+                             "task's encoding), which garbles its %d UTF-8 character(s); if it is UTF-8 with a few "
+                             "bad bytes, give --encoding utf-8" % (path, data.count(b"\n", 0, exc.start) + 1,
+                                                                    data[exc.start], declared, garbled))
+    try:
+        text, replaced, first = decode_counted(data, encoding)
+    except LookupError:
+        raise ConfigError("unknown encoding %r" % encoding, path)
+    if replaced:
+        notes.append("%s:%d: warning: %d character(s) could not be read as %s and show as \ufffd (the first on this "
+                     "line); give --encoding if the file is in another encoding"
+                     % (path, data.count(b"\n", 0, first) + 1, replaced, encoding))
+    return text, encoding, notes
 
 
 # ------------------------------------------------------------------------------------ query terms ---
@@ -124,17 +152,21 @@ def query_terms(*texts: str) -> List[str]:
     stop words (lower-cased), numbers of three digits or more, and Japanese/Chinese/Korean runs of two characters
     or more (no spaces to split them on: the run is the term)."""
     terms: List[str] = []
+    seen = set()
     for text in texts:
         for token in _SPLIT.split(text or ""):
+            if len(terms) == MAX_TERMS:          # a title of 200,000 words: not each looked up in the terms so far
+                return terms
             token = token.strip("-_*#")
             if _CJK.search(token):
                 keep = len(token) >= 2
             else:
                 token = token.lower()
                 keep = (len(token) >= 3 and token not in STOPWORDS) if not token.isdigit() else len(token) >= 3
-            if keep and token not in terms:
+            if keep and token not in seen:
+                seen.add(token)
                 terms.append(token)
-    return terms[:MAX_TERMS]
+    return terms
 
 
 def _concepts(text: str) -> List[str]:
@@ -216,6 +248,11 @@ def _trec_topic(inner: str) -> Optional[Topic]:
     return topic
 
 
+# a subtopic's text runs to its end tag but never over another subtopic's start (an unclosed <subtopic> would be
+# looked for to the file's end, each one: quadratic)
+_SUBTOPIC = re.compile(r"<subtopic((?:\s[^<>]*)?)>([^<]*(?:<(?!/?subtopic\b)[^<]*)*)</subtopic\s*>", re.I)
+
+
 def _element_topic(inner: str, attributes: str) -> Tuple[Optional[Topic], List[Topic]]:
     parts = elements(inner)
     named = {name: body for name, _, body in reversed(parts)}
@@ -237,7 +274,7 @@ def _element_topic(inner: str, attributes: str) -> Tuple[Optional[Topic], List[T
         else:
             topic.fields.append((label, value))
     subtopics = []
-    for match in re.finditer(r"<subtopic((?:\s[^<>]*)?)>(.*?)</subtopic\s*>", named.get("SUBTOPICS", ""), re.I | re.S):
+    for match in _SUBTOPIC.finditer(named.get("SUBTOPICS", "")):
         sub_id = attribute(match.group(1), "id")
         if not sub_id:
             continue

@@ -82,8 +82,9 @@ def add_assessment_options(parser: argparse.ArgumentParser) -> None:
                        "gzip or bzip2; read once, keeping the pooled documents only")
     group.add_argument("--collection-format", choices=FORMATS, default="auto",
                        help="the collection's format (default: told by each file's start)")
-    group.add_argument("--encoding", help="the collection's encoding (default: the task's, e.g. euc_jp for "
-                       "ntcir1-adhoc, or UTF-8 for a file whose start is UTF-8)")
+    group.add_argument("--encoding", help="insist on this encoding for the collection and the topic file "
+                       "(default: decided from the bytes: UTF-8 when the text is UTF-8, else the task's, e.g. euc_jp "
+                       "for ntcir1-adhoc)")
     group.add_argument("--id-field", help="JSON/TSV: the field or column holding the document id "
                        "(default: id, _id, doc_id, docid, docno or pid; TSV: column 1)")
     group.add_argument("--title-field", help="JSON/TSV: the title field (default: title)")
@@ -213,6 +214,8 @@ def run(argv: List[str]) -> int:
     topics = None
     if assessing is not None and assessing.topics:       # its errors before the runs are read
         topics = read_topics(assessing.topics, task.assessment, assessing.topics_encoding)
+        for note in topics.notes:         # its encoding, and characters it could not read
+            say(note, file=sys.stderr)
     assessing = (assessing, topics)
     workdir = tempfile.mkdtemp(prefix="runscore-pool-")
     try:
