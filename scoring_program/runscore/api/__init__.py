@@ -16,15 +16,15 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import inmemory
-from .measures.trec import REGISTRY
-from .ranking import fastpath
-from .errors import ConfigError, Diagnostic, RunError
-from .pipeline import CheckedFile, LoadedReference, check_file, check_run_limit
-from .pipeline import load_reference as _load_reference
-from .pipeline import score_runs
-from .tasks import all_tasks, get_task
-from .tasks.base import ParsedRun, RunScores, Task
+from .. import inmemory
+from ..measures.trec import REGISTRY
+from ..ranking import fastpath
+from ..errors import ConfigError, Diagnostic, RunError
+from ..pipeline import CheckedFile, LoadedReference, check_file, check_run_limit
+from ..pipeline import load_reference as _load_reference
+from ..pipeline import score_runs
+from ..tasks import all_tasks, get_task
+from ..tasks.base import ParsedRun, RunScores, Task
 
 __all__ = ["tasks", "load_reference", "score", "ScoreResult", "InvalidRunsError", "trec_eval", "compare", "report",
            "ReportResult", "RunError", "ConfigError", "Diagnostic"]
@@ -263,7 +263,7 @@ _BOTH = ("Rprec", "infAP")
 def _ir_measures_name(name: str, complete: bool) -> Any:
     """The ir_measures measure `name` stands for (None: a trec_eval name); with complete=True a bare Rprec or
     infAP is ir_measures' (`Rprec()`, `infAP()`), still returned under the name asked."""
-    from .measures import ir_measures_names
+    from ..measures import ir_measures_names
 
     if complete and name.strip() in _BOTH:
         return ir_measures_names.parse(name.strip() + "()")._replace(name=name)
@@ -275,8 +275,8 @@ def _trec_eval(qrels: Any, run: Any, measures: Sequence[str], complete: bool, le
                strict: bool) -> Dict[str, Any]:
     """trec_eval() for trec_eval's -m arguments: the files through the command's own reading and main loop (or
     its fast path), anything else through the whole-run kernels, both into the command's summary."""
-    from .commands import trec_eval as command
-    from .ranking.trec_eval_files import TrecEvalFailure
+    from ..commands import trec_eval as command
+    from ..ranking.trec_eval_files import TrecEvalFailure
 
     argv = _trec_argv(measures, complete, level, max_docs, judged_only, num_docs_in_coll, version,
                       keep_first_duplicate)
@@ -324,9 +324,9 @@ def _ir_measures(qrels: Any, run: Any, ir_names: Sequence[Any], options: Dict[st
     gains), as ir_measures' pytrec_eval provider groups them. complete=True gives ir_measures' aggregation: the
     drop-in's values (pytrec_eval's, bit for bit) for the topics it evaluates, 0 for every other qrels topic,
     added up in ir_measures' order; otherwise trec_eval's evaluation and averaging over the evaluated topics."""
-    from .commands import trec_eval as command
-    from .measures import ir_measures_names as ir
-    from .ranking.trec_eval_files import TrecEvalFailure
+    from ..commands import trec_eval as command
+    from ..measures import ir_measures_names as ir
+    from ..ranking.trec_eval_files import TrecEvalFailure
 
     if (options["level"] != 1 or options["judged_only"]) and not with_trec_eval_names:
         raise ConfigError("level= and judged_only= are trec_eval's -l and -J, for trec_eval names; an ir_measures "
@@ -364,7 +364,7 @@ def _ir_measures_complete(ir, qrels, qrels_topics, graded, run, ir_names, warnin
     topics pytrec_eval evaluates, in the run's order; Judged@k and RR@k as its judged and MS MARCO providers
     compute them) and 0 for every other topic it expects; each measure added up in that order."""
     import warnings as python_warnings
-    from . import pytrec_eval as dropin
+    from .. import pytrec_eval as dropin
 
     values: Dict[Any, Dict[str, float]] = {m: {} for m in ir_names}
     by_setting: Dict[Any, List[Any]] = {}
@@ -408,7 +408,7 @@ def _ir_measures_complete(ir, qrels, qrels_topics, graded, run, ir_names, warnin
 def _dropin_key(measure) -> str:
     """The key runscore.pytrec_eval gives the value of an ir_measures measure: trec_eval's output name for a
     cutoff measure (P_5, iprec_at_recall_0.50), else the measure's name (map, set_F)."""
-    from .measures.trec import DOUBLE_CUTOFFS, LONG_CUTOFFS
+    from ..measures.trec import DOUBLE_CUTOFFS, LONG_CUTOFFS
 
     base = measure.trec_arg.split(".")[0]
     kind = REGISTRY[base].param_kind if base in REGISTRY else None        # (num_q is not a measure there)
@@ -462,7 +462,7 @@ def _read_as_trec_eval(command, settings, qrels_path, run_path, warnings, strict
     """Both files read as `runscore trec_eval` reads them: its notes (what trec_eval reads silently: a score
     `abc` read as 0, a grade `1.5` read as 1, a BOM kept in an id, a repeated docno) become `warnings`, or
     errors with `strict` (ConfigError for the qrels, InvalidRunsError for the run)."""
-    from .ranking.trec_eval_files import read_qrels, read_run
+    from ..ranking.trec_eval_files import read_qrels, read_run
 
     qrels = read_qrels(_file_bytes(qrels_path, "qrels"), qrels_path, settings.v10)
     run = read_run(_file_bytes(run_path, "run"), run_path, settings.v10)
@@ -496,7 +496,7 @@ def _file_bytes(path: str, what: str) -> bytes:
 def _qrels_file(path: str, settings, warnings=None, strict=False):
     """{qid: {docno: grade}} of a qrels file read as `runscore trec_eval` reads it (a judgement repeated for a
     topic is an error: a dict holds one)."""
-    from .ranking.trec_eval_files import read_qrels
+    from ..ranking.trec_eval_files import read_qrels
 
     qrels = read_qrels(_file_bytes(path, "qrels"), path, settings.v10)
     _notes_to(qrels.notes, path, warnings, strict, ConfigError)
@@ -513,8 +513,8 @@ def _qrels_file(path: str, settings, warnings=None, strict=False):
 def _run_file(path: str, settings, warnings, strict=False):
     """({qid: {docno: score}}, run id) of a run file read as `runscore trec_eval` reads it (a repeated docno is
     an error, as a dict holds one score, unless keep_first_duplicate)."""
-    from .commands import trec_eval as command
-    from .ranking.trec_eval_files import read_run
+    from ..commands import trec_eval as command
+    from ..ranking.trec_eval_files import read_run
 
     run = read_run(_file_bytes(path, "run"), path, settings.v10)
     if settings.keep_first_duplicate:
@@ -568,7 +568,7 @@ def _trec_eval_memory(command, settings, qrels, run, names, params, warnings, st
                                "complete=True to score it as an empty ranking)" % qid, "run")
             continue
         topics.append(qid)
-    from .measures.trec import TrecOptions
+    from ..measures.trec import TrecOptions
 
     options = TrecOptions(interp_cutoff="v10" if settings.v10 else "v9", num_docs_in_coll=settings.num_docs_in_coll,
                           empty_is_nan=True)
@@ -612,7 +612,7 @@ def _trec_eval_memory(command, settings, qrels, run, names, params, warnings, st
 
 def _topic_values(command, names, values, params) -> Dict[str, Any]:
     """topic_lines' values: what -q prints for one topic."""
-    from .measures.trec import REGISTRY
+    from ..measures.trec import REGISTRY
 
     out: Dict[str, Any] = {}
     for name in names:
@@ -640,7 +640,7 @@ def compare(scores: Any, measure: Optional[str] = None, runs: Optional[Sequence[
     matrix (numpy array or nested lists) with `runs` (and optionally `topics`) naming its columns and rows.
     A topic some run has no value for counts 0 for it, with a note (as the CLI).
     """
-    from . import compare as analysis
+    from .. import compare as analysis
 
     if trials < 1 or bootstrap < 1:
         raise ConfigError("trials and bootstrap must be at least 1")
@@ -737,12 +737,12 @@ def report(task: Union[str, Task], ref: PathLike, runs: Any, output: PathLike,
     late. Raises InvalidRunsError (nothing written) when a submission is invalid (unless skip_invalid) or a run
     name is sent by two owners (unless allow_same_names), ConfigError for bad usage or reference data.
     """
-    from .campaign import overview, report_files
-    from .campaign.downloads import Rules, read_campaign
-    from .campaign.identity import Window, parse_time
-    from .campaign.pool import few_collections
-    from .pipeline import ScoreAsChecked
-    from .tasks.base import submission_scope
+    from ..campaign import overview, report_files
+    from ..campaign.downloads import Rules, read_campaign
+    from ..campaign.identity import Window, parse_time
+    from ..campaign.pool import few_collections
+    from ..pipeline import ScoreAsChecked
+    from ..tasks.base import submission_scope
 
     task = _task(task)
     overview.check_settings(trials, alpha, confidence, tau_bootstrap, pool_depth)
