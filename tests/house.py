@@ -9,7 +9,7 @@ check in one command, and tests/test_layout.py holds the package to it. Run from
 
 The floors, top first (a module may import its own floor or any floor below it):
 
-1. doors: the command line (`cli.py`, `__main__.py`, `commands/`), the Python API (`api.py`, `pytrec_eval/`,
+1. doors: the command line (`cli.py`, `__main__.py`, `commands/`), the Python API (`api/`, `pytrec_eval/`,
    `inmemory.py`) and the platform's entry (`codabench/entry.py`);
 2. wings: the platform (`codabench/`) and the campaign (`campaign/`), which serve the doors;
 3. stages: one submission judged and scored (`submission.py`, `pipeline.py`, `discover.py`, `report.py`,
@@ -34,7 +34,7 @@ NAME = "runscore"
 
 # (floor, module or folder prefix), matched longest first; the floor numbers grow downwards.
 FLOORS: List[Tuple[int, str]] = [
-    (1, "cli"), (1, "__main__"), (1, "commands."), (1, "api"), (1, "pytrec_eval"), (1, "pytrec_eval."),
+    (1, "cli"), (1, "__main__"), (1, "commands."), (1, "api"), (1, "api."), (1, "pytrec_eval"), (1, "pytrec_eval."),
     (1, "inmemory"), (1, "codabench.entry"),
     (2, "codabench."), (2, "campaign."),
     (3, "submission"), (3, "pipeline"), (3, "discover"), (3, "report"), (3, "compare"), (3, "ties"), (3, "pipes"),

@@ -38,3 +38,11 @@ def test_score_py_asks_for_one_blas_thread_before_numpy_is_imported():
     text = open(os.path.join(PROGRAM, "score.py")).read()
     main = text[text.index('if __name__ == "__main__":'):]
     assert main.index('os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")') < main.index("_check_dependencies()")
+
+
+def test_importing_the_api_reads_neither_scipy_nor_the_campaign_wing():
+    """api.compare and api.report import what they need when called: a notebook that only scores or runs
+    trec_eval does not pay for scipy, the statistics (compare.py) or the campaign wing at import."""
+    code = ("import sys, runscore.api\nprint(' '.join(sorted(n for n in sys.modules if n.split('.')[0] == 'scipy' "
+            "or n.startswith(('runscore.campaign', 'runscore.compare', 'runscore.commands')))))")
+    assert _run(code, None) == ""

@@ -39,7 +39,7 @@ def write_reference(judgements: Judgements, pool_dir: str, target: str) -> List[
         with open(os.path.join(staging, "task.yaml"), "w", encoding="utf-8") as handle:
             handle.write("# written by `runscore judgements` from %d sheet(s); see docs/campaign.md\n"
                          % len(judgements.sheets))
-            yaml.dump(config, handle, Dumper=_QuotingDumper, sort_keys=False, allow_unicode=True)
+            yaml.dump(config, handle, Dumper=_quoting_dumper(), sort_keys=False, allow_unicode=True)
         _check_loads(judgements.task_id, staging)
         if os.path.isdir(target):
             os.rmdir(target)
@@ -55,16 +55,21 @@ def write_reference(judgements: Judgements, pool_dir: str, target: str) -> List[
 _NUMBER_LIKE = re.compile(r"[-+]?[0-9][0-9a-zA-Z._:+-]*|[-+]?\.[0-9a-zA-Z._:+-]*")
 
 
-class _QuotingDumper(yaml.SafeDumper):
-    """safe_dump, with every string that looks like a number single-quoted: topic ids stay strings everywhere."""
+def _quoting_dumper():
+    """safe_dump's Dumper, with every string that looks like a number single-quoted: topic ids stay strings
+    everywhere. Made when writing, not at import: `runscore judgements --help` imports this module where PyYAML
+    may be optional.py's stand-in, which has no add_representer."""
+
+    class QuotingDumper(yaml.SafeDumper):
+        pass
+
+    QuotingDumper.add_representer(str, _represent_str)
+    return QuotingDumper
 
 
 def _represent_str(dumper, value):
     style = "'" if _NUMBER_LIKE.fullmatch(value) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_QuotingDumper.add_representer(str, _represent_str)
 
 
 def _check_loads(task_id: str, folder: str) -> None:

@@ -13,6 +13,12 @@ messages with their line numbers. So both paths accept the same files and report
 
 This module cuts the bytes into fields and checks them (chunk by chunk, in two threads for big files); the id
 words are columnar_words', the numbers columnar_numbers', the result a columnar_run.ColumnarRun.
+
+One room though long, since every part serves one job, reading one file into checked columns: `_Reader`
+cuts and checks a chunk, `_WordCodes` is its topic table, `_Store` the columns it fills, `grouping_order` and
+`has_duplicates` the checks it ends with, `read_columns` and its helpers the split of a big file between two
+threads. What other readers share has its own rooms already (columnar_words, columnar_numbers, columnar_run,
+columnar_qrels); the reader apart from its checks or its threads would not read alone.
 """
 import io
 import mmap
