@@ -1,6 +1,7 @@
 """Document ids longer than one word on the fast path: one hashed key a line for the duplicate check and
 the qrels join (columnar_words.row_keys, vectorised._topic_key), confirmed on the words where two keys meet, and
-ids over 64 bytes coded by a dict of their bytes (LongIdCodes). Every case gives the exact path's numbers.
+ids over columnar.LONG_ID_BYTES ranked in byte order word by word (columnar_words.byte_ranks). Every case gives
+the exact path's numbers.
 
 The cases mix ids of 1-8, 9-64 and more than 64 bytes, non-ASCII bytes, ids sharing long prefixes and ids that
 are prefixes of others, with tied scores so the byte order of the ids decides the ranking; hash collisions are
@@ -176,3 +177,36 @@ def test_qrels_read_by_either_reader_join_alike(seed, run_long_ids):
     ranked, offsets = vectorised.rank_lines(run, topics)
     grades = [vectorised.label_lines(run, ranked, offsets, topics, columns) for columns in both]
     assert np.array_equal(grades[0], grades[1]) and np.count_nonzero(grades[0] >= 0) > 100
+
+
+def _long_ids(ids):
+    """The ids as a reader keeps them (columnar_words.LongIdBytes), from one buffer."""
+    from runscore.ranking.columnar_words import LongIdBytes, padded_buffer
+    lengths = np.array([len(i) for i in ids], dtype=np.int64)
+    starts = np.zeros(len(ids), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    kept = LongIdBytes()
+    kept.add(padded_buffer(b"".join(ids)), starts, starts + lengths)
+    return kept
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_long_ids_rank_and_look_up_in_byte_order(seed):
+    """byte_ranks orders ids as Python orders bytes (strcmp), equal ids of any length ranked alike, and codes_of
+    finds exactly the equal id: ids that are prefixes of others ending on a word's edge, ids equal but for their
+    last byte, bytes over 0x7f, one id repeated."""
+    from runscore.ranking.columnar_words import byte_ranks, long_ids_of
+    rng = random.Random(seed)
+    pool = [i for i in _id_pool(rng) if i]
+    pool += [b"w" * 64, b"w" * 72, b"w" * 80 + b"\x80", b"w" * 79 + b"\x7f", b"\xfe" * 16 + b"x" * 200]
+    run = rng.sample(pool, len(pool) // 2) * 3
+    rng.shuffle(run)
+    order, rank = byte_ranks(_long_ids(run).joined())
+    distinct = sorted(set(run))
+    assert [run[i] for i in order.tolist()] == sorted(run)
+    assert rank.tolist() == [distinct.index(i) for i in run]
+    table, rows = long_ids_of(_long_ids(run), 2)
+    assert list(table) == distinct and rows[:, 2].tolist() == [distinct.index(i) + 1 for i in run]
+    asked = pool + [b"w" * 88, b"Q" * 90]
+    codes = table.codes_of(_long_ids(asked).joined())
+    assert codes.tolist() == [distinct.index(i) + 1 if i in distinct else 0 for i in asked]

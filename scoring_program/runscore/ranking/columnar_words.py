@@ -5,7 +5,7 @@ words and back; this is the one place that knows the packing (zero padded, first
 long-id layout (ColumnarRun.long_ids), so trec_eval's tie-break (docno in byte order) is a lexsort of the words
 and a join with the qrels an exact comparison of words.
 """
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -161,55 +161,219 @@ def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------ long ids ---
 
-class LongIdCodes(dict):
-    """Long document ids (bytes, trec_eval's reader: over columnar.LONG_ID_BYTES) -> a code: the next one (1, 2,
-    ...) for an id not seen before, so a code stands for exactly one id (Python's dict compares the bytes
-    where two hashes meet). The codes are made in order of first appearance; `byte_order_codes` ranks them."""
+class LongIdBytes:
+    """The long document ids of a reader (over columnar.LONG_ID_BYTES), kept as their bytes in whole words (each
+    id starts a word, zero padded to the next), chunk by chunk: no Python object an id (a dict of a million 80-byte
+    ids cost 5 x trec_eval's time and 3 x its memory). `long_ids_of` ranks them at the end (byte_ranks)."""
 
-    def __missing__(self, key: bytes) -> int:
-        code = self[key] = len(self) + 1
-        return code
+    def __init__(self) -> None:
+        self.chunks: List[np.ndarray] = []      # uint64: the ids' words (bytes in file order), one after another
+        self.lengths: List[np.ndarray] = []     # int64: each id's length in bytes
+
+    def __len__(self) -> int:
+        return sum(int(x.shape[0]) for x in self.lengths)
+
+    def add(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Keep the ids buf[start:end]."""
+        words, lengths = ragged_words(buf, starts, ends)
+        self.chunks.append(words)
+        self.lengths.append(lengths)
+
+    def extend(self, other: "LongIdBytes") -> None:
+        self.chunks.extend(other.chunks)
+        self.lengths.extend(other.lengths)
+
+    def joined(self) -> "LongIds":
+        """Every id kept, in order (not distinct); the chunks are let go."""
+        lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, dtype=np.int64)
+        words = np.concatenate(self.chunks) if self.chunks else np.zeros(0, dtype=np.uint64)
+        self.chunks, self.lengths = [], []
+        return LongIds(words, word_starts(lengths), lengths)
 
 
-def long_id_codes(codes: LongIdCodes, blob: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The code of each id blob[start:end] (one dict lookup an id: hashing 300 bytes in C costs less than
-    packing them into 38 words)."""
-    ids = map(blob.__getitem__, map(slice, starts.tolist(), ends.tolist()))     # no list of the ids
-    return np.fromiter(map(codes.__getitem__, ids), dtype=np.uint64, count=starts.shape[0])
+def word_starts(lengths: np.ndarray) -> np.ndarray:
+    """Where each id's first word is, ids of these lengths laid one after another in whole words."""
+    starts = np.zeros(lengths.shape[0], dtype=np.int64)
+    np.cumsum((lengths[:-1] + 7) // 8, out=starts[1:])
+    return starts
 
 
-def byte_order_codes(codes: LongIdCodes) -> Tuple[Dict[bytes, int], np.ndarray]:
-    """({id: 1 + its rank among the distinct long ids in byte order}, that code at the index of each code of
-    `codes`): ranks sort only the distinct ids, once."""
-    ids = list(codes)                       # in code order: ids[k] has code k + 1
-    order = sorted(range(len(ids)), key=ids.__getitem__)
-    final = np.zeros(len(ids) + 1, dtype=np.uint64)
-    final[np.array(order, dtype=np.int64) + 1] = np.arange(1, len(ids) + 1, dtype=np.uint64)
-    return dict(zip([ids[k] for k in order], range(1, len(ids) + 1))), final
+def ragged_words(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(the fields buf[start:end] in whole words, one after another, zero padded; their lengths): a word gather
+    a column of the fields' words, then the words past each field's end dropped."""
+    lengths = (ends - starts).astype(np.int64)
+    if not lengths.shape[0]:
+        return np.zeros(0, dtype=np.uint64), lengths
+    count = int((int(lengths.max()) + 7) // 8)
+    view = word_view(buf, 1)
+    matrix = np.zeros((lengths.shape[0], count), dtype=np.uint64)
+    shortest = int(lengths.min())
+    for j in range(count):
+        if shortest > 8 * j:
+            matrix[:, j] = masked_words(view, starts, lengths, j)
+        else:                                   # only the fields with bytes here: none read past the buffer
+            part = np.flatnonzero(lengths > 8 * j)
+            matrix[part, j] = masked_words(view, starts[part], lengths[part], j)
+    if shortest + 7 >= 8 * count:     # every field as long in words: no word to drop
+        return matrix.reshape(-1), lengths
+    return matrix[np.arange(count) < ((lengths + 7) // 8)[:, None]], lengths
 
 
-def with_long_ids(docno: np.ndarray, rows: np.ndarray, codes: np.ndarray, long_ids: Dict[bytes, int]) -> np.ndarray:
-    """The docno words with one more column (see ColumnarRun.long_ids): the long ids' rows get their first words
-    (as wide as the widest short id) and their code. The words are packed once a distinct id, not once a line."""
-    width = docno.shape[1]
-    table = long_id_rows(list(long_ids), width, long_ids)      # row k: the id of code k + 1
-    out = widen(docno, width + 1)
-    out[rows] = table[codes.astype(np.int64) - 1]
+def byte_ranks(ids: "LongIds") -> Tuple[np.ndarray, np.ndarray]:
+    """(order, rank): the ids in trec_eval's strcmp order (unsigned bytes; no id holds a NUL) and each id's dense
+    rank from 0 (equal ids, equal ranks). Word by word from the first: a sort of the first words, then only the
+    ids still tied with another are compared on their next word, and sorted again only where that word tells
+    some apart (a shared prefix costs one gather a word, no sort). Time grows with the bytes the ids share, as
+    strcmp's does."""
+    n = len(ids)
+    lengths = ids.lengths
+    first = ids.word(np.arange(n, dtype=np.int64), 0)
+    order = np.argsort(first, kind="stable")
+    first = first[order]
+    new = np.ones(n, dtype=bool)                # does sorted position i start a group of equal prefixes?
+    new[1:] = first[1:] != first[:-1]
+    del first
+    active = np.arange(n, dtype=np.int64)       # sorted positions of the ids still tied with another
+    j = 1
+    while active.shape[0]:
+        group = np.cumsum(new[active])
+        rows = order[active]
+        length = lengths[rows]
+        # still tied with another, and not ended inside an earlier word (then its whole group is equal)
+        tied = (np.bincount(group)[group] > 1) & (length >= 8 * j)
+        if not tied.all():
+            active, group, rows, length = active[tied], group[tied], rows[tied], length[tied]
+            if not active.shape[0]:
+                break
+        word = np.zeros(rows.shape[0], dtype=np.uint64)     # 0 for an id of exactly 8j bytes: it sorts first
+        more = np.flatnonzero(length > 8 * j)
+        if more.shape[0]:
+            word[more] = ids.word(rows[more], j)
+        j += 1
+        if not np.any((word[1:] != word[:-1]) & (group[1:] == group[:-1])):
+            continue                            # this word tells no tied ids apart
+        sub = np.lexsort((word, group))
+        order[active] = rows[sub]
+        word = word[sub]
+        new[active[1:]] |= word[1:] != word[:-1]
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.cumsum(new) - 1
+    return order, rank
+
+
+class LongIds:
+    """Long document ids as bytes in whole words (LongIdBytes), e.g. the distinct long ids of a run or qrels in
+    byte order, code k + 1 the k-th (ColumnarRun.long_ids). Iterating gives each id's bytes."""
+
+    def __init__(self, words: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
+        self.words, self.starts, self.lengths = words, starts, lengths
+
+    def __len__(self) -> int:
+        return int(self.starts.shape[0])
+
+    def __iter__(self):
+        data = self.words.tobytes()
+        return iter([data[8 * s:8 * s + n] for s, n in zip(self.starts.tolist(), self.lengths.tolist())])
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, LongIds) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return "LongIds(%d ids)" % len(self)
+
+    def word(self, which: np.ndarray, j: int) -> np.ndarray:
+        """Word j (bytes 8j..8j+7, big-endian: compared as the bytes) of the ids `which`, each longer than 8j."""
+        return self.words[self.starts[which] + j].byteswap(inplace=True)
+
+    def compare(self, mine: np.ndarray, other: "LongIds", theirs: np.ndarray) -> np.ndarray:
+        """strcmp's sign (-1, 0, 1) of each of my ids `mine` against the other's id `theirs`."""
+        out = np.zeros(mine.shape[0], dtype=np.int8)
+        open_ = np.arange(mine.shape[0], dtype=np.int64)
+        j = 0
+        while open_.shape[0]:
+            a_len, b_len = self.lengths[mine[open_]], other.lengths[theirs[open_]]
+            a = np.zeros(open_.shape[0], dtype=np.uint64)
+            b = np.zeros(open_.shape[0], dtype=np.uint64)
+            has_a, has_b = np.flatnonzero(a_len > 8 * j), np.flatnonzero(b_len > 8 * j)
+            a[has_a] = self.word(mine[open_[has_a]], j)
+            b[has_b] = other.word(theirs[open_[has_b]], j)
+            out[open_] = (a > b).astype(np.int8) - (a < b).astype(np.int8)
+            # equal words: go on while either id has bytes left (its word 0 against the other's tells them apart)
+            open_ = open_[(a == b) & ((a_len > 8 * (j + 1)) | (b_len > 8 * (j + 1)))]
+            j += 1
+        return out
+
+    def codes_of(self, ids: "LongIds") -> np.ndarray:
+        """The code (1 + index) of each of `ids` among these ids, which are in byte order and distinct; 0 for an
+        id not among them: a binary search of each id at once, compared word by word (LongIds.compare)."""
+        count = len(self)
+        low = np.zeros(len(ids), dtype=np.int64)
+        high = np.full(len(ids), count, dtype=np.int64)
+        todo = np.arange(len(ids), dtype=np.int64)
+        while todo.shape[0]:
+            middle = (low[todo] + high[todo]) // 2
+            below = self.compare(middle, ids, todo) < 0
+            low[todo[below]] = middle[below] + 1
+            high[todo[~below]] = middle[~below]
+            todo = todo[low[todo] < high[todo]]
+        out = np.zeros(len(ids), dtype=np.uint64)
+        inside = np.flatnonzero(low < count)
+        same = self.compare(low[inside], ids, inside) == 0
+        out[inside[same]] = (low[inside[same]] + 1).astype(np.uint64)
+        return out
+
+    def first_words(self, width: int) -> np.ndarray:
+        """(ids, width) big-endian words: each id's first `width` words, zero padded."""
+        out = np.zeros((len(self), width), dtype=np.uint64)
+        every = np.arange(len(self), dtype=np.int64)
+        for j in range(width):
+            part = every[self.lengths > 8 * j]
+            out[part, j] = self.word(part, j)
+        return out
+
+
+def long_ids_of(kept: LongIdBytes, width: int) -> Tuple[LongIds, np.ndarray]:
+    """(the distinct ids in byte order, each kept id's row in the long-id layout: its first `width` words and its
+    code, ColumnarRun.long_ids)."""
+    every = kept.joined()
+    order, rank = byte_ranks(every)
+    first = np.ones(order.shape[0], dtype=bool)
+    first[1:] = rank[order[1:]] != rank[order[:-1]]
+    distinct = order[first]
+    rows = np.zeros((len(every), width + 1), dtype=np.uint64)
+    rows[:, :width] = every.first_words(width)
+    rows[:, width] = (rank + 1).astype(np.uint64)
+    return LongIds(every.words, every.starts[distinct], every.lengths[distinct]), rows
+
+
+def with_long_ids(docno: np.ndarray, rows: np.ndarray, long_rows: np.ndarray) -> np.ndarray:
+    """The docno words with one more column (see ColumnarRun.long_ids), the long ids' rows (long_ids_of) at
+    `rows`."""
+    out = widen(docno, docno.shape[1] + 1)
+    out[rows] = long_rows
     return out
 
 
 ABSENT_CODE = 1 << 62       # and up: long ids the run does not have (codes of one id each, matching no run row)
 
 
-def long_id_rows(ids: List[bytes], width: int, long_ids: Dict[bytes, int]) -> np.ndarray:
-    """Rows in the long-id layout (ColumnarRun.long_ids) for long ids given as bytes, e.g. a qrels file's: the
-    first `width` words and the code of the equal run id (an id no run line has gets a code of its own above
-    every run code, so it matches nothing). A code's big-endian bytes hold a NUL, which no id word holds."""
-    codes = np.fromiter((long_ids.get(i, 0) for i in ids), dtype=np.uint64, count=len(ids))
+def long_id_rows(ids, width: int, long_ids: Optional[LongIds]) -> np.ndarray:
+    """Rows in the long-id layout (ColumnarRun.long_ids) for long ids given as bytes (a list, e.g. a qrels file's
+    read by the exact reader, or a LongIds): the first `width` words and the code of the equal run id (an id no
+    run line has gets a code of its own above every run code, so it matches nothing). A code's big-endian bytes
+    hold a NUL, which no id word holds."""
+    if not isinstance(ids, LongIds):
+        blob = padded_buffer(b"".join(ids))
+        lengths = np.array([len(i) for i in ids], dtype=np.int64)
+        starts = np.zeros(lengths.shape[0], dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        words, lengths = ragged_words(blob, starts, starts + lengths)
+        ids = LongIds(words, word_starts(lengths), lengths)
+    count = len(ids)
+    codes = long_ids.codes_of(ids) if long_ids is not None and len(long_ids) else np.zeros(count, dtype=np.uint64)
     absent = codes == 0
     codes[absent] = np.uint64(ABSENT_CODE) + np.arange(int(np.count_nonzero(absent)), dtype=np.uint64)
-    out = np.zeros((len(ids), width + 1), dtype=np.uint64)
-    if ids:
-        out[:, :width] = pack_bytes([i[:8 * width] for i in ids], width)[:, :width]
+    out = np.zeros((count, width + 1), dtype=np.uint64)
+    out[:, :width] = ids.first_words(width)
     out[:, width] = codes
     return out
