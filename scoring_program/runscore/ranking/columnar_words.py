@@ -5,6 +5,7 @@ words and back; this is the one place that knows the packing (zero padded, first
 long-id layout (ColumnarRun.long_ids), so trec_eval's tie-break (docno in byte order) is a lexsort of the words
 and a join with the qrels an exact comparison of words.
 """
+import mmap
 from typing import List, Optional, Tuple
 
 import numpy as np
@@ -163,32 +164,55 @@ def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 class LongIdBytes:
     """The long document ids of a reader (over columnar.LONG_ID_BYTES), kept as their bytes in whole words (each
-    id starts a word, zero padded to the next), chunk by chunk: no Python object an id (a dict of a million 80-byte
-    ids cost 5 x trec_eval's time and 3 x its memory). `long_ids_of` ranks them at the end (byte_ranks)."""
+    id starts a word, zero padded to the next) with a hashed key each: no Python object an id (a dict of a million
+    80-byte ids cost 5 x trec_eval's time and 3 x its memory). `long_ids_of` ranks them. The words go into one
+    array of their own pages (an anonymous map, grown by doubling), not a list of chunks: malloc keeps freed
+    chunks resident, and joining them doubled the peak."""
 
     def __init__(self) -> None:
-        self.chunks: List[np.ndarray] = []      # uint64: the ids' words (bytes in file order), one after another
+        self.words = np.zeros(0, dtype=np.uint64)      # the ids' words (bytes in file order), one after another
+        self.size = 0                                   # words used
         self.lengths: List[np.ndarray] = []     # int64: each id's length in bytes
+        self.keys: List[np.ndarray] = []        # uint64: each id's hashed key (equal ids, equal keys)
 
     def __len__(self) -> int:
         return sum(int(x.shape[0]) for x in self.lengths)
 
     def add(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
         """Keep the ids buf[start:end]."""
-        words, lengths = ragged_words(buf, starts, ends)
-        self.chunks.append(words)
+        words, lengths, keys = ragged_words(buf, starts, ends)
+        self._append(words)
         self.lengths.append(lengths)
+        self.keys.append(keys)
+
+    def _append(self, words: np.ndarray) -> None:
+        end = self.size + words.shape[0]
+        if end > self.words.shape[0]:
+            grown = _reserve(max(end, 2 * self.words.shape[0], 1 << 17))
+            grown[:self.size] = self.words[:self.size]
+            self.words = grown
+        self.words[self.size:end] = words
+        self.size = end
 
     def extend(self, other: "LongIdBytes") -> None:
-        self.chunks.extend(other.chunks)
+        self._append(other.words[:other.size])
         self.lengths.extend(other.lengths)
+        self.keys.extend(other.keys)
+        other.words, other.size, other.lengths, other.keys = np.zeros(0, dtype=np.uint64), 0, [], []
 
     def joined(self) -> "LongIds":
-        """Every id kept, in order (not distinct); the chunks are let go."""
-        lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, dtype=np.int64)
-        words = np.concatenate(self.chunks) if self.chunks else np.zeros(0, dtype=np.uint64)
-        self.chunks, self.lengths = [], []
-        return LongIds(words, word_starts(lengths), lengths)
+        """Every id kept, in order (not distinct)."""
+        def joined_(parts, dtype):
+            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+        lengths = joined_(self.lengths, np.int64)
+        return LongIds(self.words[:self.size], word_starts(lengths), lengths, joined_(self.keys, np.uint64))
+
+
+def _reserve(count: int) -> np.ndarray:
+    """count zeroed uint64 whose pages cost memory once written and go back to the system when let go."""
+    if count * 8 < 1024 * 1024:
+        return np.zeros(count, dtype=np.uint64)
+    return np.frombuffer(mmap.mmap(-1, count * 8), dtype=np.uint64)
 
 
 def word_starts(lengths: np.ndarray) -> np.ndarray:
@@ -198,75 +222,126 @@ def word_starts(lengths: np.ndarray) -> np.ndarray:
     return starts
 
 
-def ragged_words(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """(the fields buf[start:end] in whole words, one after another, zero padded; their lengths): a word gather
-    a column of the fields' words, then the words past each field's end dropped."""
+def ragged_words(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the fields buf[start:end] in whole words, one after another, zero padded; their lengths; their hashed
+    keys): a word gather a column of the fields' words, mixed into the keys while the column is in the cache,
+    then the words past each field's end dropped."""
     lengths = (ends - starts).astype(np.int64)
+    key = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     if not lengths.shape[0]:
-        return np.zeros(0, dtype=np.uint64), lengths
+        return np.zeros(0, dtype=np.uint64), lengths, key
     count = int((int(lengths.max()) + 7) // 8)
     view = word_view(buf, 1)
     matrix = np.zeros((lengths.shape[0], count), dtype=np.uint64)
     shortest = int(lengths.min())
     for j in range(count):
         if shortest > 8 * j:
-            matrix[:, j] = masked_words(view, starts, lengths, j)
+            column = matrix[:, j] = masked_words(view, starts, lengths, j)
+            key ^= column
+            key *= np.uint64(0xBF58476D1CE4E5B9)
+            key ^= key >> np.uint64(29)
         else:                                   # only the fields with bytes here: none read past the buffer
             part = np.flatnonzero(lengths > 8 * j)
-            matrix[part, j] = masked_words(view, starts[part], lengths[part], j)
+            column = matrix[part, j] = masked_words(view, starts[part], lengths[part], j)
+            mixed = (key[part] ^ column) * np.uint64(0xBF58476D1CE4E5B9)
+            key[part] = mixed ^ (mixed >> np.uint64(29))
     if shortest + 7 >= 8 * count:     # every field as long in words: no word to drop
-        return matrix.reshape(-1), lengths
-    return matrix[np.arange(count) < ((lengths + 7) // 8)[:, None]], lengths
+        return matrix.reshape(-1), lengths, key
+    return matrix[np.arange(count) < ((lengths + 7) // 8)[:, None]], lengths, key
+
+
+def _equal_ids(a: "LongIds", mine: np.ndarray, b: "LongIds", theirs: np.ndarray) -> np.ndarray:
+    """Is a's id `mine` equal to b's id `theirs`, pair by pair? (lengths, then every word)"""
+    length = a.lengths[mine]
+    same = length == b.lengths[theirs]
+    j = 0
+    check = np.flatnonzero(same)
+    while check.shape[0]:
+        same[check] = a.words[a.starts[mine[check]] + j] == b.words[b.starts[theirs[check]] + j]
+        j += 1
+        check = check[same[check] & (length[check] > 8 * j)]
+    return same
 
 
 def byte_ranks(ids: "LongIds") -> Tuple[np.ndarray, np.ndarray]:
-    """(order, rank): the ids in trec_eval's strcmp order (unsigned bytes; no id holds a NUL) and each id's dense
-    rank from 0 (equal ids, equal ranks). Word by word from the first: a sort of the first words, then only the
-    ids still tied with another are compared on their next word, and sorted again only where that word tells
-    some apart (a shared prefix costs one gather a word, no sort). Time grows with the bytes the ids share, as
-    strcmp's does."""
+    """(distinct, rank): one index of each distinct id, in trec_eval's strcmp order (unsigned bytes; no id holds a
+    NUL), and each id's dense rank from 0 (equal ids, equal ranks). Equal ids are found first by their keys,
+    each confirmed on every word against the first id of its key (an id that is not: one of its own), so only
+    distinct ids are ranked (_distinct_ranks)."""
     n = len(ids)
-    lengths = ids.lengths
-    first = ids.word(np.arange(n, dtype=np.int64), 0)
+    by_key = np.argsort(ids.keys)
+    keys = ids.keys[by_key]
+    later = np.flatnonzero(keys[1:] == keys[:-1]) + 1       # positions in by_key whose key the one before has
+    del keys
+    representative = np.arange(n, dtype=np.int64)
+    if later.shape[0]:
+        head = np.ones(n, dtype=bool)
+        head[later] = False
+        leader = by_key[np.flatnonzero(head)[np.cumsum(head)[later] - 1]]
+        same = _equal_ids(ids, by_key[later], ids, leader)
+        representative[by_key[later[same]]] = leader[same]
+    distinct = np.flatnonzero(representative == np.arange(n))
+    order, rank = _distinct_ranks(ids, distinct)
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[distinct] = rank
+    return distinct[order], ranks[representative]
+
+
+def _distinct_ranks(ids: "LongIds", which: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """byte_ranks of the ids `which` (order as indices into `which`). Word by word from the first: a sort of the
+    first words, then only the ids still tied with another are compared on their next word, and sorted again only
+    where that word tells some apart (a prefix every tied id shares costs one gather a word). Time grows with the
+    bytes the ids share, as strcmp's does."""
+    n = which.shape[0]
+    lengths = ids.lengths[which]
+    first = ids.word(which, 0)
     order = np.argsort(first, kind="stable")
     first = first[order]
     new = np.ones(n, dtype=bool)                # does sorted position i start a group of equal prefixes?
     new[1:] = first[1:] != first[:-1]
     del first
     active = np.arange(n, dtype=np.int64)       # sorted positions of the ids still tied with another
-    j = 1
+    j, changed = 1, True
+    rows = length = group = active
     while active.shape[0]:
-        group = np.cumsum(new[active])
-        rows = order[active]
-        length = lengths[rows]
-        # still tied with another, and not ended inside an earlier word (then its whole group is equal)
-        tied = (np.bincount(group)[group] > 1) & (length >= 8 * j)
-        if not tied.all():
-            active, group, rows, length = active[tied], group[tied], rows[tied], length[tied]
+        if changed:
+            group = np.cumsum(new[active])
+            rows = order[active]
+            length = lengths[rows]
+            keep = np.bincount(group)[group] > 1
+            changed = False
+        else:
+            keep = np.ones(active.shape[0], dtype=bool)
+        # not ended inside an earlier word (then its whole group is equal: distinct ids, a group of one)
+        keep &= length >= 8 * j
+        if not keep.all():
+            active, group, rows, length = active[keep], group[keep], rows[keep], length[keep]
             if not active.shape[0]:
                 break
         word = np.zeros(rows.shape[0], dtype=np.uint64)     # 0 for an id of exactly 8j bytes: it sorts first
         more = np.flatnonzero(length > 8 * j)
         if more.shape[0]:
-            word[more] = ids.word(rows[more], j)
+            word[more] = ids.word(which[rows[more]], j)
         j += 1
-        if not np.any((word[1:] != word[:-1]) & (group[1:] == group[:-1])):
+        if word.min() == word.max() or not np.any((word[1:] != word[:-1]) & (group[1:] == group[:-1])):
             continue                            # this word tells no tied ids apart
         sub = np.lexsort((word, group))
         order[active] = rows[sub]
         word = word[sub]
         new[active[1:]] |= word[1:] != word[:-1]
+        changed = True
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.cumsum(new) - 1
     return order, rank
 
 
 class LongIds:
-    """Long document ids as bytes in whole words (LongIdBytes), e.g. the distinct long ids of a run or qrels in
-    byte order, code k + 1 the k-th (ColumnarRun.long_ids). Iterating gives each id's bytes."""
+    """Long document ids as bytes in whole words with their keys (LongIdBytes), e.g. the distinct long ids of a
+    run or qrels in byte order, code k + 1 the k-th (ColumnarRun.long_ids). Iterating gives each id's bytes."""
 
-    def __init__(self, words: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
-        self.words, self.starts, self.lengths = words, starts, lengths
+    def __init__(self, words: np.ndarray, starts: np.ndarray, lengths: np.ndarray, keys: np.ndarray):
+        self.words, self.starts, self.lengths, self.keys = words, starts, lengths, keys
+        self._sorted_keys: Optional[Tuple[np.ndarray, np.ndarray]] = None
 
     def __len__(self) -> int:
         return int(self.starts.shape[0])
@@ -285,41 +360,25 @@ class LongIds:
         """Word j (bytes 8j..8j+7, big-endian: compared as the bytes) of the ids `which`, each longer than 8j."""
         return self.words[self.starts[which] + j].byteswap(inplace=True)
 
-    def compare(self, mine: np.ndarray, other: "LongIds", theirs: np.ndarray) -> np.ndarray:
-        """strcmp's sign (-1, 0, 1) of each of my ids `mine` against the other's id `theirs`."""
-        out = np.zeros(mine.shape[0], dtype=np.int8)
-        open_ = np.arange(mine.shape[0], dtype=np.int64)
-        j = 0
-        while open_.shape[0]:
-            a_len, b_len = self.lengths[mine[open_]], other.lengths[theirs[open_]]
-            a = np.zeros(open_.shape[0], dtype=np.uint64)
-            b = np.zeros(open_.shape[0], dtype=np.uint64)
-            has_a, has_b = np.flatnonzero(a_len > 8 * j), np.flatnonzero(b_len > 8 * j)
-            a[has_a] = self.word(mine[open_[has_a]], j)
-            b[has_b] = other.word(theirs[open_[has_b]], j)
-            out[open_] = (a > b).astype(np.int8) - (a < b).astype(np.int8)
-            # equal words: go on while either id has bytes left (its word 0 against the other's tells them apart)
-            open_ = open_[(a == b) & ((a_len > 8 * (j + 1)) | (b_len > 8 * (j + 1)))]
-            j += 1
-        return out
-
     def codes_of(self, ids: "LongIds") -> np.ndarray:
-        """The code (1 + index) of each of `ids` among these ids, which are in byte order and distinct; 0 for an
-        id not among them: a binary search of each id at once, compared word by word (LongIds.compare)."""
-        count = len(self)
-        low = np.zeros(len(ids), dtype=np.int64)
-        high = np.full(len(ids), count, dtype=np.int64)
-        todo = np.arange(len(ids), dtype=np.int64)
-        while todo.shape[0]:
-            middle = (low[todo] + high[todo]) // 2
-            below = self.compare(middle, ids, todo) < 0
-            low[todo[below]] = middle[below] + 1
-            high[todo[~below]] = middle[~below]
-            todo = todo[low[todo] < high[todo]]
+        """The code (1 + index) of each of `ids` among these ids (distinct); 0 for an id not among them: a search
+        of the sorted keys, each match confirmed on every word. Two of these ids sharing a key (one chance in
+        about 2 ** 64 / n ** 2): a dict of their bytes."""
+        if self._sorted_keys is None:
+            order = np.argsort(self.keys, kind="stable")
+            self._sorted_keys = (self.keys[order], order)
+        keys, order = self._sorted_keys
         out = np.zeros(len(ids), dtype=np.uint64)
-        inside = np.flatnonzero(low < count)
-        same = self.compare(low[inside], ids, inside) == 0
-        out[inside[same]] = (low[inside[same]] + 1).astype(np.uint64)
+        if not keys.shape[0] or not len(ids):
+            return out
+        if np.any(keys[1:] == keys[:-1]):
+            table = dict(zip(self, range(1, len(self) + 1)))
+            return np.fromiter((table.get(i, 0) for i in ids), dtype=np.uint64, count=len(ids))
+        at = np.minimum(np.searchsorted(keys, ids.keys), keys.shape[0] - 1)
+        found = np.flatnonzero(keys[at] == ids.keys)
+        mine = order[at[found]]
+        same = _equal_ids(self, mine, ids, found)
+        out[found[same]] = (mine[same] + 1).astype(np.uint64)
         return out
 
     def first_words(self, width: int) -> np.ndarray:
@@ -336,14 +395,11 @@ def long_ids_of(kept: LongIdBytes, width: int) -> Tuple[LongIds, np.ndarray]:
     """(the distinct ids in byte order, each kept id's row in the long-id layout: its first `width` words and its
     code, ColumnarRun.long_ids)."""
     every = kept.joined()
-    order, rank = byte_ranks(every)
-    first = np.ones(order.shape[0], dtype=bool)
-    first[1:] = rank[order[1:]] != rank[order[:-1]]
-    distinct = order[first]
+    distinct, rank = byte_ranks(every)
     rows = np.zeros((len(every), width + 1), dtype=np.uint64)
     rows[:, :width] = every.first_words(width)
     rows[:, width] = (rank + 1).astype(np.uint64)
-    return LongIds(every.words, every.starts[distinct], every.lengths[distinct]), rows
+    return LongIds(every.words, every.starts[distinct], every.lengths[distinct], every.keys[distinct]), rows
 
 
 def with_long_ids(docno: np.ndarray, rows: np.ndarray, long_rows: np.ndarray) -> np.ndarray:
@@ -367,8 +423,8 @@ def long_id_rows(ids, width: int, long_ids: Optional[LongIds]) -> np.ndarray:
         lengths = np.array([len(i) for i in ids], dtype=np.int64)
         starts = np.zeros(lengths.shape[0], dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
-        words, lengths = ragged_words(blob, starts, starts + lengths)
-        ids = LongIds(words, word_starts(lengths), lengths)
+        words, lengths, keys = ragged_words(blob, starts, starts + lengths)
+        ids = LongIds(words, word_starts(lengths), lengths, keys)
     count = len(ids)
     codes = long_ids.codes_of(ids) if long_ids is not None and len(long_ids) else np.zeros(count, dtype=np.uint64)
     absent = codes == 0
