@@ -190,23 +190,42 @@ def _long_ids(ids):
     return kept
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_long_ids_rank_and_look_up_in_byte_order(seed):
+def _ragged(ids):
+    """(words, word starts, lengths, keys) of the ids: every one, in order, equal ones too."""
+    from runscore.ranking.columnar_words import padded_buffer, ragged_words, word_starts
+    lengths = np.array([len(i) for i in ids], dtype=np.int64)
+    starts = np.zeros(len(ids), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    words, lengths, keys = ragged_words(padded_buffer(b"".join(ids)), starts, starts + lengths)
+    return words, word_starts(lengths), lengths, keys
+
+
+@pytest.mark.parametrize("seed,colliding", [(s, False) for s in range(6)] + [(6, True), (7, True)])
+def test_long_ids_rank_and_look_up_in_byte_order(monkeypatch, seed, colliding):
     """byte_ranks orders ids as Python orders bytes (strcmp), equal ids of any length ranked alike, and codes_of
     finds exactly the equal id: ids that are prefixes of others ending on a word's edge, ids equal but for their
-    last byte, bytes over 0x7f, one id repeated."""
-    from runscore.ranking.columnar_words import byte_ranks, long_ids_of
+    last byte, bytes over 0x7f, one id repeated; with `colliding`, keys of only 4 values, so that distinct ids
+    share keys everywhere a key is used (the chunk, the table, the ranking, the look-up)."""
+    from runscore.ranking import columnar_words
+    from runscore.ranking.columnar_words import LongIds, byte_ranks, long_ids_of
+    if colliding:
+        real = columnar_words.ragged_words
+
+        def few_keys(*args):
+            words, lengths, keys = real(*args)
+            return words, lengths, keys & np.uint64(3)
+        monkeypatch.setattr(columnar_words, "ragged_words", few_keys)
     rng = random.Random(seed)
     pool = [i for i in _id_pool(rng) if i]
     pool += [b"w" * 64, b"w" * 72, b"w" * 80 + b"\x80", b"w" * 79 + b"\x7f", b"\xfe" * 16 + b"x" * 200]
     run = rng.sample(pool, len(pool) // 2) * 3
     rng.shuffle(run)
-    order, rank = byte_ranks(_long_ids(run).joined())
+    order, rank = byte_ranks(LongIds(*_ragged(run)))
     distinct = sorted(set(run))
     assert [run[i] for i in order.tolist()] == distinct
     assert rank.tolist() == [distinct.index(i) for i in run]
     table, rows = long_ids_of(_long_ids(run), 2)
     assert list(table) == distinct and rows[:, 2].tolist() == [distinct.index(i) + 1 for i in run]
     asked = pool + [b"w" * 88, b"Q" * 90]
-    codes = table.codes_of(_long_ids(asked).joined())
+    codes = table.codes_of(LongIds(*_ragged(asked)))
     assert codes.tolist() == [distinct.index(i) + 1 if i in distinct else 0 for i in asked]

@@ -83,7 +83,7 @@ class _Reader:
         self.max_field = None if c_space else MAX_FIELD_BYTES
         self.nacsis_spaces: Optional[bool] = None     # NACSIS: does the file separate fields with spaces?
         self.long_rows: List[np.ndarray] = []       # rows (in store order) whose document id is a long one
-        self.long_ids = LongIdBytes()               # and those ids' bytes (in the same order)
+        self.long_ids = LongIdBytes(3 * capacity)   # and those ids' bytes (room: a word and 8 bytes a line)
         self.grade_letters = letter_table(grade_map)
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments

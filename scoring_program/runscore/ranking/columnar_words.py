@@ -163,56 +163,170 @@ def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------------------ long ids ---
 
 class LongIdBytes:
-    """The long document ids of a reader (over columnar.LONG_ID_BYTES), kept as their bytes in whole words (each
-    id starts a word, zero padded to the next) with a hashed key each: no Python object an id (a dict of a million
-    80-byte ids cost 5 x trec_eval's time and 3 x its memory). `long_ids_of` ranks them. The words go into one
-    array of their own pages (an anonymous map, grown by doubling), not a list of chunks: malloc keeps freed
-    chunks resident, and joining them doubled the peak."""
+    """The long document ids of a reader (over columnar.LONG_ID_BYTES): each distinct id once, as its bytes in
+    whole words (each id starts a word, zero padded to the next) with a hashed key, and each line's entry. No
+    Python object an id (a dict of a million 80-byte ids cost 5 x trec_eval's time and 3 x its memory): a chunk's
+    ids are found in an open-addressing table of the keys by numpy calls, each match confirmed on every word (an
+    id whose key another id has gets an entry of its own; byte_ranks tells such entries apart exactly). The
+    words go into one array of their own pages (an anonymous map, grown by doubling): malloc keeps freed chunks
+    resident. `long_ids_of` ranks the entries."""
 
-    def __init__(self) -> None:
-        self.words = np.zeros(0, dtype=np.uint64)      # the ids' words (bytes in file order), one after another
+    def __init__(self, room: int = 0) -> None:
+        self.room = min(room, 1 << 28)                  # words to reserve at the first id (pages used cost memory)
+        self.words = np.zeros(0, dtype=np.uint64)       # the entries' words (bytes in file order), one after another
         self.size = 0                                   # words used
-        self.lengths: List[np.ndarray] = []     # int64: each id's length in bytes
-        self.keys: List[np.ndarray] = []        # uint64: each id's hashed key (equal ids, equal keys)
+        self.starts = np.zeros(0, dtype=np.int64)       # each entry's first word, length in bytes and key
+        self.lengths = np.zeros(0, dtype=np.int64)
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.count = 0                                  # entries
+        self.table_keys = np.zeros(0, dtype=np.uint64)  # the open-addressing table: key and entry (-1: empty)
+        self.table_entry = np.zeros(0, dtype=np.int64)
+        self.lines: List[np.ndarray] = []               # each kept line's entry, chunk by chunk
 
     def __len__(self) -> int:
-        return sum(int(x.shape[0]) for x in self.lengths)
+        return sum(int(x.shape[0]) for x in self.lines)
 
     def add(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
         """Keep the ids buf[start:end]."""
         words, lengths, keys = ragged_words(buf, starts, ends)
-        self._append(words)
-        self.lengths.append(lengths)
-        self.keys.append(keys)
-
-    def _append(self, words: np.ndarray) -> None:
-        end = self.size + words.shape[0]
-        if end > self.words.shape[0]:
-            grown = _reserve(max(end, 2 * self.words.shape[0], 1 << 17))
-            grown[:self.size] = self.words[:self.size]
-            self.words = grown
-        self.words[self.size:end] = words
-        self.size = end
+        self.lines.append(self._entries(LongIds(words, word_starts(lengths), lengths, keys)))
 
     def extend(self, other: "LongIdBytes") -> None:
-        self._append(other.words[:other.size])
-        self.lengths.extend(other.lengths)
-        self.keys.extend(other.keys)
-        other.words, other.size, other.lengths, other.keys = np.zeros(0, dtype=np.uint64), 0, [], []
+        """Take another reader's ids (the second part of a file), its entries mapped to this one's."""
+        mapping = self._entries(other.entries())
+        self.lines.extend(mapping[lines] for lines in other.lines)
+        other.__init__()                        # its words let go
 
-    def joined(self) -> "LongIds":
-        """Every id kept, in order (not distinct)."""
-        def joined_(parts, dtype):
-            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-        lengths = joined_(self.lengths, np.int64)
-        return LongIds(self.words[:self.size], word_starts(lengths), lengths, joined_(self.keys, np.uint64))
+    def entries(self) -> "LongIds":
+        return LongIds(self.words[:self.size], self.starts[:self.count], self.lengths[:self.count],
+                       self.keys[:self.count])
+
+    def _entries(self, ids: "LongIds") -> np.ndarray:
+        """The entry of each of `ids`, new entries made for ids not met before."""
+        n = len(ids)
+        if not n:
+            return np.zeros(0, dtype=np.int64)
+        _, first, inverse = np.unique(ids.keys, return_index=True, return_inverse=True)
+        leader = first[inverse]
+        dup = np.flatnonzero(leader != np.arange(n))
+        if dup.shape[0]:                        # equal to the first of its key? (if not: an entry of its own)
+            same = _equal_ids(ids, dup, ids, leader[dup])
+            leader[dup[~same]] = dup[~same]
+        reps = np.flatnonzero(leader == np.arange(n))
+        out = np.empty(n, dtype=np.int64)
+        out[reps] = self._find_or_add(ids, reps)
+        return out[leader]
+
+    def _find_or_add(self, ids: "LongIds", reps: np.ndarray) -> np.ndarray:
+        keys = ids.keys[reps]
+        found = np.full(reps.shape[0], -1, dtype=np.int64)
+        ordered = np.sort(keys)
+        shared = ordered[1:][ordered[1:] == ordered[:-1]]       # keys two distinct ids have here: not tabled
+        alone = np.flatnonzero(np.isin(keys, shared)) if shared.shape[0] else np.zeros(0, dtype=np.int64)
+        if alone.shape[0]:
+            found[alone] = self._append(ids, reps[alone])
+        tabled = np.flatnonzero(found < 0)
+        self._room(self.count + tabled.shape[0])
+        fresh = np.zeros(reps.shape[0], dtype=bool)
+        mask = np.uint64(self.table_keys.shape[0] - 1)
+        slot = (keys & mask).astype(np.int64)
+        pending = tabled
+        added: List[np.ndarray] = []            # winners of free slots, in the order of their entries
+        next_entry = self.count
+        while pending.shape[0]:
+            at = slot[pending]
+            entry = self.table_entry[at]
+            hit = (entry >= 0) & (self.table_keys[at] == keys[pending])
+            found[pending[hit]] = entry[hit]
+            won = np.zeros(pending.shape[0], dtype=bool)
+            empty = np.flatnonzero(entry < 0)
+            if empty.shape[0]:
+                free, first = np.unique(at[empty], return_index=True)
+                winners = empty[first]
+                won[winners] = True
+                new = np.arange(next_entry, next_entry + winners.shape[0], dtype=np.int64)
+                next_entry += winners.shape[0]
+                added.append(pending[winners])
+                self.table_keys[free] = keys[pending[winners]]
+                self.table_entry[free] = new
+                found[pending[winners]] = new
+                fresh[pending[winners]] = True
+            pending = pending[~hit & ~won]
+            slot[pending] = (slot[pending] + 1) & int(mask)
+        if added:                               # their words, once for the chunk
+            self._append(ids, reps[np.concatenate(added)])
+        hits = tabled[~fresh[tabled]]
+        if hits.shape[0]:                       # a key met before: the same bytes? (if not: an entry of its own)
+            same = _equal_ids(ids, reps[hits], self.entries(), found[hits])
+            if not same.all():
+                found[hits[~same]] = self._append(ids, reps[hits[~same]])
+        return found
+
+    def _room(self, count: int) -> None:
+        """A table at most half full for `count` entries (rebuilt from the tabled entries when it grows)."""
+        if 2 * count <= self.table_keys.shape[0]:
+            return
+        size = 1 << max(12, int(4 * count - 1).bit_length())
+        old_keys, old_entry = self.table_keys, self.table_entry
+        self.table_keys = np.zeros(size, dtype=np.uint64)
+        self.table_entry = np.full(size, -1, dtype=np.int64)
+        used = np.flatnonzero(old_entry >= 0)
+        keys, entries = old_keys[used], old_entry[used]
+        mask = size - 1
+        slot = (keys & np.uint64(mask)).astype(np.int64)
+        pending = np.arange(keys.shape[0], dtype=np.int64)
+        while pending.shape[0]:                 # distinct keys: each takes the first free slot from its own
+            at = slot[pending]
+            empty = np.flatnonzero(self.table_entry[at] < 0)
+            free, first = np.unique(at[empty], return_index=True)
+            winners = pending[empty[first]]
+            self.table_keys[free] = keys[winners]
+            self.table_entry[free] = entries[winners]
+            placed = np.zeros(pending.shape[0], dtype=bool)
+            placed[empty[first]] = True
+            pending = pending[~placed]
+            slot[pending] = (slot[pending] + 1) & mask
+
+    def _append(self, ids: "LongIds", which: np.ndarray, block: int = 1 << 15) -> np.ndarray:
+        """New entries for ids `which` (their words copied, a block of ids at a time: another reader's ids are
+        many); their indices."""
+        if which.shape[0] > block:
+            first = self.count
+            for at in range(0, which.shape[0], block):
+                self._append(ids, which[at:at + block], block)
+            return np.arange(first, self.count, dtype=np.int64)
+        lengths = ids.lengths[which]
+        counts = (lengths + 7) // 8
+        total = int(counts.sum())
+        offsets = np.zeros(which.shape[0], dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:])
+        source = np.arange(total, dtype=np.int64) + np.repeat(ids.starts[which] - offsets, counts)
+        end = self.size + total
+        if end > self.words.shape[0]:           # room reserved at once: no copy as it grows, at most a doubling
+            grown = _reserve(max(end, 2 * self.words.shape[0], 1 << 17, self.room))
+            grown[:self.size] = self.words[:self.size]
+            self.words = grown
+        self.words[self.size:end] = ids.words[source]
+        first = self.count
+        last = first + which.shape[0]
+        if last > self.starts.shape[0]:
+            room = max(last, 2 * self.starts.shape[0], 1024)
+            for name, dtype in (("starts", np.int64), ("lengths", np.int64), ("keys", np.uint64)):
+                grown = np.zeros(room, dtype=dtype)
+                grown[:first] = getattr(self, name)[:first]
+                setattr(self, name, grown)
+        self.starts[first:last] = offsets + self.size
+        self.lengths[first:last] = lengths
+        self.keys[first:last] = ids.keys[which]
+        self.size, self.count = end, last
+        return np.arange(first, last, dtype=np.int64)
 
 
 def _reserve(count: int) -> np.ndarray:
     """count zeroed uint64 whose pages cost memory once written and go back to the system when let go."""
     if count * 8 < 1024 * 1024:
         return np.zeros(count, dtype=np.uint64)
-    return np.frombuffer(mmap.mmap(-1, count * 8), dtype=np.uint64)
+    return np.frombuffer(mmap.mmap(-1, count * 8), dtype=np.uint64)     # MemoryError/OSError as numpy's would
 
 
 def word_starts(lengths: np.ndarray) -> np.ndarray:
@@ -250,16 +364,19 @@ def ragged_words(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tuple
     return matrix[np.arange(count) < ((lengths + 7) // 8)[:, None]], lengths, key
 
 
-def _equal_ids(a: "LongIds", mine: np.ndarray, b: "LongIds", theirs: np.ndarray) -> np.ndarray:
-    """Is a's id `mine` equal to b's id `theirs`, pair by pair? (lengths, then every word)"""
+def _equal_ids(a: "LongIds", mine: np.ndarray, b: "LongIds", theirs: np.ndarray, block: int = 1 << 15) -> np.ndarray:
+    """Is a's id `mine` equal to b's id `theirs`, pair by pair? Lengths, then every word, a block of pairs at a time
+    as the rows of two matrices (an id shorter than the block's longest repeats its last word)."""
     length = a.lengths[mine]
     same = length == b.lengths[theirs]
-    j = 0
     check = np.flatnonzero(same)
-    while check.shape[0]:
-        same[check] = a.words[a.starts[mine[check]] + j] == b.words[b.starts[theirs[check]] + j]
-        j += 1
-        check = check[same[check] & (length[check] > 8 * j)]
+    for at in range(0, check.shape[0], block):
+        part = check[at:at + block]
+        counts = (length[part] + 7) // 8
+        offsets = np.minimum(np.arange(int(counts.max()), dtype=np.int64), (counts - 1)[:, None])
+        left = a.words[a.starts[mine[part]][:, None] + offsets]
+        right = b.words[b.starts[theirs[part]][:, None] + offsets]
+        same[part] = (left == right).all(axis=1)
     return same
 
 
@@ -284,7 +401,10 @@ def byte_ranks(ids: "LongIds") -> Tuple[np.ndarray, np.ndarray]:
     order, rank = _distinct_ranks(ids, distinct)
     ranks = np.empty(n, dtype=np.int64)
     ranks[distinct] = rank
-    return distinct[order], ranks[representative]
+    rank = rank[order]                          # equal ids left apart by a shared key meet here: one of each
+    first = np.ones(rank.shape[0], dtype=bool)
+    first[1:] = rank[1:] != rank[:-1]
+    return distinct[order[first]], ranks[representative]
 
 
 def _distinct_ranks(ids: "LongIds", which: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -394,12 +514,13 @@ class LongIds:
 def long_ids_of(kept: LongIdBytes, width: int) -> Tuple[LongIds, np.ndarray]:
     """(the distinct ids in byte order, each kept id's row in the long-id layout: its first `width` words and its
     code, ColumnarRun.long_ids)."""
-    every = kept.joined()
-    distinct, rank = byte_ranks(every)
-    rows = np.zeros((len(every), width + 1), dtype=np.uint64)
-    rows[:, :width] = every.first_words(width)
-    rows[:, width] = (rank + 1).astype(np.uint64)
-    return LongIds(every.words, every.starts[distinct], every.lengths[distinct], every.keys[distinct]), rows
+    entries = kept.entries()
+    distinct, rank = byte_ranks(entries)
+    lines = np.concatenate(kept.lines) if kept.lines else np.zeros(0, dtype=np.int64)
+    rows = np.zeros((lines.shape[0], width + 1), dtype=np.uint64)
+    rows[:, :width] = entries.first_words(width)[lines]
+    rows[:, width] = (rank[lines] + 1).astype(np.uint64)
+    return LongIds(entries.words, entries.starts[distinct], entries.lengths[distinct], entries.keys[distinct]), rows
 
 
 def with_long_ids(docno: np.ndarray, rows: np.ndarray, long_rows: np.ndarray) -> np.ndarray:
