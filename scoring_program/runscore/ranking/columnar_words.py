@@ -229,7 +229,7 @@ class LongIdBytes:
         self._room(self.count + tabled.shape[0])
         fresh = np.zeros(reps.shape[0], dtype=bool)
         mask = np.uint64(self.table_keys.shape[0] - 1)
-        slot = (keys & mask).astype(np.int64)
+        slot = _slots(keys, self.table_keys.shape[0])
         pending = tabled
         added: List[np.ndarray] = []            # winners of free slots, in the order of their entries
         next_entry = self.count
@@ -273,7 +273,7 @@ class LongIdBytes:
         used = np.flatnonzero(old_entry >= 0)
         keys, entries = old_keys[used], old_entry[used]
         mask = size - 1
-        slot = (keys & np.uint64(mask)).astype(np.int64)
+        slot = _slots(keys, size)
         pending = np.arange(keys.shape[0], dtype=np.int64)
         while pending.shape[0]:                 # distinct keys: each takes the first free slot from its own
             at = slot[pending]
@@ -320,6 +320,11 @@ class LongIdBytes:
         self.keys[first:last] = ids.keys[which]
         self.size, self.count = end, last
         return np.arange(first, last, dtype=np.int64)
+
+
+def _slots(keys: np.ndarray, size: int) -> np.ndarray:
+    """Each key's first slot in a table of `size` (a power of 2): the key's top bits, the best mixed."""
+    return (keys >> np.uint64(64 - (size.bit_length() - 1))).astype(np.int64)
 
 
 def _reserve(count: int) -> np.ndarray:
@@ -421,6 +426,7 @@ def _distinct_ranks(ids: "LongIds", which: np.ndarray) -> Tuple[np.ndarray, np.n
     new[1:] = first[1:] != first[:-1]
     del first
     active = np.arange(n, dtype=np.int64)       # sorted positions of the ids still tied with another
+    shared = _shared_words(ids)
     j, changed = 1, True
     rows = length = group = active
     while active.shape[0]:
@@ -438,6 +444,9 @@ def _distinct_ranks(ids: "LongIds", which: np.ndarray) -> Tuple[np.ndarray, np.n
             active, group, rows, length = active[keep], group[keep], rows[keep], length[keep]
             if not active.shape[0]:
                 break
+        if j < shared.shape[0] and shared[j]:
+            j += 1
+            continue                            # every id has this word: it tells none apart
         word = np.zeros(rows.shape[0], dtype=np.uint64)     # 0 for an id of exactly 8j bytes: it sorts first
         more = np.flatnonzero(length > 8 * j)
         if more.shape[0]:
@@ -453,6 +462,22 @@ def _distinct_ranks(ids: "LongIds", which: np.ndarray) -> Tuple[np.ndarray, np.n
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.cumsum(new) - 1
     return order, rank
+
+
+def _shared_words(ids: "LongIds", block: int = 1 << 14) -> np.ndarray:
+    """Which words every id has alike, for ids of one length (each of its words read once, in memory order, a
+    block of ids at a time: a shared prefix or suffix costs no gather a word in _distinct_ranks); none else."""
+    n = len(ids)
+    if not n or int(ids.lengths.min()) != int(ids.lengths.max()):
+        return np.zeros(0, dtype=bool)
+    count = int((int(ids.lengths[0]) + 7) // 8)
+    if not np.array_equal(ids.starts, ids.starts[0] + count * np.arange(n, dtype=np.int64)):
+        return np.zeros(0, dtype=bool)          # not one after another
+    matrix = ids.words[int(ids.starts[0]):int(ids.starts[0]) + n * count].reshape(n, count)
+    shared = np.ones(count, dtype=bool)
+    for at in range(0, n, block):
+        shared &= (matrix[at:at + block] == matrix[0]).all(axis=0)
+    return shared
 
 
 class LongIds:
