@@ -265,10 +265,10 @@ def test_random_pairs_with_the_edge_classes_options_match_trec_eval(tmp_path, mo
     assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])
 
 
-# The id layouts of benchmarks/shapes.py's sweep (issue 45): every length around the reader's thresholds (8 and 64
-# bytes, columnar.LONG_ID_BYTES), distinguishing bytes first, last, in the middle or random, URL-like ids of mixed
-# lengths, about one distinct id a line with ids shared by neighbouring topics. `make fuzz` sets
-# RUNSCORE_FUZZ_TREC_EVAL_SWEEP_LINES for runs of a million lines (several chunks, two parts at once).
+# The id layouts of benchmarks/shapes.py's sweep, where long ids once fell off a cliff: lengths around the reader's
+# thresholds (8 bytes, a word; 128 bytes, columnar.LONG_ID_BYTES), distinguishing bytes first, last, in the middle or
+# random, URL-like ids of mixed lengths, about one distinct id a line with ids shared by neighbouring topics.
+# `make fuzz` sets RUNSCORE_FUZZ_TREC_EVAL_SWEEP_LINES for runs of a million lines (chunks, two parts at once).
 SWEEP_LINES = int(os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_SWEEP_LINES", "3000"))
 
 
