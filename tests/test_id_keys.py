@@ -229,3 +229,20 @@ def test_long_ids_rank_and_look_up_in_byte_order(monkeypatch, seed, colliding):
     asked = pool + [b"w" * 88, b"Q" * 90]
     codes = table.codes_of(LongIds(*_ragged(asked)))
     assert codes.tolist() == [distinct.index(i) + 1 if i in distinct else 0 for i in asked]
+
+
+@pytest.mark.parametrize("chunk_bytes", [64, 300, 1 << 20])
+@pytest.mark.parametrize("wider", [0, 1])
+def test_the_code_column_stays_free_whatever_the_order_of_widths(chunk_bytes, wider):
+    """Short ids of 8 words, then a long id, then short ids one word wider (where the code column was), then (if
+    `wider`) the widest short ids (16 words): every read gives the columns of one read in one chunk, the short ids' rows 0 in
+    the code column and the rows in the ids' byte order."""
+    ids = [b"W" * 64, b"n1", b"L" * 200, b"n2", b"Y" * 72, b"L" * 130] + [b"X" * 128, b"W" * 128 + b"!"] * wider
+    content = b"".join(b"1 Q0 %s %d 1 r\n" % (d, r) for r, d in enumerate(ids, 1))
+    whole = _read(content)
+    run = _read(content, chunk_bytes=chunk_bytes)
+    assert np.array_equal(run.docno, whole.docno) and run.long_ids == whole.long_ids
+    long = [len(d) > 128 for d in ids]
+    assert [bool(code) for code in run.docno[:, -1].tolist()] == long
+    order = np.lexsort(run.docno.T[::-1])
+    assert [ids[i] for i in order.tolist()] == sorted(ids)

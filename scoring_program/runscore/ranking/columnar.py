@@ -23,8 +23,7 @@ import numpy as np
 
 from .columnar_numbers import are_integers, letter_table, map_is_letters, parse_decimals, parse_grades, parse_integers
 from .columnar_run import ColumnarRun
-from .columnar_words import LongIdBytes, long_ids_of, pack_fields, padded_buffer, row_keys, rows_equal, \
-    with_long_ids
+from .columnar_words import LongIdBytes, long_ids_of, pack_fields, padded_buffer, row_keys, rows_equal
 from .qrels import MAX_GRADE
 from ..numeric import is_int, numeric_sort_key
 
@@ -247,6 +246,7 @@ class _Reader:
             if long.shape[0]:
                 self.long_rows.append(long + self.store.size)
                 self.long_ids.add(buf, starts[long], ends[long])
+                self.store.keep_code_column()
                 ends = ends.copy()
                 ends[long] = starts[long]          # finish() writes the row
         return pack_fields(buf, starts, ends)
@@ -387,6 +387,9 @@ class _Reader:
         topic, docno, score = other.store.columns()
         self.long_rows.extend(rows + self.store.size for rows in other.long_rows)
         self.long_ids.extend(other.long_ids)
+        if other.store.extra:
+            self.store.keep_code_column()
+        docno = docno[:, :other.store.short_width]           # without its free code column
         self.store.add(mapping[topic], docno, score)
         self.lines_before += other.lines_before
         self.last_topic = int(mapping[other.last_topic])
@@ -407,8 +410,8 @@ class _Reader:
         order = None if self.grouped else grouping_order(topic, len(self.topics))
         long_ids = None
         if self.long_rows:
-            long_ids, rows = long_ids_of(self.long_ids, docno.shape[1])
-            docno = with_long_ids(docno, np.concatenate(self.long_rows), rows)
+            long_ids, rows = long_ids_of(self.long_ids, docno.shape[1] - 1)
+            docno[np.concatenate(self.long_rows)] = rows     # the store's last column is free (_Store.extra)
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
                           (self.dummy or b"").decode("ascii"), long_ids, bool(self.nacsis_spaces))
         if has_duplicates(run):
@@ -472,11 +475,14 @@ class _Store:
         self.topic = _zeroed((capacity,), np.int32)
         self.score = _zeroed((capacity,), value_type)
         self.docno = _zeroed((capacity, 1), np.uint64)
+        self.short_width = 1    # the widest docno words added
+        self.extra = 0          # 1: one more column, free, after them (the long ids' codes, written by finish)
 
     def add(self, topic: np.ndarray, docno: np.ndarray, score: np.ndarray) -> None:
         n, width = topic.shape[0], docno.shape[1]
-        if self.size + n > self.topic.shape[0] or width > self.docno.shape[1]:
-            self._grow(max(self.size + n, 2 * self.topic.shape[0]), max(width, self.docno.shape[1]))
+        self.short_width = max(self.short_width, width)
+        if self.size + n > self.topic.shape[0] or self.short_width + self.extra > self.docno.shape[1]:
+            self._grow(max(self.size + n, 2 * self.topic.shape[0]), self.short_width + self.extra)
         end = self.size + n
         self.topic[self.size:end] = topic
         self.score[self.size:end] = score
@@ -494,6 +500,12 @@ class _Store:
         docno = _zeroed((max(capacity, self.docno.shape[0]), width), np.uint64)
         docno[:self.size, :self.docno.shape[1]] = self.docno[:self.size]
         self.docno = docno
+
+    def keep_code_column(self) -> None:
+        """From now on the last docno column is free for the long ids' codes (whatever the widths before)."""
+        self.extra = 1
+        if self.short_width + 1 > self.docno.shape[1]:
+            self._grow(self.topic.shape[0], self.short_width + 1)
 
     def columns(self):
         return self.topic[:self.size], self.docno[:self.size], self.score[:self.size]
