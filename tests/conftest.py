@@ -3,6 +3,7 @@ import io
 import os
 import resource
 import runpy
+import shutil
 import signal
 import subprocess
 import sys
@@ -224,3 +225,46 @@ if _CPU_LOG:
         yield
         with open(_CPU_LOG, "a", encoding="utf-8") as handle:
             handle.write("%.3f\t%s\n" % (_cpu_seconds() - before, item.nodeid))
+
+
+# ------------------------------------------------------------------------------ every task's competition ---
+# `runscore bundle --per-task` (what `make bundle` and `make demo` build) took 2-4 s of CPU, and two test files
+# (test_competitions.py, test_bundle_newcomer.py) built it in each worker that ran one of their tests. Built once per
+# run, shared by the xdist workers (a lock: the first builds, the others wait and read), and read-only for the tests.
+
+def _run_folder(tmp_path_factory):
+    """A folder every worker of this run shares (xdist's test run id names it), or this process's own."""
+    base = tmp_path_factory.getbasetemp()
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run_id:
+        return base
+    folder = base.parent / ("shared-%s" % run_id)
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+class Competitions:
+    """dist/<task-id>.zip for every task as `runscore bundle --per-task DIR` wrote them (linted), and what it
+    printed."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.stdout = (folder / "stdout.txt").read_text(encoding="utf-8")
+        self.zips = {name[:-4]: folder / name for name in sorted(os.listdir(str(folder))) if name.endswith(".zip")}
+
+
+@pytest.fixture(scope="session")
+def competitions(tmp_path_factory):
+    import fcntl
+
+    shared = _run_folder(tmp_path_factory)
+    folder = shared / "dist"
+    with open(str(shared / "dist.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "stdout.txt").exists():
+            if folder.exists():
+                shutil.rmtree(str(folder))          # a build that failed half-way in another worker
+            code, stdout, stderr = run_cli("bundle", "--per-task", folder)
+            assert code == 0, stdout + stderr
+            (folder / "stdout.txt").write_text(stdout, encoding="utf-8")
+    return Competitions(folder)
