@@ -268,3 +268,19 @@ def competitions(tmp_path_factory):
             assert code == 0, stdout + stderr
             (folder / "stdout.txt").write_text(stdout, encoding="utf-8")
     return Competitions(folder)
+
+
+# ------------------------------------------------------------------------------ headless Chromium ---
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium a worker for the pages the tests draw (headless_chromium.py: why, and what it reads);
+    skips, saying how to get it, where the binary is absent."""
+    import headless_chromium
+
+    path = headless_chromium.binary()
+    if path is None:
+        pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)")
+    browser = headless_chromium.Chromium(path)
+    yield browser
+    browser.close()
