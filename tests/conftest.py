@@ -284,3 +284,40 @@ def chromium():
     browser = headless_chromium.Chromium(path)
     yield browser
     browser.close()
+
+
+# The assessment page's tests (test_campaign_assess_page.py, test_campaign_simulated.py) press keys and save
+# sheets through selenium: one such browser a worker too (each module started its own), downloads allowed into a
+# folder of its own; the tests' `browser` fixture empties that folder and clears the pages' storage before each test.
+SELENIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run")
+
+
+@pytest.fixture(scope="session")
+def selenium_chromium(tmp_path_factory):
+    """Headless Chromium under chromedriver; skips without Chromium, chromedriver or selenium (test-only)."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    chromium_path = shutil.which("chromium") or "/usr/bin/chromium"
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not (os.path.exists(chromium_path) and os.path.exists(driver_path)):
+        pytest.skip("Chromium or chromedriver is not installed")
+    tmp_path = tmp_path_factory.mktemp("chromium")
+    downloads = str(tmp_path / "downloads")
+    os.makedirs(downloads)
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium_path
+    for flag in SELENIUM_FLAGS + ("--user-data-dir=%s" % (tmp_path / "profile"), "--window-size=1000,900"):
+        options.add_argument(flag)
+    options.add_experimental_option("prefs", {"download.default_directory": downloads,
+                                              "download.prompt_for_download": False})
+    try:
+        driver = webdriver.Chrome(service=webdriver.ChromeService(driver_path), options=options)
+    except Exception as exc:          # a driver that does not match the browser: not this test's subject
+        pytest.skip("cannot start headless Chromium: %s" % str(exc).splitlines()[0])
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    driver.downloads = downloads
+    blank = tmp_path / "blank.html"
+    blank.write_text("<!DOCTYPE html><title>blank</title>", encoding="utf-8")
+    driver.blank_page = blank.as_uri()          # a file: page, to clear the storage file: pages share
+    yield driver
+    driver.quit()
