@@ -13,10 +13,13 @@ SAMPLE = os.path.join(ROOT, "starting_kit", "sample_submission", "ntcir1-adhoc",
 
 
 def _docx():
+    """A minimal .docx; its members dated, not stamped with the clock: the bytes are part of the test ids, which
+    every xdist worker must collect alike (a clock that ticked between two workers' collections failed the run)."""
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w") as archive:
-        archive.writestr("[Content_Types].xml", "<Types/>")
-        archive.writestr("word/document.xml", '<?xml version="1.0"?><w:document/>')
+        for name, text in (("[Content_Types].xml", "<Types/>"),
+                           ("word/document.xml", '<?xml version="1.0"?><w:document/>')):
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), text)
     return data.getvalue()
 
 
