@@ -192,6 +192,12 @@ def test_the_whole_campaign_in_the_forms_words(tmp_path):
     assert code == 0, err
     latex = (report / "means.tex").read_text()
     assert "nDCG@10 & MAP & P@10" in latex and "by nDCG@10" in latex and "NTCIR" not in latex
+    # what a reader sees names the form's title and the measures' names, not the task id and measure keys
+    title = re.search(r"^title: (.*)$", open(form).read(), re.M).group(1)
+    assert "Mean scores of the %s runs" % title in latex and "Tukey HSD on nDCG@10," in latex
+    assert "Pairs of %s runs" % title in (report / "significance.tex").read_text()
+    page = (report / "report.html").read_text()
+    assert "Tukey HSD on nDCG@10 over" in page and "Per-topic nDCG@10" in page
 
 
 def test_a_forms_competition_and_its_dry_run(tmp_path):
