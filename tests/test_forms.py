@@ -95,7 +95,8 @@ def test_scores_equal_trec_eval_on_four_grades(tmp_path):
     code, out, err = run_cli("score", "--form", form, "--ref", tmp_path / "ref", *runs, "--json")
     assert code == 0, err
     ours = json.loads(out)
-    assert "1 of 8 topic(s) have no document relevant" in err
+    assert err.count("1 of 8 topic(s) have no document relevant") == 1, "the reference's note, once for %d runs" % (
+        len(runs))
     names = ["ndcg_cut_10", "map", "P_10", "Rprec", "bpref", "recip_rank", "recall_20", "ndcg"]
     binary, why = trec_eval_peer.binary("9.0.8")
     pytrec_eval = pytest.importorskip("pytrec_eval") if binary is None else None
