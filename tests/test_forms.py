@@ -235,6 +235,14 @@ def test_a_forms_competition_and_its_dry_run(tmp_path):
     page = open(os.path.join(str(tmp_path / "work"), "demo", "output", "detailed_results.html")).read()
     assert "0.%s" % ("%.4f" % json.loads(mine)["alpha1"]["ndcg_cut_10"])[2:] in page
     assert "num_rel" not in page and ">7<" not in page, "a hidden phase shows no per-topic value of the form's task"
+    # the dry-run phase's sample reference is public: its page shows everything, as the Overview page promises
+    done = subprocess.run(["python3", os.path.join(ROOT, "starting_kit", "dry_run.py"), "--bundle", str(zip_path),
+                           "--workdir", str(tmp_path / "dry")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr + done.stdout
+    from runscore.codabench.disclosure import FULL, phase_sentence
+
+    page = open(os.path.join(str(tmp_path / "dry"), "demo", "output", "detailed_results.html")).read()
+    assert phase_sentence(FULL) in page and "num_rel" in page
 
 
 def test_the_channel_table_counts_a_forms_hidden_reference(tmp_path):
