@@ -364,3 +364,17 @@ def test_the_forms_pool_order_is_the_pools_default(tmp_path, order):
     assert code == 0, err
     stats = json.loads((tmp_path / "pool" / "pool_stats.json").read_text())
     assert order in json.dumps(stats.get("order")), stats.get("order")
+
+
+def test_the_report_of_one_teams_runs_has_no_leave_one_team_out(tmp_path):
+    """Runs of one team: leaving it out emptied the qrels, and report.html showed every reduced score 0, Kendall's
+    tau n/a and 'largest rank change: 2'; now no reusability table, and a note says why."""
+    _, runs = make_example(tmp_path)
+    form = new_form(tmp_path)
+    report = tmp_path / "report"
+    code, out, err = run_cli("report", "--form", form, "--ref", tmp_path / "ref", "--pool-depth", "5", "--trials",
+                             "50", "--tau-bootstrap", "0", runs[0], runs[1], "-o", report)
+    assert code == 0, err
+    assert not (report / "reusability.csv").exists()
+    assert "no leave-one-team-out reusability: it needs runs of two teams or more, and every run is of team alpha" \
+        in (report / "report.html").read_text()
