@@ -221,6 +221,10 @@ def test_a_forms_competition_and_its_dry_run(tmp_path):
         text = " ".join(archive.read(n).decode("utf-8", "replace") for n in names
                         if n.startswith("pages/") or n in ("competition.yaml", "starting_kit/README.md"))
         assert "demo_ndcg_cut_10" in text and "highly relevant" in text and "NTCIR" not in text
+        # the kit holds no schema and no baseline of a form's task: neither its README nor the Data page says so
+        assert not [n for n in names if n.startswith(("starting_kit/schemas/", "starting_kit/baselines/"))]
+        said = archive.read("starting_kit/README.md").decode() + archive.read("pages/data.md").decode()
+        assert "`schemas/`" not in said and "schema and baselines" not in said, said
     tasks._TASKS.pop("demo")          # a new process: lint-bundle knows the task from the form the zip carries
     code, out, err = run_cli("lint-bundle", zip_path)
     assert code == 0 and "bundle ok" in out, out + err
