@@ -126,7 +126,7 @@ tau-coverage: setup
 fuzz: setup
 	RUNSCORE_FUZZ_INPUTS=100000 RUNSCORE_FUZZ_REFERENCE_INPUTS=2000 RUNSCORE_FUZZ_COMMAND_INPUTS=20000 RUNSCORE_FUZZ_FAST_PATH_INPUTS=10000 \
 		RUNSCORE_FUZZ_CAMPAIGNS=2000 RUNSCORE_FUZZ_CAMPAIGN_FILES=5000 \
-		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 $(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_trec_eval_differential.py
+		RUNSCORE_FUZZ_NUMERIC_LINES=0 RUNSCORE_FUZZ_TREC_EVAL_PAIRS=600 RUNSCORE_FUZZ_TREC_EVAL_BIG=1 RUNSCORE_FUZZ_TREC_EVAL_SWEEP_LINES=1000000 $(PY) -m pytest -n auto $(FUZZ_TESTS) tests/test_trec_eval_differential.py
 	RUNSCORE_PYTREC_CASES=5000 $(PY) -m pytest -n auto tests/test_pytrec_eval_compat.py
 
 # The platform suite (tests/platform/, docs/codabench.md): the real Codabench of ../shared/peers/codabench (its

@@ -12,6 +12,7 @@ recorded with the table.
     python benchmarks/shapes.py                       # every shape, full size, 3 repeats (about 25 minutes)
     python benchmarks/shapes.py --quick               # a tenth of every size, for development
     python benchmarks/shapes.py --only long-ids-1M,crlf-1M --repeats 5
+    python benchmarks/shapes.py --sweep               # the id-length sweep alone (8 to 512 bytes, URL-like)
     python benchmarks/shapes.py --markdown table.md   # also write the table as Markdown
     python benchmarks/shapes.py --update-docs         # also put it into docs/performance.md
 
@@ -56,10 +57,12 @@ def _topic_name(t: int, topics: int) -> str:
 
 def write_pair(folder: str, name: str, topics: int, per_topic: int, judged: Tuple[int, int] = (30, 71),
                doc_id: Callable[[int], str] = "d%05d".__mod__, sep: str = "\t", eol: str = "\n",
-               shuffle: bool = False, run_every: int = 1, seed: int = 1) -> Tuple[str, str]:
+               shuffle: bool = False, run_every: int = 1, seed: int = 1, spread: int = 0) -> Tuple[str, str]:
     """(qrels, run) files: `topics` judged topics with judged[0]..judged[1]-1 judgements each (grades 0-3), a run
     of `per_topic` documents for every `run_every`-th topic, scores with ties (3 decimals), sorted as systems
-    write them unless `shuffle`. The run's lines are valid NACSIS lines when sep is TAB and eol LF."""
+    write them unless `shuffle`. The run's lines are valid NACSIS lines when sep is TAB and eol LF. Topic t draws
+    its documents from numbers (t - 1) * spread and up: with a spread near the documents a topic, about one
+    distinct id a line, some shared with the next topic, as a web collection's runs have."""
     rng = np.random.default_rng(seed)
     doc_range = max(2000, 2 * per_topic) if per_topic > 20 else 4 * per_topic
     qrels, run = os.path.join(folder, name + ".qrels"), os.path.join(folder, name)
@@ -71,12 +74,12 @@ def write_pair(folder: str, name: str, topics: int, per_topic: int, judged: Tupl
         for t in range(1, topics + 1):
             qid = _topic_name(t, topics)
             count = min(int(rng.integers(*judged)), doc_range)
-            docs = rng.choice(doc_range, size=count, replace=False).tolist()
+            docs = (rng.choice(doc_range, size=count, replace=False) + (t - 1) * spread).tolist()
             grades = rng.choice(4, size=count, p=(0.5, 0.25, 0.15, 0.10)).tolist()
             out_q.write("".join("%s 0 %s %d\n" % (qid, doc_id(d), g) for d, g in zip(docs, grades)))
             if (t - 1) % run_every:
                 continue
-            docs = rng.choice(doc_range, size=per_topic, replace=False).tolist()
+            docs = (rng.choice(doc_range, size=per_topic, replace=False) + (t - 1) * spread).tolist()
             scores = np.sort(np.round(rng.random(per_topic) * 10, 3))[::-1].tolist()
             topic_lines = ["%s%s0%s%s%s%s%s%.3f%s%s%s" % (qid, sep, sep, doc_id(d), sep, r, sep, s, sep, run_id, eol)
                            for d, r, s in zip(docs, ranks, scores)]
@@ -110,6 +113,26 @@ def long_id_random(d: int) -> str:
 
 
 ID_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
+
+
+def sweep_id(length: int) -> Callable[[int], str]:
+    """Ids of `length` bytes for the id-length sweep: a constant prefix, the distinguishing digits last (the
+    layout whose bytes strcmp and a word-by-word sort must read furthest)."""
+    if length <= 9:
+        return ("%%0%dd" % length).__mod__
+    prefix = ("doc/" + "p" * length)[:length - 9]
+    return lambda d: prefix + "%09d" % d
+
+
+def url_id(d: int) -> str:
+    """A URL-like id of 40-200 bytes (ClueWeb, Common Crawl): a host of a thousand, a path, the number."""
+    length = 40 + (d * 2654435761) % 161
+    head = "http://www.site%d.example.com/" % (d % 997)
+    tail = "/%d.html" % d
+    return head + ("articles/" * 23)[:max(0, length - len(head) - len(tail))] + tail
+
+
+SWEEP_LENGTHS = (8, 32, 64, 80, 128, 300, 512)
 
 
 def non_ascii_id(d: int) -> str:
@@ -164,6 +187,14 @@ def file_shapes(scale: float) -> List[Shape]:
               pair(topics=n(1000000), per_topic=5, judged=(5, 6)), size=n(5e6),
               without_trec_eval="not run: its time grows with the square of the topics (24.7 s of CPU at 100k "
                                 "topics), about 40 minutes a run at 1M"),
+    ] + [
+        Shape("ids-%d" % length, "%d-byte ids, one distinct id a line, %s lines" % (length, size_name(n(1e6))),
+              pair(topics=1000, per_topic=n(1000), doc_id=sweep_id(length), spread=n(1000) * 9 // 10),
+              size=n(1e6), clean="ids-8") for length in SWEEP_LENGTHS
+    ] + [
+        Shape("ids-url", "URL-like ids of 40-200 bytes, one distinct id a line, %s lines" % size_name(n(1e6)),
+              pair(topics=1000, per_topic=n(1000), doc_id=url_id, spread=n(1000) * 9 // 10), size=n(1e6),
+              clean="ids-8"),
         Shape("tiny-files", "%d tiny files in one submission (50 lines each)" % n(1000), make_tiny_files(n(1000)),
               kind="files", size=n(1000) * 50),
     ]
@@ -331,6 +362,9 @@ def bench_file_shape(shape: Shape, folder: str, repeats: int, env: Dict[str, str
                                                               os.path.getsize(qrels) // 10**6,
                                                               time.perf_counter() - started), flush=True)
     result = paired(commands(shape, qrels, run, trec_eval), repeats, env)
+    input_bytes = size + os.path.getsize(qrels)
+    for r in result.values():
+        r["bytes"] = input_bytes                # the table's time per input byte
     if shape.kind == "file":
         ours = summary(result["runscore"]["output"])
         for peer in ("trec_eval", "pytrec_eval"):
@@ -487,7 +521,7 @@ def table(rows: List[Tuple[str, str, str, Dict, float]], header: Dict[str, str])
             target_te = "trec_eval " + spec[0].without_trec_eval
         if te and not memory:
             wall, cpu = ours["wall"] / te["wall"], ours["cpu"] / te["cpu"]
-            ratio_te = "%.2f x (%.2f x)" % (wall, cpu)
+            ratio_te = "%.2f x (%.2f x)%s" % (wall, cpu, _per_byte(ours, te))
             target_te = _verdict(target, wall, cpu, judged_on, "%.2f")
             memory_ratio = "%.2f x trec_eval%s" % (ours["peak"] / te["peak"],
                                                    "" if ours["peak"] <= te["peak"] else " (**more**)")
@@ -505,6 +539,13 @@ def table(rows: List[Tuple[str, str, str, Dict, float]], header: Dict[str, str])
             label, _cell(ours, memory), _cell(te), _cell(py, memory), ratio_te, target_te, ratio_py, target_py,
             memory_ratio, clean, "benchmarks/shapes.py --only %s%s" % (key, header["quick_flag"])))
     return "\n".join(lines) + "\n"
+
+
+def _per_byte(ours: Dict, peer: Dict) -> str:
+    """'; runscore / peer CPU nanoseconds an input byte' (qrels and run), where the row knows its bytes."""
+    if not ours.get("bytes"):
+        return ""
+    return "; %.1f / %.1f ns CPU a byte" % (1e9 * ours["cpu"] / ours["bytes"], 1e9 * peer["cpu"] / ours["bytes"])
 
 
 def _judged_on(result: Dict) -> str:
@@ -547,6 +588,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a tenth of every size (development)")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each tool per shape (default 3)")
     parser.add_argument("--only", help="comma-separated shape keys (default: every shape)")
+    parser.add_argument("--sweep", action="store_true", help="only the id-length sweep (ids of %s bytes and "
+                        "URL-like ids, one distinct id a line), e.g. on a quiet machine"
+                        % ", ".join(str(n) for n in SWEEP_LENGTHS))
     parser.add_argument("--markdown", help="write the table to this file")
     parser.add_argument("--json", help="write the raw results to this file")
     parser.add_argument("--update-docs", action="store_true", help="put the table into "
@@ -560,6 +604,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     shapes = file_shapes(scale)
     SHAPE_INDEX[:] = shapes
     chosen = set(k.strip() for k in args.only.split(",")) if args.only else None
+    if args.sweep:
+        chosen = (chosen or set()) | {"ids-%d" % n for n in SWEEP_LENGTHS} | {"ids-url"}
     env = installed_env()
     warm_up(env)
     trec_eval = trec_eval_o2()

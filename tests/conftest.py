@@ -3,6 +3,7 @@ import io
 import os
 import resource
 import runpy
+import shutil
 import signal
 import subprocess
 import sys
@@ -224,3 +225,99 @@ if _CPU_LOG:
         yield
         with open(_CPU_LOG, "a", encoding="utf-8") as handle:
             handle.write("%.3f\t%s\n" % (_cpu_seconds() - before, item.nodeid))
+
+
+# ------------------------------------------------------------------------------ every task's competition ---
+# `runscore bundle --per-task` (what `make bundle` and `make demo` build) took 2-4 s of CPU, and two test files
+# (test_competitions.py, test_bundle_newcomer.py) built it in each worker that ran one of their tests. Built once per
+# run, shared by the xdist workers (a lock: the first builds, the others wait and read), and read-only for the tests.
+
+def _run_folder(tmp_path_factory):
+    """A folder every worker of this run shares (xdist's test run id names it), or this process's own."""
+    base = tmp_path_factory.getbasetemp()
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run_id:
+        return base
+    folder = base.parent / ("shared-%s" % run_id)
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+class Competitions:
+    """dist/<task-id>.zip for every task as `runscore bundle --per-task DIR` wrote them (linted), and what it
+    printed."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.stdout = (folder / "stdout.txt").read_text(encoding="utf-8")
+        self.zips = {name[:-4]: folder / name for name in sorted(os.listdir(str(folder))) if name.endswith(".zip")}
+
+
+@pytest.fixture(scope="session")
+def competitions(tmp_path_factory):
+    import fcntl
+
+    shared = _run_folder(tmp_path_factory)
+    folder = shared / "dist"
+    with open(str(shared / "dist.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "stdout.txt").exists():
+            if folder.exists():
+                shutil.rmtree(str(folder))          # a build that failed half-way in another worker
+            code, stdout, stderr = run_cli("bundle", "--per-task", folder)
+            assert code == 0, stdout + stderr
+            (folder / "stdout.txt").write_text(stdout, encoding="utf-8")
+    return Competitions(folder)
+
+
+# ------------------------------------------------------------------------------ headless Chromium ---
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium a worker for the pages the tests draw (headless_chromium.py: why, and what it reads);
+    skips, saying how to get it, where the binary is absent."""
+    import headless_chromium
+
+    path = headless_chromium.binary()
+    if path is None:
+        pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)")
+    browser = headless_chromium.Chromium(path)
+    yield browser
+    browser.close()
+
+
+# The assessment page's tests (test_campaign_assess_page.py, test_campaign_simulated.py) press keys and save
+# sheets through selenium: one such browser a worker too (each module started its own), downloads allowed into a
+# folder of its own; the tests' `browser` fixture empties that folder and clears the pages' storage before each test.
+SELENIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run")
+
+
+@pytest.fixture(scope="session")
+def selenium_chromium(tmp_path_factory):
+    """Headless Chromium under chromedriver; skips without Chromium, chromedriver or selenium (test-only)."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    chromium_path = shutil.which("chromium") or "/usr/bin/chromium"
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not (os.path.exists(chromium_path) and os.path.exists(driver_path)):
+        pytest.skip("Chromium or chromedriver is not installed")
+    tmp_path = tmp_path_factory.mktemp("chromium")
+    downloads = str(tmp_path / "downloads")
+    os.makedirs(downloads)
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium_path
+    for flag in SELENIUM_FLAGS + ("--user-data-dir=%s" % (tmp_path / "profile"), "--window-size=1000,900"):
+        options.add_argument(flag)
+    options.add_experimental_option("prefs", {"download.default_directory": downloads,
+                                              "download.prompt_for_download": False})
+    try:
+        driver = webdriver.Chrome(service=webdriver.ChromeService(driver_path), options=options)
+    except Exception as exc:          # a driver that does not match the browser: not this test's subject
+        pytest.skip("cannot start headless Chromium: %s" % str(exc).splitlines()[0])
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    driver.downloads = downloads
+    blank = tmp_path / "blank.html"
+    blank.write_text("<!DOCTYPE html><title>blank</title>", encoding="utf-8")
+    driver.blank_page = blank.as_uri()          # a file: page, to clear the storage file: pages share
+    yield driver
+    driver.quit()

@@ -4,7 +4,6 @@ Skips without Chromium, chromedriver or selenium (a test-only dependency).
 """
 import os
 import re
-import shutil
 import time
 
 import pytest
@@ -12,34 +11,17 @@ import pytest
 from runscore.campaign.sheet import read_sheet, write_sheet
 from runscore.cli import main
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run")
 
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
-        pytest.skip("Chromium or chromedriver is not installed")
-    tmp_path = tmp_path_factory.mktemp("chromium")
-    downloads = str(tmp_path / "downloads")
-    os.makedirs(downloads)
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS + ("--user-data-dir=%s" % (tmp_path / "profile"), "--window-size=1000,900"):
-        options.add_argument(flag)
-    options.add_experimental_option("prefs", {"download.default_directory": downloads,
-                                              "download.prompt_for_download": False})
-    try:
-        driver = webdriver.Chrome(service=webdriver.ChromeService(DRIVER), options=options)
-    except Exception as exc:          # a driver that does not match the browser: not this test's subject
-        pytest.skip("cannot start headless Chromium: %s" % str(exc).splitlines()[0])
-    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
-    driver.downloads = downloads
-    yield driver
-    driver.quit()
+@pytest.fixture
+def browser(selenium_chromium):
+    """The worker's headless Chromium (conftest's selenium_chromium, started once), as a new one would be: its
+    downloads folder empty and the pages' storage (the labels kept under a page's hash) cleared."""
+    driver = selenium_chromium
+    for name in os.listdir(driver.downloads):
+        os.remove(os.path.join(driver.downloads, name))
+    driver.get(driver.blank_page)
+    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
+    return driver
 
 
 def press(driver, keys):

@@ -86,3 +86,18 @@ def test_pool_judged_leaves_judged_items_out_of_the_pages_and_judgements_merge_t
     lines = qrels_lines(merged)
     assert qrels_lines(round1) <= lines and {"%s %s L1" % key for key in new} <= lines
     assert len(lines) == len(pooled)
+
+
+def test_sheets_that_share_no_item_print_no_agreement(tmp_path, capsys):
+    """One sheet a topic (each its own assessor) share no item: an empty agreement table ('over 0 item(s)',
+    'labels n/a', two headers and nothing under them) said nothing; with --agreement the JSON is still written."""
+    pool = make_pool(tmp_path)
+    label = lambda v: "L1" if v["item"] == "D2" else "L0"      # noqa: E731
+    first = fill(pool, tmp_path / "t1.tsv", lambda v: label(v) if v["topic"] == "001p" else "")
+    second = fill(pool, tmp_path / "t2.tsv", lambda v: label(v) if v["topic"] == "002f" else "")
+    figures = tmp_path / "agreement.json"
+    assert main(["judgements", "--task", "temporalia-tir", "--pool", pool, first, second, "-o", str(tmp_path / "ref"),
+                 "--agreement", str(figures)]) == 0
+    out = capsys.readouterr().out
+    assert "agreement" not in out and "assessor\tassessor" not in out, out
+    assert figures.exists()

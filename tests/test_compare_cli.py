@@ -243,14 +243,14 @@ def test_figure_draws_every_pair_with_bars_across_the_plot_and_named_topics(runs
     assert len(labels) <= len(panels) * (topics if topics <= 45 else 60)   # thinned when too many to name
 
 
-def test_figure_renders_in_chromium(tmp_path):
+def test_figure_renders_in_chromium(tmp_path, chromium):
     from test_detailed_html import BAR_BLUE, _colours, _render
     from runscore.compare import figure_svg
 
     page = tmp_path / "figure.html"
     page.write_text("<!DOCTYPE html><html><body style=\"margin:0\">%s</body></html>"
                     % figure_svg(_synthetic_comparison(3, 40)), encoding="utf-8")
-    rows, console = _render(page, tmp_path, width=820, height=1000, scale=0.5)
+    rows, console = _render(chromium, page, width=820, height=1000, scale=0.5)
     assert console == []
     blue_columns = [x for x in range(len(rows[0])) if any(row[x] == BAR_BLUE for row in rows)]
     width = len(rows[0])

@@ -27,13 +27,10 @@ SAMPLES = os.path.join(ROOT, "starting_kit", "sample_submission")
 WORKER_METADATA = "elapsedTime: null\nexitCode: null\ningestionElapsedTime: null\ningestionExitCode: null\n"
 
 
-@pytest.fixture(scope="module")
-def zips(tmp_path_factory):
-    """What `make bundle` builds: dist/<task-id>.zip for every task."""
-    out = tmp_path_factory.mktemp("dist")
-    code, stdout, stderr = run_cli("bundle", "--per-task", out)
-    assert code == 0, stdout + stderr
-    return {name[:-4]: out / name for name in sorted(os.listdir(out))}
+@pytest.fixture
+def zips(competitions):
+    """What `make bundle` builds: dist/<task-id>.zip for every task (built once a run, conftest.competitions)."""
+    return competitions.zips
 
 
 def test_make_bundle_builds_one_competition_per_task(zips):

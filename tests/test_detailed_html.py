@@ -2,7 +2,7 @@
 the warnings; and it renders in a real browser (headless Chromium: screenshot not blank, no console message).
 
 The Chromium tests skip with the reason when the `chromium` binary is absent (Debian package `chromium`;
-.ci/run installs it).
+.ci/run installs it); they load their pages into the worker's one headless Chromium (conftest's `chromium`).
 """
 import collections
 import html.parser
@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 
 import pytest
 from PIL import Image
@@ -24,9 +23,6 @@ from runscore.tasks import all_tasks
 SAMPLES = os.path.join(ROOT, "starting_kit", "sample_submission")
 TASKS = [t for t in all_tasks() if os.path.isdir(os.path.join(ROOT, "reference_data", t.id))
          and os.path.isdir(os.path.join(SAMPLES, t.id))]
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--enable-logging=stderr", "--v=0", "--hide-scrollbars"]
 BAR_BLUE = (0x4a, 0x7b, 0xd0)        # report.py's bar colour
 TABLE_HEAD = (0xf3, 0xf5, 0xf9)      # report.py's table-header background
 
@@ -150,27 +146,11 @@ def test_bar_chart_scales_and_escapes():
 
 # ------------------------------------------------------------------------------------------ Chromium ---
 
-def _chromium():
-    for name in ("chromium", "chromium-browser"):
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)")
-
-
-def _render(page, tmp_path, width=1200, height=1600, scale=0.5):
-    """Screenshot the page (drawn at `scale` to keep the pure-Python PNG decoding quick); returns (RGB pixel
-    rows, console lines)."""
-    shot = tmp_path / ("%s.png" % page.stem)
-    profile = tmp_path / ("profile-%s" % page.stem)
-    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % profile,
-                                                            "--window-size=%d,%d" % (width, height),
-                                                            "--force-device-scale-factor=%s" % scale,
-                                                            "--screenshot=%s" % shot, page.as_uri()],
-                          capture_output=True, text=True, timeout=120)
-    assert shot.exists(), proc.stderr
-    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
-    return _png_pixels(shot.read_bytes()), console
+def _render(chromium, page, width=1200, height=1600, scale=0.5):
+    """Screenshot the page in the worker's headless Chromium (conftest's `chromium`), drawn at `scale` to keep the
+    PNG decoding quick; returns (RGB pixel rows, console lines)."""
+    console = chromium.load(page.as_uri(), width, height, scale)
+    return _png_pixels(chromium.screenshot()), console
 
 
 def _png_pixels(data):
@@ -187,8 +167,8 @@ def _colours(rows):
     return dict(collections.Counter(itertools.chain.from_iterable(rows)))
 
 
-def test_chromium_renders_tables_and_charts(scored_page, tmp_path):
-    rows, console = _render(scored_page[0], tmp_path, height=5000, scale=0.25)
+def test_chromium_renders_tables_and_charts(scored_page, chromium):
+    rows, console = _render(chromium, scored_page[0], height=5000, scale=0.25)
     assert console == []
     colours = _colours(rows)
     white = colours.get((255, 255, 255), 0)
@@ -197,20 +177,20 @@ def test_chromium_renders_tables_and_charts(scored_page, tmp_path):
     assert colours.get(TABLE_HEAD, 0) > 200                 # table headers are drawn
 
 
-def test_chromium_renders_the_rejected_and_started_pages(rejected_page, tmp_path):
+def test_chromium_renders_the_rejected_and_started_pages(rejected_page, tmp_path, chromium):
     started = tmp_path / "started.html"
     started.write_text(detailed_html("Scoring in progress", [], "started"), encoding="utf-8")
     for page in (rejected_page, started):
-        rows, console = _render(page, tmp_path, height=600)
+        rows, console = _render(chromium, page, height=600)
         assert console == []
         assert len(_colours(rows)) > 20                     # text and colours, not a blank tile
 
 
-def test_console_detector_sees_errors(tmp_path):
+def test_console_detector_sees_errors(tmp_path, chromium):
     """The check above can fail: a page with a script error produces a console line."""
     bad = tmp_path / "bad.html"
     bad.write_text("<!DOCTYPE html><p>x</p><script>console.error('boom'); missing();</script>")
-    _, console = _render(bad, tmp_path, height=200)
+    _, console = _render(chromium, bad, height=200)
     assert any("boom" in line for line in console) and any("missing is not defined" in line for line in console)
 
 
@@ -236,32 +216,29 @@ console.log('FIT scroll=' + document.documentElement.scrollWidth + ' width=' + W
 </script>"""
 
 
-def _probe(page_text, script, pattern, tmp_path, width, name):
+def _probe(chromium, page_text, script, pattern, tmp_path, width, name):
     """The match of `pattern` in the console output of `script`, run in a copy of the page drawn `width` px wide."""
     probe = tmp_path / ("%s-%d.html" % (name, width))
     probe.write_text(page_text.replace("</body>", script + "</body>"), encoding="utf-8")
     frame = tmp_path / ("frame-%s-%d.html" % (name, width))
     frame.write_text('<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="border:0;width:%dpx;'
                      'height:900px"></iframe></body></html>' % (probe.name, width), encoding="utf-8")
-    shot = tmp_path / ("%s-%d.png" % (name, width))
-    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
-                                                            "--window-size=%d,900" % max(width, 800),
-                                                            "--screenshot=%s" % shot, frame.as_uri()],
-                          capture_output=True, text=True, timeout=120)
-    found = re.search(pattern, proc.stderr)
-    assert found, proc.stderr[-2000:]
+    console = "\n".join(chromium.load(frame.as_uri(), max(width, 800), 900))
+    found = re.search(pattern, console)
+    assert found, console[-2000:]
     return found
 
 
-def _fit(page_text, tmp_path, width, name="page"):
+def _fit(chromium, page_text, tmp_path, width, name="page"):
     """(document scroll width, viewport width, elements past the edge) of a page drawn `width` px wide."""
-    found = _probe(page_text, _PROBE, r"FIT scroll=(\d+) width=(\d+) wide=([^\"]*)", tmp_path, width, name)
+    found = _probe(chromium, page_text, _PROBE, r"FIT scroll=(\d+) width=(\d+) wide=([^\"]*)", tmp_path, width,
+                   name)
     return int(found.group(1)), int(found.group(2)), found.group(3)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_results_page_fits_a_screen_and_a_phone(scored_page, tmp_path, width):
-    scroll, viewport, wide = _fit(scored_page[0].read_text(encoding="utf-8"), tmp_path, width)
+def test_the_results_page_fits_a_screen_and_a_phone(scored_page, tmp_path, width, chromium):
+    scroll, viewport, wide = _fit(chromium, scored_page[0].read_text(encoding="utf-8"), tmp_path, width)
     assert viewport == width
     assert scroll <= viewport and wide == "", (scroll, wide)
 
@@ -275,14 +252,14 @@ console.log('VALUES cells=' + cells.length + ' outside=' + out);
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_leaderboard_values_are_on_screen_and_each_title_said_once(scored_page, tmp_path, width):
+def test_the_leaderboard_values_are_on_screen_and_each_title_said_once(scored_page, tmp_path, width, chromium):
     """At 390 px the summary once repeated the task's title on every row and pushed the values off screen.
     Now one table per task, its title in the caption, the value beside each column's title, inside the screen."""
     page = scored_page[0].read_text(encoding="utf-8")
     summary = page[page.index('id="leaderboard"'):page.index("<section>")]
     for task in TASKS:
         assert summary.count("(%s)" % task.id) == 1
-    found = _probe(page, _VALUES_PROBE, r"VALUES cells=(\d+) outside=(\d+)", tmp_path, width, "values")
+    found = _probe(chromium, page, _VALUES_PROBE, r"VALUES cells=(\d+) outside=(\d+)", tmp_path, width, "values")
     assert int(found.group(1)) == sum(len(t.columns) for t in TASKS) and found.group(2) == "0"
 
 
@@ -297,38 +274,38 @@ console.log('COLUMNS ' + tables.join(','));
 </script>"""
 
 
-def test_eight_leaderboard_columns_are_on_a_screen_without_scrolling(scored_page, tmp_path):
+def test_eight_leaderboard_columns_are_on_a_screen_without_scrolling(scored_page, tmp_path, chromium):
     """At 1280 px the table of every run's leaderboard columns scrolled inside its box for five of the seven tasks:
     headers such as 'MAP (relaxed)' kept on one line hid the last columns and the file behind a scroll bar. Headers
     wrap now, so a task of up to 8 columns (run, 8 values, file) fits a screen; r2c2-ac's 10 columns of long names
     still scroll inside their box, the run's name held at the left."""
     page = scored_page[0].read_text(encoding="utf-8")
-    found = _probe(page, _COLUMNS_PROBE, r"COLUMNS ([\d:,-]*)", tmp_path, 1280, "columns")
+    found = _probe(chromium, page, _COLUMNS_PROBE, r"COLUMNS ([\d:,-]*)", tmp_path, 1280, "columns")
     tables = [tuple(int(n) for n in t.split(":")) for t in found.group(1).split(",")]
     assert len(tables) == len(TASKS)
     narrow = [(headers, hidden) for headers, hidden in tables if headers <= 10]
     assert len(narrow) >= len(TASKS) - 1 and all(hidden == 0 for _, hidden in narrow), tables
 
 
-def test_the_rejected_page_with_grouped_errors_fits_a_phone(rejected_page, tmp_path):
-    scroll, viewport, wide = _fit(rejected_page.read_text(encoding="utf-8"), tmp_path, 390)
+def test_the_rejected_page_with_grouped_errors_fits_a_phone(rejected_page, tmp_path, chromium):
+    scroll, viewport, wide = _fit(chromium, rejected_page.read_text(encoding="utf-8"), tmp_path, 390)
     assert scroll <= viewport == 390 and wide == ""
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_bundle_pages_fit_a_screen_and_a_phone(tmp_path, width):
+def test_the_bundle_pages_fit_a_screen_and_a_phone(tmp_path, width, chromium):
     from runscore.codabench.pages import markdown_pages, markdown_to_html
 
     pages = markdown_pages(all_tasks(), "runscore", os.path.join(ROOT, "docs"))
     widest = max(pages, key=lambda p: max(len(line) for line in p[2].splitlines() or [""]))
-    scroll, viewport, wide = _fit(markdown_to_html(widest[2], widest[0]), tmp_path, width, "bundle")
+    scroll, viewport, wide = _fit(chromium, markdown_to_html(widest[2], widest[0]), tmp_path, width, "bundle")
     assert scroll <= viewport == width and wide == "", (widest[1], scroll, wide)
 
 
-def test_the_fit_probe_sees_an_overflow(tmp_path):
+def test_the_fit_probe_sees_an_overflow(tmp_path, chromium):
     """The check above can fail: a 2000 px wide element outside a scroll box is reported."""
-    scroll, viewport, wide = _fit('<!DOCTYPE html><html><body><div style="width:2000px">x</div></body></html>',
-                                  tmp_path, 390, "bad")
+    scroll, viewport, wide = _fit(chromium, '<!DOCTYPE html><html><body><div style="width:2000px">x</div></body>'
+                                  '</html>', tmp_path, 390, "bad")
     assert scroll > viewport and wide.startswith("div:")
 
 

@@ -13,6 +13,8 @@ SAMPLE = os.path.join(ROOT, "starting_kit", "sample_submission", "ntcir1-adhoc",
 
 
 def _docx():
+    """A minimal .docx; its members dated, not stamped with the clock: the bytes are part of the test ids, which
+    every xdist worker must collect alike (a clock that ticked between two workers' collections failed the run)."""
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w") as archive:
         # a fixed date: the bytes name the parametrised tests, which every xdist worker must collect alike

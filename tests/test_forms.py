@@ -95,7 +95,8 @@ def test_scores_equal_trec_eval_on_four_grades(tmp_path):
     code, out, err = run_cli("score", "--form", form, "--ref", tmp_path / "ref", *runs, "--json")
     assert code == 0, err
     ours = json.loads(out)
-    assert "1 of 8 topic(s) have no document relevant" in err
+    assert err.count("1 of 8 topic(s) have no document relevant") == 1, "the reference's note, once for %d runs" % (
+        len(runs))
     names = ["ndcg_cut_10", "map", "P_10", "Rprec", "bpref", "recip_rank", "recall_20", "ndcg"]
     binary, why = trec_eval_peer.binary("9.0.8")
     pytrec_eval = pytest.importorskip("pytrec_eval") if binary is None else None
@@ -192,6 +193,12 @@ def test_the_whole_campaign_in_the_forms_words(tmp_path):
     assert code == 0, err
     latex = (report / "means.tex").read_text()
     assert "nDCG@10 & MAP & P@10" in latex and "by nDCG@10" in latex and "NTCIR" not in latex
+    # what a reader sees names the form's title and the measures' names, not the task id and measure keys
+    title = re.search(r"^title: (.*)$", open(form).read(), re.M).group(1)
+    assert "Mean scores of the %s runs" % title in latex and "Tukey HSD on nDCG@10," in latex
+    assert "Pairs of %s runs" % title in (report / "significance.tex").read_text()
+    page = (report / "report.html").read_text()
+    assert "Tukey HSD on nDCG@10 over" in page and "Per-topic nDCG@10" in page
 
 
 def test_a_forms_competition_and_its_dry_run(tmp_path):
@@ -214,6 +221,10 @@ def test_a_forms_competition_and_its_dry_run(tmp_path):
         text = " ".join(archive.read(n).decode("utf-8", "replace") for n in names
                         if n.startswith("pages/") or n in ("competition.yaml", "starting_kit/README.md"))
         assert "demo_ndcg_cut_10" in text and "highly relevant" in text and "NTCIR" not in text
+        # the kit holds no schema and no baseline of a form's task: neither its README nor the Data page says so
+        assert not [n for n in names if n.startswith(("starting_kit/schemas/", "starting_kit/baselines/"))]
+        said = archive.read("starting_kit/README.md").decode() + archive.read("pages/data.md").decode()
+        assert "`schemas/`" not in said and "schema and baselines" not in said, said
     tasks._TASKS.pop("demo")          # a new process: lint-bundle knows the task from the form the zip carries
     code, out, err = run_cli("lint-bundle", zip_path)
     assert code == 0 and "bundle ok" in out, out + err
@@ -228,6 +239,14 @@ def test_a_forms_competition_and_its_dry_run(tmp_path):
     page = open(os.path.join(str(tmp_path / "work"), "demo", "output", "detailed_results.html")).read()
     assert "0.%s" % ("%.4f" % json.loads(mine)["alpha1"]["ndcg_cut_10"])[2:] in page
     assert "num_rel" not in page and ">7<" not in page, "a hidden phase shows no per-topic value of the form's task"
+    # the dry-run phase's sample reference is public: its page shows everything, as the Overview page promises
+    done = subprocess.run(["python3", os.path.join(ROOT, "starting_kit", "dry_run.py"), "--bundle", str(zip_path),
+                           "--workdir", str(tmp_path / "dry")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr + done.stdout
+    from runscore.codabench.disclosure import FULL, phase_sentence
+
+    page = open(os.path.join(str(tmp_path / "dry"), "demo", "output", "detailed_results.html")).read()
+    assert phase_sentence(FULL) in page and "num_rel" in page
 
 
 def test_the_channel_table_counts_a_forms_hidden_reference(tmp_path):
@@ -349,3 +368,17 @@ def test_the_forms_pool_order_is_the_pools_default(tmp_path, order):
     assert code == 0, err
     stats = json.loads((tmp_path / "pool" / "pool_stats.json").read_text())
     assert order in json.dumps(stats.get("order")), stats.get("order")
+
+
+def test_the_report_of_one_teams_runs_has_no_leave_one_team_out(tmp_path):
+    """Runs of one team: leaving it out emptied the qrels, and report.html showed every reduced score 0, Kendall's
+    tau n/a and 'largest rank change: 2'; now no reusability table, and a note says why."""
+    _, runs = make_example(tmp_path)
+    form = new_form(tmp_path)
+    report = tmp_path / "report"
+    code, out, err = run_cli("report", "--form", form, "--ref", tmp_path / "ref", "--pool-depth", "5", "--trials",
+                             "50", "--tau-bootstrap", "0", runs[0], runs[1], "-o", report)
+    assert code == 0, err
+    assert not (report / "reusability.csv").exists()
+    assert "no leave-one-team-out reusability: it needs runs of two teams or more, and every run is of team alpha" \
+        in (report / "report.html").read_text()

@@ -1,6 +1,7 @@
 """Document ids longer than one word on the fast path: one hashed key a line for the duplicate check and
 the qrels join (columnar_words.row_keys, label_columns._topic_key), confirmed on the words where two keys meet, and
-ids over 64 bytes coded by a dict of their bytes (LongIdCodes). Every case gives the exact path's numbers.
+ids over columnar.LONG_ID_BYTES ranked in byte order word by word (columnar_words.byte_ranks). Every case gives
+the exact path's numbers.
 
 The cases mix ids of 1-8, 9-64 and more than 64 bytes, non-ASCII bytes, ids sharing long prefixes and ids that
 are prefixes of others, with tied scores so the byte order of the ids decides the ranking; hash collisions are
@@ -176,3 +177,72 @@ def test_qrels_read_by_either_reader_join_alike(seed, run_long_ids):
     ranked, offsets = rank_columns.rank_lines(run, topics)
     grades = [label_columns.label_lines(run, ranked, offsets, topics, columns) for columns in both]
     assert np.array_equal(grades[0], grades[1]) and np.count_nonzero(grades[0] >= 0) > 100
+
+
+def _long_ids(ids):
+    """The ids as a reader keeps them (columnar_words.LongIdBytes), from one buffer."""
+    from runscore.ranking.columnar_words import LongIdBytes, padded_buffer
+    lengths = np.array([len(i) for i in ids], dtype=np.int64)
+    starts = np.zeros(len(ids), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    kept = LongIdBytes()
+    kept.add(padded_buffer(b"".join(ids)), starts, starts + lengths)
+    return kept
+
+
+def _ragged(ids):
+    """(words, word starts, lengths, keys) of the ids: every one, in order, equal ones too."""
+    from runscore.ranking.columnar_words import padded_buffer, ragged_words, word_starts
+    lengths = np.array([len(i) for i in ids], dtype=np.int64)
+    starts = np.zeros(len(ids), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    words, lengths, keys = ragged_words(padded_buffer(b"".join(ids)), starts, starts + lengths)
+    return words, word_starts(lengths), lengths, keys
+
+
+@pytest.mark.parametrize("seed,colliding", [(s, False) for s in range(6)] + [(6, True), (7, True)])
+def test_long_ids_rank_and_look_up_in_byte_order(monkeypatch, seed, colliding):
+    """byte_ranks orders ids as Python orders bytes (strcmp), equal ids of any length ranked alike, and codes_of
+    finds exactly the equal id: ids that are prefixes of others ending on a word's edge, ids equal but for their
+    last byte, bytes over 0x7f, one id repeated; with `colliding`, keys of only 4 values, so that distinct ids
+    share keys everywhere a key is used (the chunk, the table, the ranking, the look-up)."""
+    from runscore.ranking import columnar_words
+    from runscore.ranking.columnar_words import LongIds, byte_ranks, long_ids_of
+    if colliding:
+        real = columnar_words.ragged_words
+
+        def few_keys(*args):
+            words, lengths, keys = real(*args)
+            return words, lengths, keys & np.uint64(3)
+        monkeypatch.setattr(columnar_words, "ragged_words", few_keys)
+    rng = random.Random(seed)
+    pool = [i for i in _id_pool(rng) if i]
+    pool += [b"w" * 64, b"w" * 72, b"w" * 80 + b"\x80", b"w" * 79 + b"\x7f", b"\xfe" * 16 + b"x" * 200]
+    run = rng.sample(pool, len(pool) // 2) * 3
+    rng.shuffle(run)
+    order, rank = byte_ranks(LongIds(*_ragged(run)))
+    distinct = sorted(set(run))
+    assert [run[i] for i in order.tolist()] == distinct
+    assert rank.tolist() == [distinct.index(i) for i in run]
+    table, rows = long_ids_of(_long_ids(run), 2)
+    assert list(table) == distinct and rows[:, 2].tolist() == [distinct.index(i) + 1 for i in run]
+    asked = pool + [b"w" * 88, b"Q" * 90]
+    codes = table.codes_of(LongIds(*_ragged(asked)))
+    assert codes.tolist() == [distinct.index(i) + 1 if i in distinct else 0 for i in asked]
+
+
+@pytest.mark.parametrize("chunk_bytes", [64, 300, 1 << 20])
+@pytest.mark.parametrize("wider", [0, 1])
+def test_the_code_column_stays_free_whatever_the_order_of_widths(chunk_bytes, wider):
+    """Short ids of 8 words, then a long id, then short ids one word wider (where the code column was), then (if
+    `wider`) the widest short ids (16 words): every read gives the columns of one read in one chunk, the short ids' rows 0 in
+    the code column and the rows in the ids' byte order."""
+    ids = [b"W" * 64, b"n1", b"L" * 200, b"n2", b"Y" * 72, b"L" * 130] + [b"X" * 128, b"W" * 128 + b"!"] * wider
+    content = b"".join(b"1 Q0 %s %d 1 r\n" % (d, r) for r, d in enumerate(ids, 1))
+    whole = _read(content)
+    run = _read(content, chunk_bytes=chunk_bytes)
+    assert np.array_equal(run.docno, whole.docno) and run.long_ids == whole.long_ids
+    long = [len(d) > 128 for d in ids]
+    assert [bool(code) for code in run.docno[:, -1].tolist()] == long
+    order = np.lexsort(run.docno.T[::-1])
+    assert [ids[i] for i in order.tolist()] == sorted(ids)

@@ -129,9 +129,8 @@ out = {"dropin": pytrec_eval.RelevanceEvaluator({"q": {"a": 1, "b": 0}}, {"map",
     {"q": {"a": 1.0, "b": 2.0}})}
 out["api"] = api.trec_eval({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 2.0}}, ["map", "nDCG@10", "RR@1"],
                            complete=True)["all"]
-import pkgutil, runscore.commands
-names = list(cli.BUILTIN_COMMANDS) + [i.name for i in pkgutil.iter_modules(runscore.commands.__path__)
-                                      if not i.name.startswith("_")]
+import runscore.commands
+names = list(cli.BUILTIN_COMMANDS) + list(runscore.commands.command_modules())   # what `runscore --help` lists
 helps = [[n if n == "trec_eval" else n.replace("_", "-"), "--help"] for n in names]
 for args in [["trec_eval", sys.argv[1], sys.argv[2]], ["--help"], ["score", "--task", "temporalia-tqic", "--ref",
              sys.argv[3], sys.argv[4]]] + helps + [["compare", "--task", "temporalia-tqic", "--ref", sys.argv[3],

@@ -1,13 +1,12 @@
 """report.html: self-contained (no script, nothing fetched) and readable at 1280 px and on a 390 px phone, measured
 in headless Chromium: the page never scrolls sideways (wide tables scroll inside their own box).
 
-The Chromium tests skip with the reason when the `chromium` binary is absent (Debian package `chromium`).
+The Chromium tests skip with the reason when the `chromium` binary is absent (Debian package `chromium`); they load
+their probe pages into the worker's one headless Chromium (conftest's `chromium`).
 """
 import copy
 import dataclasses
 import re
-import shutil
-import subprocess
 
 import pytest
 
@@ -15,8 +14,6 @@ from campaign_sim import ntcir1_campaign
 from runscore import api
 from runscore.campaign import overview_html
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
 # Headless Chromium will not make a window narrower than 500 px, so the page is measured inside an iframe of the
 # phone's width (the frame's viewport is then exactly that wide).
 PROBE = ("<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"f\" src=\"report.html\" "
@@ -58,67 +55,57 @@ def test_self_contained(page):
         assert 'id="%s"' % section in text
 
 
-def _chromium():
-    for name in ("chromium", "chromium-browser"):
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium)")
-
-
-def probe(html_text, template, width, tmp_path):
-    """The numbers a probe page (`template`, a frame `width` px wide showing `html_text`) puts in its title."""
+def probe(chromium, html_text, template, width, tmp_path):
+    """The numbers a probe page (`template`, a frame `width` px wide showing `html_text`) puts in its title, loaded
+    into the worker's headless Chromium (conftest's `chromium`)."""
     (tmp_path / "report.html").write_text(html_text, encoding="utf-8")
     path = tmp_path / "probe.html"
     path.write_text(template % width, encoding="utf-8")
-    proc = subprocess.run([_chromium()] + CHROMIUM_FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile"),
-                                                            "--allow-file-access-from-files",
-                                                            "--window-size=1400,1000", "--virtual-time-budget=5000",
-                                                            "--dump-dom", path.as_uri()],
-                          capture_output=True, text=True, timeout=180)
-    found = re.search(r"<title>[WL]([\d,]+)</title>", proc.stdout)
-    assert found, proc.stderr[-2000:]
+    console = chromium.load(path.as_uri(), 1400, 1000)
+    title = chromium.evaluate("document.title")
+    found = re.fullmatch(r"[WL]([\d,]+)", title or "")
+    assert found, (title, console[-20:])
     return tuple(int(v) for v in found.group(1).split(","))
 
 
-def measure(html_text, width, tmp_path):
+def measure(chromium, html_text, width, tmp_path):
     """(scroll width, viewport width, SVG count) of a page shown in a frame `width` px wide."""
-    return probe(html_text, PROBE, width, tmp_path)
+    return probe(chromium, html_text, PROBE, width, tmp_path)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_no_sideways_scrolling(page, tmp_path, width):
-    scroll_width, inner_width, figures = measure(page.read_text(encoding="utf-8"), width, tmp_path)
+def test_no_sideways_scrolling(page, tmp_path, width, chromium):
+    scroll_width, inner_width, figures = measure(chromium, page.read_text(encoding="utf-8"), width, tmp_path)
     assert inner_width == width
     assert scroll_width <= inner_width, "the page scrolls sideways at %d px (%d px wide)" % (width, scroll_width)
     assert figures >= 26        # 24 per-topic figures, the box plot, the heat map
 
 
-def test_the_probe_sees_a_page_that_overflows(tmp_path):
-    _chromium()
-    scroll_width, inner_width, _ = measure("<!DOCTYPE html><html><body><div style=\"width:700px\">x</div></body>"
+def test_the_probe_sees_a_page_that_overflows(tmp_path, chromium):
+    scroll_width, inner_width, _ = measure(chromium, "<!DOCTYPE html><html><body><div style=\"width:700px\">x</div>"
+                                           "</body>"
                                            "</html>", 390, tmp_path)
     assert inner_width == 390 and scroll_width > 600
 
 
-def labels_outside(html_text, width, tmp_path):
+def labels_outside(chromium, html_text, width, tmp_path):
     """(text elements of the tau heat map outside its figure, all of them) in a frame `width` px wide."""
-    return probe(html_text, LABEL_PROBE, width, tmp_path)
+    return probe(chromium, html_text, LABEL_PROBE, width, tmp_path)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_heat_map_labels_stay_inside_the_figure(page, tmp_path, width):
+def test_heat_map_labels_stay_inside_the_figure(page, tmp_path, width, chromium):
     """The last column's rotated label was cut off at the figure's right edge."""
-    outside, texts = labels_outside(page.read_text(encoding="utf-8"), width, tmp_path)
+    outside, texts = labels_outside(chromium, page.read_text(encoding="utf-8"), width, tmp_path)
     assert texts == 8 * 8 + 2 * 8 and outside == 0
 
 
-def test_heat_map_labels_of_long_measure_names_stay_inside(report, tmp_path):
+def test_heat_map_labels_of_long_measure_names_stay_inside(report, tmp_path, chromium):
     """Names cut to 18 characters, the widest letters: the margins are made for the longest label."""
     ov = copy.copy(report[0].overview)
     ov.tau = [dataclasses.replace(row, measure_a="W" * 21 + row.measure_a, measure_b="W" * 21 + row.measure_b)
               for row in ov.tau]
-    outside, texts = labels_outside(overview_html.page(ov), 390, tmp_path)
+    outside, texts = labels_outside(chromium, overview_html.page(ov), 390, tmp_path)
     assert texts == 8 * 8 + 2 * 8 and outside == 0
 
 

@@ -263,3 +263,58 @@ def test_random_pairs_with_the_edge_classes_options_match_trec_eval(tmp_path, mo
             if problem:
                 failures.append("seed %d: %s" % (seed, problem))
     assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])
+
+
+# The id layouts of benchmarks/shapes.py's sweep, where long ids once fell off a cliff: lengths around the reader's
+# thresholds (8 bytes, a word; 128 bytes, columnar.LONG_ID_BYTES), distinguishing bytes first, last, in the middle or
+# random, URL-like ids of mixed lengths, about one distinct id a line with ids shared by neighbouring topics.
+# `make fuzz` sets RUNSCORE_FUZZ_TREC_EVAL_SWEEP_LINES for runs of a million lines (chunks, two parts at once).
+SWEEP_LINES = int(os.environ.get("RUNSCORE_FUZZ_TREC_EVAL_SWEEP_LINES", "3000"))
+
+
+def _sweep_id(length: int, layout: str, d: int, rng) -> bytes:
+    core = b"%09d" % d
+    if layout == "url":
+        head = b"http://www.site%d.example.com/" % (d % 7)
+        return head + b"p\xc3\xa9/" * rng.randrange(0, 40) + core
+    if length <= 9:
+        return core[-length:]
+    if layout == "first":
+        return (core + b"-" * length)[:length]
+    if layout == "last":
+        return b"L" * (length - 9) + core
+    if layout == "middle":
+        half = (length - 9) // 2
+        return b"m" * half + core + b"\xff" * (length - 9 - half)
+    seeded = __import__("random").Random(d)
+    return bytes(seeded.choice(b"abcXYZ019\x80\xfe") for _ in range(length - 1)) + core[-1:]
+
+
+@pytest.mark.parametrize("layout,lengths", [("first", (8, 64, 128, 129)), ("last", (63, 65, 128, 129, 300)),
+                                            ("middle", (80, 136, 512)), ("random", (72, 130, 200)), ("url", (0,))])
+def test_the_id_length_sweep_matches_trec_eval(tmp_path, monkeypatch, layout, lengths):
+    """Ids of every length and layout, many distinct, shared across topics, ties in the scores: the fast path
+    reads them and prints trec_eval's bytes."""
+    _need("9.0.8")
+    import random
+    rng = random.Random(45)
+    monkeypatch.setenv("RUNSCORE_FAST_PATH", "1")
+    per_topic = 50
+    topics = max(SWEEP_LINES // per_topic, 2)
+    qrels, run = [], []
+    for topic in range(1, topics + 1):
+        numbers = rng.sample(range(topic * 40, topic * 40 + 100), per_topic)
+        ids = [_sweep_id(rng.choice(lengths), layout, d, rng) for d in numbers]
+        ids = list(dict.fromkeys(ids))          # one line an id a topic
+        for d in rng.sample(ids, 10) + [_sweep_id(lengths[0], layout, topic * 40 + 500, rng)]:
+            qrels.append(b"%d 0 %s %d\n" % (topic, d, rng.choice([0, 1, 2])))
+        for rank, d in enumerate(ids, 1):
+            run.append(b"%d Q0 %s %d %s r\n" % (topic, d, rank, rng.choice([b"1", b"0.5", b"0.25"])))
+    from runscore.ranking import fastpath
+    seen = []
+    real = fastpath.read
+    monkeypatch.setattr(fastpath, "read", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    for options in (["-q", "-m", "all_trec"], ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10"]):
+        problem = peer.compare(b"".join(qrels), b"".join(run), options, "9.0.8", str(tmp_path))
+        assert problem is None, problem[:3000]
+        assert seen and seen[-1] is not None      # the columnar reader took it

@@ -134,6 +134,17 @@ def cmd_validate(args) -> int:
     return EXIT_INVALID_RUN if found.failed else EXIT_OK
 
 
+def _notes_once(results) -> List[str]:
+    """Each note said once: one that every run carries (topics without a relevant document: the reference's, not
+    the runs') is one line, not one a run; one only some runs carry names them."""
+    runs_of: Dict[str, List[str]] = {}
+    for run, scores in results:
+        for note in dict.fromkeys(scores.notes):
+            runs_of.setdefault(note, []).append(run.name)
+    return [note if len(names) == len(results) else "%s: %s" % (", ".join(names), note)
+            for note, names in runs_of.items()]
+
+
 def cmd_score(args) -> int:
     from .pipeline import ScoreAsChecked, load_reference
     from .report import summary_table
@@ -149,9 +160,8 @@ def cmd_score(args) -> int:
         return EXIT_INVALID_RUN
     runs = [run for c in found.checked.values() for run in c.runs]
     results = list(zip(runs, stream.scores(runs)))
-    for _, scores in results:
-        for note in scores.notes:
-            print("note: %s" % note, file=sys.stderr)
+    for note in _notes_once(results):
+        print("note: %s" % note, file=sys.stderr)
     if args.json:
         out = {}
         for run, scores in results:

@@ -196,7 +196,8 @@ def means_table(ov: Overview) -> str:
     parts = _parts(heights, len(panels))
     test = ov.significance[0] if ov.significance and ov.significance[0].measure == primary else None
     letters = (" Runs that share a superscript letter do not differ significantly (randomised Tukey HSD on %s, "
-               "%d topics, B = %d, seed %d, alpha = %s)." % (escape(primary), len(test.matrix.topics),
+               "%d topics, B = %d, seed %d, alpha = %s)." % (escape(ov.titles.get(primary, primary)),
+                                                          len(test.matrix.topics),
                                                           ov.settings["trials"], ov.settings["seed"],
                                                           ov.settings["alpha"]) if test else "")
     split = (" The measures are in %d panels." % len(panels)) if len(panels) > 1 else ""
@@ -207,12 +208,12 @@ def means_table(ov: Overview) -> str:
         runs = [ov.runs[k] for k in part]
         if number == 1:
             caption = "Mean scores of the %s runs, best first by %s; the best value of each column in bold.%s%s" % (
-                escape(task.id), escape(ov.titles.get(primary, primary)), letters, split)
+                escape(task.title or task.id), escape(ov.titles.get(primary, primary)), letters, split)
             if len(parts) > 1:
                 caption += " Part 1 of %d." % len(parts)
             label = "\\label{tab:%s-means}" % task.id
         else:
-            caption = "Mean scores of the %s runs (continued), part %d of %d." % (escape(task.id), number,
+            caption = "Mean scores of the %s runs (continued), part %d of %d." % (escape(task.title or task.id), number,
                                                                                len(parts))
             label = "\\label{tab:%s-means-%d}" % (task.id, number)
         blocks = []
@@ -247,7 +248,7 @@ def significance_table(ov: Overview) -> str:
     for test in ov.significance:
         pairs = [pair for pair in test.pairs() if pair[3] < alpha]
         if several:
-            rows.append([r"\multicolumn{5}{@{}l}{\emph{%s}}" % escape(test.measure)])
+            rows.append([r"\multicolumn{5}{@{}l}{\emph{%s}}" % escape(ov.titles.get(test.measure, test.measure))])
         for a, b, diff, p, es in pairs:
             cells = ["%.4f" % diff, p_text(p), "%.3f" % es if es == es and abs(es) != float("inf") else "--"]
             for column, text in zip(numbers, cells):
@@ -264,7 +265,7 @@ def significance_table(ov: Overview) -> str:
              "\\begin{center}", "\\small", "\\setlength{\\tabcolsep}{%gpt}" % TABCOLSEP_PT,
              "\\topcaption{Pairs of %s runs whose difference is significant at alpha = %s (randomised Tukey HSD, "
              "B = %d, seed %d; Run A has the higher mean; ES$_E$ = difference / $\\sqrt{V_E}$).}\\label{tab:%s-pairs}"
-             % (escape(ov.task.id), alpha, ov.settings["trials"], ov.settings["seed"], ov.task.id),
+             % (escape(ov.task.title or ov.task.id), alpha, ov.settings["trials"], ov.settings["seed"], ov.task.id),
              "\\tablefirsthead{\\toprule %s \\midrule}" % header,
              "\\tablehead{\\multicolumn{5}{@{}l}{\\emph{(continued)}} \\\\ \\toprule %s \\midrule}" % header,
              "\\tabletail{\\bottomrule}", "\\tablelasttail{\\bottomrule}",

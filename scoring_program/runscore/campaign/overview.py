@@ -347,7 +347,12 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
     if ranking_tasks.is_ranking_task(task):
         campaign_pool = reusability.campaign_pool(reference, ordered, pool_depth)
         pool = reusability.pool_table(reference, ordered, pool_depth, campaign_pool)
-        if pool_depth is not None:
+        teams = list(dict.fromkeys(r.team for r in ordered))
+        if pool_depth is not None and len(teams) < 2:     # leaving the only team out empties the qrels: no figure
+            notes.append("no leave-one-team-out reusability: it needs runs of two teams or more, and every run is "
+                         "of team %s (a run's team is what its name or its download says)"
+                         % (teams[0] if teams else "-"))
+        elif pool_depth is not None:
             reuse = reusability.leave_one_team_out(reference, ordered, pool_depth, campaign_pool)
     settings = {"task": task.id, "trials": trials, "seed": seed, "alpha": alpha, "tau_bootstrap": tau_bootstrap,
                 "confidence": confidence, "pool_depth": pool_depth, "topics": len(tests[0].matrix.topics)

@@ -94,12 +94,12 @@ def means_section(ov: Overview) -> str:
         significant = sum(1 for pair in test.pairs() if pair[3] < ov.settings["alpha"])
         text = ("Best first by %s; the best value of each column in bold. Runs that share a letter do not differ "
                 "significantly: randomised Tukey HSD on %s over %d topics, B = %d trials, seed %d, alpha = %s "
-                "(significant: %d of %s)." % (_e(ov.titles.get(primary, primary)), _e(primary),
+                "(significant: %d of %s)." % (_name(ov, primary), _name(ov, primary),
                                              len(test.matrix.topics), ov.settings["trials"], ov.settings["seed"],
                                              ov.settings["alpha"], significant, _count(len(test.pairs()), "pair")))
     else:
         text = "Best first by %s; the best value of each column in bold. No significance test: %s is not a mean of " \
-               "per-topic values." % (_e(ov.titles.get(primary, primary)), _e(primary))
+               "per-topic values." % (_name(ov, primary), _name(ov, primary))
     return "<h2 id=\"means\">Mean scores</h2><p>%s</p>%s" % (text, _table(header, rows, 3, raw=True))
 
 
@@ -117,6 +117,11 @@ def _axis_ticks(low: float, high: float, count: int = 5) -> List[float]:
 
 def _num(value: float) -> str:
     return ("%.3f" % value).rstrip("0").rstrip(".") if value == value else ""
+
+
+def _name(ov: Overview, measure: str) -> str:
+    """A measure as the reader knows it: its column title (a form's `nDCG@10`), not its key (`ndcg_cut_10`)."""
+    return _e(ov.titles.get(measure, measure))
 
 
 def per_topic_figure(values: np.ndarray, run: int, topics: Sequence[str], measure: str, label: str) -> str:
@@ -171,16 +176,18 @@ def per_topic_section(ov: Overview) -> str:
     test = ov.significance[0]
     values, topics = test.matrix.values, test.matrix.topics
     blocks = []
+    title = ov.titles.get(test.measure, test.measure)
     for position, run in enumerate(r.label for r in ov.runs if r.label in test.matrix.runs):   # Tukey's family
         k = test.column(run)
         above = int((values[:, k] > np.median(values, axis=1)).sum())
         below = int((values[:, k] < np.median(values, axis=1)).sum())
         blocks.append('<details%s><summary>%s: %s above the median, %d below</summary><figure class="fig">%s</figure>'
                       '</details>' % (" open" if position < OPEN_PER_TOPIC else "", _e(run), _count(above, "topic"), below,
-                                      per_topic_figure(values, k, topics, test.measure, run)))
+                                      per_topic_figure(values, k, topics, title, run)))
     return ("<h2 id=\"per-topic\">Per-topic %s</h2><p>For each run (best first), its score on every topic (dot: green "
             "above the topic's median over all runs, red below), the median (tick) and the best score of any run "
-            "(bar). Unfolded: the first %s.</p>%s" % (_e(test.measure), _count(min(OPEN_PER_TOPIC, len(blocks)), "run"),
+            "(bar). Unfolded: the first %s.</p>%s" % (_name(ov, test.measure),
+                                                      _count(min(OPEN_PER_TOPIC, len(blocks)), "run"),
                                                       "".join(blocks)))
 
 
@@ -219,10 +226,10 @@ def box_plot(ov: Overview) -> str:
         parts.append('<circle cx="%.1f" cy="%.1f" r="2.5" fill="#c0392b"/>' % (sx(float(column.mean())), y))
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="box plot of per-topic %s per run" '
            'viewBox="0 0 %d %d" width="%d" font-family="sans-serif" font-size="10">%s</svg>'
-           % (_e(test.measure), width, height, width, "".join(parts)))
+           % (_name(ov, test.measure), width, height, width, "".join(parts)))
     return ("<h2 id=\"spread\">Spread over topics</h2><figure><div class=\"fig\">%s</div><figcaption>Per-topic %s of each run, best first: box "
             "from the first to the third quartile, black line the median, whiskers the lowest and highest topic, red "
-            "dot the mean.</figcaption></figure>" % (svg, _e(test.measure)))
+            "dot the mean.</figcaption></figure>" % (svg, _name(ov, test.measure)))
 
 
 def _tau_colour(tau: float) -> str:
@@ -252,10 +259,11 @@ def tau_section(ov: Overview) -> str:
     """The tau matrix as a heat map whose labels all fit inside the figure (its width and top margin are made for
     the longest rotated column label, its left margin for the longest row label), drawn at its own size in a box
     that scrolls on a narrow screen, then the table of tau with intervals."""
-    names = list(dict.fromkeys([t.measure_a for t in ov.tau] + [t.measure_b for t in ov.tau]))
+    keys = list(dict.fromkeys([t.measure_a for t in ov.tau] + [t.measure_b for t in ov.tau]))
+    names = [ov.titles.get(k, k) for k in keys]
     if len(names) < 2:
         return ""
-    matrix = agreement_tau.tau_matrix(ov.tau, names)
+    matrix = agreement_tau.tau_matrix(ov.tau, keys)
     labels = [name[:LABEL_CHARS] for name in names]
     longest = max(label_px(label) for label in labels)
     rise, run = math.sin(math.radians(LABEL_ANGLE)), math.cos(math.radians(LABEL_ANGLE))
@@ -283,7 +291,9 @@ def tau_section(ov: Overview) -> str:
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Kendall tau between measures" viewBox="0 0 '
            '%d %d" width="%d" style="min-width:%dpx" font-family="sans-serif" font-size="10">%s</svg>'
            % (width, height, width, width, "".join(parts)))
-    rows = [[t.measure_a, t.measure_b, "%.4f" % t.tau if t.tau == t.tau else "n/a",
+    title = ov.titles.get
+    rows = [[title(t.measure_a, t.measure_a), title(t.measure_b, t.measure_b),
+             "%.4f" % t.tau if t.tau == t.tau else "n/a",
              "" if t.ci_low is None else "[%.3f, %.3f]" % (t.ci_low, t.ci_high),
              "" if t.se is None else "%.4f" % t.se, t.note] for t in ov.tau]
     return ("<h2 id=\"tau\">Agreement between measures</h2><figure><div class=\"fig\">%s</div><figcaption>Kendall's "
@@ -307,7 +317,7 @@ def pairs_section(ov: Overview) -> str:
         more = "" if len(pairs) <= MAX_PAIRS_SHOWN else "<p>%d more in significance.csv.</p>" % (
             len(pairs) - MAX_PAIRS_SHOWN)
         blocks.append("<details><summary>%s: significant at alpha = %s: %d of %s</summary>%s%s</details>"
-                      % (_e(test.measure), alpha, len(pairs), _count(len(test.pairs()), "pair"),
+                      % (_name(ov, test.measure), alpha, len(pairs), _count(len(test.pairs()), "pair"),
                          _table(["run A (higher)", "run B", "diff", "p", "ES_E"], rows, 2), more))
     return ("<h2 id=\"pairs\">Significant differences</h2><p>Randomised Tukey HSD, B = %d trials, seed %d; every pair "
             "with its p-value is in significance.csv.</p>%s" % (ov.settings["trials"], ov.settings["seed"],
@@ -336,8 +346,8 @@ def pool_section(ov: Overview) -> str:
                    % (reuse.depth, "%.4f" % reuse.tau if reuse.tau == reuse.tau else "n/a",
                       "%d (%s)" % (reuse.largest_rank_change, _e(reuse.largest_change_run))
                       if reuse.largest_change_run else "0 (no run moved)",
-                      _table(["team", "run", "full %s" % reuse.measure, "reduced", "rank full", "rank reduced",
-                              "items removed"], rows, 2)))
+                      _table(["team", "run", "full %s" % ov.titles.get(reuse.measure, reuse.measure), "reduced",
+                              "rank full", "rank reduced", "items removed"], rows, 2)))
     return "".join(out)
 
 

@@ -12,7 +12,7 @@ import yaml
 from .. import __version__
 from .bundle_files import FORMAL_REFERENCE
 from .bundle_plan import DRY_RUN_SUBMISSIONS, BundlePlan
-from .kit import kit_baselines
+from .kit import kit_baselines, kit_schemas
 from .leaderboard import LEADERBOARD_KEY, LEADERBOARD_RULE, leaderboard_columns
 from .pages import markdown_pages
 from ..tasks.base import Task
@@ -150,4 +150,4 @@ def yaml_text(data: Dict) -> str:
 def pages_of(plan: BundlePlan, v1: bool = False) -> List[Tuple[str, str, str]]:
     return markdown_pages(plan.tasks, plan.title, os.path.join(plan.root, "docs"), v1,
                           kit_baselines(plan.root, plan.task), None if plan.collecting else plan.formal_detail,
-                          "zip" if plan.publish_reference else "worker")
+                          "zip" if plan.publish_reference else "worker", kit_schemas(plan.root, plan.task))

@@ -10,7 +10,8 @@ where the bundler reads them and nothing of the bundler asks whether its task is
   score.py in every phase (and the worker's copy of the formal reference, and the kit's dry_run.py) registers the
   form's task as it finds the seven;
 * the sample reference data and sample submission of the dry-run phase and the starting kit are made from the form
-  (Task.sample_files), never from the organiser's real data;
+  (Task.sample_files), never from the organiser's real data; being public, the sample reference says `detail: full`
+  (the dry run's pages show everything, as the Overview page says);
 * a formal reference folder the form describes (the qrels the form names, no task.yaml) gets the task.yaml that
   names its task, in a copy.
 """
@@ -40,6 +41,8 @@ def staged_root(root: str, task: Task, workdir: str) -> str:
     shutil.copyfile(task.form_path, os.path.join(installed, "%s.yaml" % task.id))
     reference, submission = task.sample_files()
     for name, text in reference.items():
+        if name == "task.yaml":     # public sample data: the dry run shows everything, as the seed tasks' samples do
+            text += "detail: full\n"
         _write(os.path.join(staged, "reference_data", task.id, name), text)
     for name, text in submission.items():
         _write(os.path.join(staged, "starting_kit", "sample_submission", task.id, name), text)

@@ -7,7 +7,7 @@ platform runs dry_run.py and `runscore validate/score` on its own (docs/codabenc
 """
 import os
 import re
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from .bundle_files import program_files, read_files, reference_files, sample_reference_dir, tree_files
 from ..tasks.base import Task
@@ -18,8 +18,8 @@ def kit_members(root: str, task: Task) -> Dict[str, bytes]:
     kit = read_files(starting_kit_files(root, [task]))
     if "README.md" in kit:
         title, _, rest = str(kit["README.md"], "utf-8").partition("\n\n")
-        kit["README.md"] = ("%s\n\n%s%s" % (title, kit_note(task, rest), kit_readme_commands(task, rest))
-                            ).encode("utf-8")
+        kit["README.md"] = ("%s\n\n%s%s" % (title, kit_note(task, rest, list(kit)),
+                                            kit_readme_commands(task, rest))).encode("utf-8")
     return kit
 
 
@@ -52,13 +52,18 @@ def starting_kit_files(root: str, tasks: Sequence[Task]) -> Dict[str, str]:
     return files
 
 
-def kit_note(task: Task, readme: str = "") -> str:
+def kit_note(task: Task, readme: str = "", kit: Optional[Sequence[str]] = None) -> str:
     """The first lines of a competition's kit README: the kit is one task's; when the README's worked examples
     were written with another task (the first `--task` of `readme`), its commands are rewritten for this one by
     kit_readme_commands and the note says what stays the other task's (file names, the example output)."""
-    note = ("> **This starting kit is the one of the `%s` competition**: it holds that task's sample submission "
-            "(`sample_submission/%s/`), sample reference data (`reference_data/%s/`), schema and baselines."
-            % (task.id, task.id, task.id))
+    # `kit`: the kit's file names, when known: a schema and baselines are named only if the kit has them (a form's
+    # kit has neither)
+    extras = ["schema" if kit is None or any(n.startswith("schemas/") for n in kit) else "",
+              "baselines" if kit is None or any(n.startswith("baselines/") for n in kit) else ""]
+    held = ["sample submission (`sample_submission/%s/`)" % task.id, "sample reference data (`reference_data/%s/`)"
+            % task.id] + [e for e in extras if e]
+    note = ("> **This starting kit is the one of the `%s` competition**: it holds that task's %s."
+            % (task.id, ", ".join(held[:-1]) + " and " + held[-1] if len(held) > 2 else " and ".join(held)))
     example = re.search(r"--task ([a-z0-9][a-z0-9-]*)", readme)
     if example is not None and example.group(1) != task.id:
         note += (" The commands below name `%s`; their file names and the example output of section 6 stay those "
@@ -86,6 +91,12 @@ def kit_baselines(root: str, task: Task) -> List[str]:
     """The baselines (runs and scripts) the task's kit carries, as named in the kit."""
     kit = os.path.join(root, "starting_kit")
     return sorted(name for name, path in tree_files(kit, "", ["baselines"]).items() if kit_file_of(name, path, task))
+
+
+def kit_schemas(root: str, task: Task) -> List[str]:
+    """The JSON Schemas the task's kit carries, as named in the kit (a form's kit has none)."""
+    kit = os.path.join(root, "starting_kit")
+    return sorted(name for name, path in tree_files(kit, "", ["schemas"]).items() if kit_file_of(name, path, task))
 
 
 def schema_files(root: str) -> Dict[str, str]:

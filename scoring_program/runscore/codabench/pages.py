@@ -74,14 +74,14 @@ primary column. A submission that fails is never posted.
 def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str], v1: bool = False,
                    baselines: Optional[Sequence[str]] = None,
                    formal_detail: Optional[str] = "aggregate",
-                   formal_data: str = "worker") -> List[Tuple[str, str, str]]:
+                   formal_data: str = "worker", schemas: Optional[Sequence[str]] = None) -> List[Tuple[str, str, str]]:
     """(page title, file name under pages/, Markdown text) for every page, overview first; `baselines`: the
     kit's baseline files (None: not known, described in general); formal_detail: what the formal phase shows
     (codabench/disclosure.py), said on the overview (None: the formal phase collects runs); formal_data: where
     its reference data is, "worker" (the organisers' machine) or "zip" (published with the competition)."""
     pages = [("Overview", "overview.md", overview_page(tasks, title, v1, formal_detail, formal_data)),
              ("Evaluation", "evaluation.md", evaluation_page(tasks)),
-             ("Data and starting kit", "data.md", data_page(tasks, baselines))]
+             ("Data and starting kit", "data.md", data_page(tasks, baselines, schemas))]
     for task in tasks:
         pages.append(("Task %s" % task.id, "task-%s.md" % task.id, task_page(task, docs_dir)))
     return pages
@@ -177,14 +177,17 @@ def _baselines_item(baselines: Optional[Sequence[str]]) -> str:
         ", ".join("`%s`" % name[len("baselines/"):] for name in baselines))
 
 
-def data_page(tasks: Sequence[Task], baselines: Optional[Sequence[str]] = None) -> str:
+def data_page(tasks: Sequence[Task], baselines: Optional[Sequence[str]] = None,
+              schemas: Optional[Sequence[str]] = None) -> str:
+    """`baselines`, `schemas`: the kit's files of each (None: not known, described in general; empty: the kit has
+    none, and the page does not promise them)."""
     lines = ["# Data and starting kit", "",
              "The starting kit (downloadable from the *Files* tab of each phase) holds:", "",
              "* `README.md`: how to check and score a run locally, with the same program the platform runs;",
              "* `sample_submission/%s/`: a valid sample submission;" % "/, `sample_submission/".join(
                  t.id for t in tasks),
              "* `schemas/`: the JSON Schema of the task's run records (the structural rules; the semantic "
-             "rules are listed on the task's page);",
+             "rules are listed on the task's page);" if schemas is None or schemas else None,
              "* `dry_run.py`: scores a submission laid out exactly as Codabench lays it out "
              "(`input/ref`, `input/res`, `output/`) and prints the leaderboard row;",
              "* `scoring_program/` and `reference_data/`: the scoring program this competition runs and the "
@@ -199,6 +202,7 @@ def data_page(tasks: Sequence[Task], baselines: Optional[Sequence[str]] = None) 
              "pip install numpy scipy PyYAML jsonschema      # Python 3.9 to 3.13",
              "cd scoring_program",
              "python3 -m runscore tasks                       # the task ids"]
+    lines = [line for line in lines if line is not None]
     if tasks:
         task = tasks[0]
         lines += ["python3 -m runscore check --task %s ../submission.zip   # the zip you will upload" % task.id,

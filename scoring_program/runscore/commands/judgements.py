@@ -151,7 +151,8 @@ def run(argv: List[str]) -> int:
         for topic, (missing, total) in judgements.incomplete.items():
             print("%s\t%d\t%d" % (topic, missing, total))
     if found is not None:
-        print(agreement_table(found))
+        if found["items"]:     # sheets of different topics (one a topic, each its own assessor) share no item
+            print(agreement_table(found))
         if args.agreement:
             with open(args.agreement, "w", encoding="utf-8") as handle:
                 json.dump(found, handle, indent=1)

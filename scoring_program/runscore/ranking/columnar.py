@@ -29,8 +29,7 @@ import numpy as np
 
 from .columnar_numbers import are_integers, letter_table, map_is_letters, parse_decimals, parse_grades, parse_integers
 from .columnar_run import ColumnarRun
-from .columnar_words import LongIdCodes, byte_order_codes, long_id_codes, pack_fields, padded_buffer, row_keys, \
-    rows_equal, with_long_ids
+from .columnar_words import LongIdBytes, long_ids_of, pack_fields, padded_buffer, row_keys, rows_equal
 from .qrels import MAX_GRADE
 from ..numeric import is_int, numeric_sort_key
 
@@ -41,7 +40,7 @@ LAYOUTS = (TREC, NACSIS, QRELS)
 
 CHUNK_BYTES = 1024 * 1024   # a chunk's temporaries are about ten times its size: 1 MiB keeps them under the columns
 MAX_FIELD_BYTES = 256          # longer ids go to the exact reader (except in trec_eval's reader: LONG_ID_BYTES)
-LONG_ID_BYTES = 64             # trec_eval's reader: a longer document id takes the long-id layout (ColumnarRun)
+LONG_ID_BYTES = 128            # trec_eval's reader: a longer document id takes the long-id layout (ColumnarRun)
 
 # Python's str.split() separators among ASCII bytes; bytes >= 0x80 never reach the fast path.
 _WHITESPACE = np.zeros(256, dtype=bool)
@@ -89,8 +88,7 @@ class _Reader:
         self.max_field = None if c_space else MAX_FIELD_BYTES
         self.nacsis_spaces: Optional[bool] = None     # NACSIS: does the file separate fields with spaces?
         self.long_rows: List[np.ndarray] = []       # rows (in store order) whose document id is a long one
-        self.long_codes: List[np.ndarray] = []      # and those ids' codes in self.long_ids (order of appearance)
-        self.long_ids = LongIdCodes()
+        self.long_ids = LongIdBytes(3 * capacity)   # and those ids' bytes (room: a word and 8 bytes a line)
         self.grade_letters = letter_table(grade_map)
         self.fields = 4 if layout == QRELS else 6
         self.comments = comments
@@ -247,13 +245,14 @@ class _Reader:
         return True
 
     def _document_words(self, buf, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-        """The document ids as words. In trec_eval's reader an id over LONG_ID_BYTES gets a code (self.long_ids)
-        instead: finish() writes its row (ColumnarRun.long_ids) from the distinct ids."""
+        """The document ids as words. In trec_eval's reader an id over LONG_ID_BYTES is kept as bytes
+        (self.long_ids) instead: finish() ranks them and writes their rows (ColumnarRun.long_ids)."""
         if self.max_field is None:
             long = np.flatnonzero(ends - starts > LONG_ID_BYTES)
             if long.shape[0]:
                 self.long_rows.append(long + self.store.size)
-                self.long_codes.append(long_id_codes(self.long_ids, buf.tobytes(), starts[long], ends[long]))
+                self.long_ids.add(buf, starts[long], ends[long])
+                self.store.keep_code_column()
                 ends = ends.copy()
                 ends[long] = starts[long]          # finish() writes the row
         return pack_fields(buf, starts, ends)
@@ -393,11 +392,10 @@ class _Reader:
             return False
         topic, docno, score = other.store.columns()
         self.long_rows.extend(rows + self.store.size for rows in other.long_rows)
-        if other.long_codes:                # the other reader's codes as this one's
-            mine = np.zeros(len(other.long_ids) + 1, dtype=np.uint64)
-            mine[1:] = np.fromiter(map(self.long_ids.__getitem__, other.long_ids), dtype=np.uint64,
-                                   count=len(other.long_ids))
-            self.long_codes.extend(mine[codes] for codes in other.long_codes)
+        self.long_ids.extend(other.long_ids)
+        if other.store.extra:
+            self.store.keep_code_column()
+        docno = docno[:, :other.store.short_width]           # without its free code column
         self.store.add(mapping[topic], docno, score)
         self.lines_before += other.lines_before
         self.last_topic = int(mapping[other.last_topic])
@@ -418,9 +416,8 @@ class _Reader:
         order = None if self.grouped else grouping_order(topic, len(self.topics))
         long_ids = None
         if self.long_rows:
-            long_ids, final = byte_order_codes(self.long_ids)
-            docno = with_long_ids(docno, np.concatenate(self.long_rows), final[np.concatenate(self.long_codes)],
-                                  long_ids)
+            long_ids, rows = long_ids_of(self.long_ids, docno.shape[1] - 1)
+            docno[np.concatenate(self.long_rows)] = rows     # the store's last column is free (_Store.extra)
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
                           (self.dummy or b"").decode("ascii"), long_ids, bool(self.nacsis_spaces))
         if has_duplicates(run):
@@ -484,11 +481,14 @@ class _Store:
         self.topic = _zeroed((capacity,), np.int32)
         self.score = _zeroed((capacity,), value_type)
         self.docno = _zeroed((capacity, 1), np.uint64)
+        self.short_width = 1    # the widest docno words added
+        self.extra = 0          # 1: one more column, free, after them (the long ids' codes, written by finish)
 
     def add(self, topic: np.ndarray, docno: np.ndarray, score: np.ndarray) -> None:
         n, width = topic.shape[0], docno.shape[1]
-        if self.size + n > self.topic.shape[0] or width > self.docno.shape[1]:
-            self._grow(max(self.size + n, 2 * self.topic.shape[0]), max(width, self.docno.shape[1]))
+        self.short_width = max(self.short_width, width)
+        if self.size + n > self.topic.shape[0] or self.short_width + self.extra > self.docno.shape[1]:
+            self._grow(max(self.size + n, 2 * self.topic.shape[0]), self.short_width + self.extra)
         end = self.size + n
         self.topic[self.size:end] = topic
         self.score[self.size:end] = score
@@ -506,6 +506,12 @@ class _Store:
         docno = _zeroed((max(capacity, self.docno.shape[0]), width), np.uint64)
         docno[:self.size, :self.docno.shape[1]] = self.docno[:self.size]
         self.docno = docno
+
+    def keep_code_column(self) -> None:
+        """From now on the last docno column is free for the long ids' codes (whatever the widths before)."""
+        self.extra = 1
+        if self.short_width + 1 > self.docno.shape[1]:
+            self._grow(self.topic.shape[0], self.short_width + 1)
 
     def columns(self):
         return self.topic[:self.size], self.docno[:self.size], self.score[:self.size]

@@ -5,11 +5,11 @@ their records (`columns_from_records`), and the whole-run ranking and join (rank
 consume it; none of them needs the others' code.
 """
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 import numpy as np
 
-from .columnar_words import pack_strings
+from .columnar_words import LongIds, pack_strings
 
 
 @dataclass
@@ -34,8 +34,8 @@ class ColumnarRun:
     # Document ids longer than LONG_ID_BYTES (trec_eval's reader only, `c_space`): such a row holds the first
     # words of its id and, in one extra last column, 1 + the id's rank among the distinct long ids in byte order
     # (every other row has 0 there), so the words still compare as the bytes do and one long id does not widen
-    # every row. long_ids: {id bytes: that code}, listed in code order; None when there is none.
-    long_ids: Optional[Dict[bytes, int]] = None
+    # every row. long_ids: those ids in code order (columnar_words.LongIds); None when there is none.
+    long_ids: Optional[LongIds] = None
     space_separated: bool = False   # NACSIS: no TAB in the file, fields split on spaces (the task warns once)
 
     def __len__(self) -> int:

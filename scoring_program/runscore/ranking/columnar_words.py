@@ -5,7 +5,8 @@ words and back; this is the one place that knows the packing (zero padded, first
 long-id layout (ColumnarRun.long_ids), so trec_eval's tie-break (docno in byte order) is a lexsort of the words
 and a join with the qrels an exact comparison of words.
 """
-from typing import Dict, List, Optional, Tuple
+import mmap
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -161,55 +162,420 @@ def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------ long ids ---
 
-class LongIdCodes(dict):
-    """Long document ids (bytes, trec_eval's reader: over columnar.LONG_ID_BYTES) -> a code: the next one (1, 2,
-    ...) for an id not seen before, so a code stands for exactly one id (Python's dict compares the bytes
-    where two hashes meet). The codes are made in order of first appearance; `byte_order_codes` ranks them."""
+class LongIdBytes:
+    """The long document ids of a reader (over columnar.LONG_ID_BYTES): each distinct id once, as its bytes in
+    whole words (each id starts a word, zero padded to the next) with a hashed key, and each line's entry. No
+    Python object an id (a dict of a million 80-byte ids cost 5 x trec_eval's time and 3 x its memory): a chunk's
+    ids are found in an open-addressing table of the keys by numpy calls, each match confirmed on every word (an
+    id whose key another id has gets an entry of its own; byte_ranks tells such entries apart exactly). The
+    words go into one array of their own pages (an anonymous map, grown by doubling): malloc keeps freed chunks
+    resident. `long_ids_of` ranks the entries."""
 
-    def __missing__(self, key: bytes) -> int:
-        code = self[key] = len(self) + 1
-        return code
+    def __init__(self, room: int = 0) -> None:
+        self.room = min(room, 1 << 28)                  # words to reserve at the first id (pages used cost memory)
+        self.words = np.zeros(0, dtype=np.uint64)       # the entries' words (bytes in file order), one after another
+        self.size = 0                                   # words used
+        self.starts = np.zeros(0, dtype=np.int64)       # each entry's first word, length in bytes and key
+        self.lengths = np.zeros(0, dtype=np.int64)
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.count = 0                                  # entries
+        self.table_keys = np.zeros(0, dtype=np.uint64)  # the open-addressing table: key and entry (-1: empty)
+        self.table_entry = np.zeros(0, dtype=np.int64)
+        self.lines: List[np.ndarray] = []               # each kept line's entry, chunk by chunk
+
+    def __len__(self) -> int:
+        return sum(int(x.shape[0]) for x in self.lines)
+
+    def add(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Keep the ids buf[start:end]."""
+        words, lengths, keys = ragged_words(buf, starts, ends)
+        self.lines.append(self._entries(LongIds(words, word_starts(lengths), lengths, keys)))
+
+    def extend(self, other: "LongIdBytes") -> None:
+        """Take another reader's ids (the second part of a file), its entries mapped to this one's."""
+        mapping = self._entries(other.entries())
+        self.lines.extend(mapping[lines] for lines in other.lines)
+        other.__init__()                        # its words let go
+
+    def entries(self) -> "LongIds":
+        return LongIds(self.words[:self.size], self.starts[:self.count], self.lengths[:self.count],
+                       self.keys[:self.count])
+
+    def _entries(self, ids: "LongIds") -> np.ndarray:
+        """The entry of each of `ids`, new entries made for ids not met before."""
+        n = len(ids)
+        if not n:
+            return np.zeros(0, dtype=np.int64)
+        _, first, inverse = np.unique(ids.keys, return_index=True, return_inverse=True)
+        leader = first[inverse]
+        dup = np.flatnonzero(leader != np.arange(n))
+        if dup.shape[0]:                        # equal to the first of its key? (if not: an entry of its own)
+            same = _equal_ids(ids, dup, ids, leader[dup])
+            leader[dup[~same]] = dup[~same]
+        reps = np.flatnonzero(leader == np.arange(n))
+        out = np.empty(n, dtype=np.int64)
+        out[reps] = self._find_or_add(ids, reps)
+        return out[leader]
+
+    def _find_or_add(self, ids: "LongIds", reps: np.ndarray) -> np.ndarray:
+        keys = ids.keys[reps]
+        found = np.full(reps.shape[0], -1, dtype=np.int64)
+        ordered = np.sort(keys)
+        shared = ordered[1:][ordered[1:] == ordered[:-1]]       # keys two distinct ids have here: not tabled
+        alone = np.flatnonzero(np.isin(keys, shared)) if shared.shape[0] else np.zeros(0, dtype=np.int64)
+        if alone.shape[0]:
+            found[alone] = self._append(ids, reps[alone])
+        tabled = np.flatnonzero(found < 0)
+        self._room(self.count + tabled.shape[0])
+        fresh = np.zeros(reps.shape[0], dtype=bool)
+        mask = np.uint64(self.table_keys.shape[0] - 1)
+        slot = _slots(keys, self.table_keys.shape[0])
+        pending = tabled
+        added: List[np.ndarray] = []            # winners of free slots, in the order of their entries
+        next_entry = self.count
+        while pending.shape[0]:
+            at = slot[pending]
+            entry = self.table_entry[at]
+            hit = (entry >= 0) & (self.table_keys[at] == keys[pending])
+            found[pending[hit]] = entry[hit]
+            won = np.zeros(pending.shape[0], dtype=bool)
+            empty = np.flatnonzero(entry < 0)
+            if empty.shape[0]:
+                free, first = np.unique(at[empty], return_index=True)
+                winners = empty[first]
+                won[winners] = True
+                new = np.arange(next_entry, next_entry + winners.shape[0], dtype=np.int64)
+                next_entry += winners.shape[0]
+                added.append(pending[winners])
+                self.table_keys[free] = keys[pending[winners]]
+                self.table_entry[free] = new
+                found[pending[winners]] = new
+                fresh[pending[winners]] = True
+            pending = pending[~hit & ~won]
+            slot[pending] = (slot[pending] + 1) & int(mask)
+        if added:                               # their words, once for the chunk
+            self._append(ids, reps[np.concatenate(added)])
+        hits = tabled[~fresh[tabled]]
+        if hits.shape[0]:                       # a key met before: the same bytes? (if not: an entry of its own)
+            same = _equal_ids(ids, reps[hits], self.entries(), found[hits])
+            if not same.all():
+                found[hits[~same]] = self._append(ids, reps[hits[~same]])
+        return found
+
+    def _room(self, count: int) -> None:
+        """A table at most half full for `count` entries (rebuilt from the tabled entries when it grows)."""
+        if 2 * count <= self.table_keys.shape[0]:
+            return
+        size = 1 << max(12, int(4 * count - 1).bit_length())
+        old_keys, old_entry = self.table_keys, self.table_entry
+        self.table_keys = np.zeros(size, dtype=np.uint64)
+        self.table_entry = np.full(size, -1, dtype=np.int64)
+        used = np.flatnonzero(old_entry >= 0)
+        keys, entries = old_keys[used], old_entry[used]
+        mask = size - 1
+        slot = _slots(keys, size)
+        pending = np.arange(keys.shape[0], dtype=np.int64)
+        while pending.shape[0]:                 # distinct keys: each takes the first free slot from its own
+            at = slot[pending]
+            empty = np.flatnonzero(self.table_entry[at] < 0)
+            free, first = np.unique(at[empty], return_index=True)
+            winners = pending[empty[first]]
+            self.table_keys[free] = keys[winners]
+            self.table_entry[free] = entries[winners]
+            placed = np.zeros(pending.shape[0], dtype=bool)
+            placed[empty[first]] = True
+            pending = pending[~placed]
+            slot[pending] = (slot[pending] + 1) & mask
+
+    def _append(self, ids: "LongIds", which: np.ndarray, block: int = 1 << 15) -> np.ndarray:
+        """New entries for ids `which` (their words copied, a block of ids at a time: another reader's ids are
+        many); their indices."""
+        if which.shape[0] > block:
+            first = self.count
+            for at in range(0, which.shape[0], block):
+                self._append(ids, which[at:at + block], block)
+            return np.arange(first, self.count, dtype=np.int64)
+        lengths = ids.lengths[which]
+        counts = (lengths + 7) // 8
+        total = int(counts.sum())
+        offsets = np.zeros(which.shape[0], dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:])
+        source = np.arange(total, dtype=np.int64) + np.repeat(ids.starts[which] - offsets, counts)
+        end = self.size + total
+        if end > self.words.shape[0]:           # room reserved at once: no copy as it grows, at most a doubling
+            grown = _reserve(max(end, 2 * self.words.shape[0], 1 << 17, self.room))
+            grown[:self.size] = self.words[:self.size]
+            self.words = grown
+        self.words[self.size:end] = ids.words[source]
+        first = self.count
+        last = first + which.shape[0]
+        if last > self.starts.shape[0]:
+            room = max(last, 2 * self.starts.shape[0], 1024)
+            for name, dtype in (("starts", np.int64), ("lengths", np.int64), ("keys", np.uint64)):
+                grown = np.zeros(room, dtype=dtype)
+                grown[:first] = getattr(self, name)[:first]
+                setattr(self, name, grown)
+        self.starts[first:last] = offsets + self.size
+        self.lengths[first:last] = lengths
+        self.keys[first:last] = ids.keys[which]
+        self.size, self.count = end, last
+        return np.arange(first, last, dtype=np.int64)
 
 
-def long_id_codes(codes: LongIdCodes, blob: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The code of each id blob[start:end] (one dict lookup an id: hashing 300 bytes in C costs less than
-    packing them into 38 words)."""
-    ids = map(blob.__getitem__, map(slice, starts.tolist(), ends.tolist()))     # no list of the ids
-    return np.fromiter(map(codes.__getitem__, ids), dtype=np.uint64, count=starts.shape[0])
+def _slots(keys: np.ndarray, size: int) -> np.ndarray:
+    """Each key's first slot in a table of `size` (a power of 2): the key's top bits, the best mixed."""
+    return (keys >> np.uint64(64 - (size.bit_length() - 1))).astype(np.int64)
 
 
-def byte_order_codes(codes: LongIdCodes) -> Tuple[Dict[bytes, int], np.ndarray]:
-    """({id: 1 + its rank among the distinct long ids in byte order}, that code at the index of each code of
-    `codes`): ranks sort only the distinct ids, once."""
-    ids = list(codes)                       # in code order: ids[k] has code k + 1
-    order = sorted(range(len(ids)), key=ids.__getitem__)
-    final = np.zeros(len(ids) + 1, dtype=np.uint64)
-    final[np.array(order, dtype=np.int64) + 1] = np.arange(1, len(ids) + 1, dtype=np.uint64)
-    return dict(zip([ids[k] for k in order], range(1, len(ids) + 1))), final
+def _reserve(count: int) -> np.ndarray:
+    """count zeroed uint64 whose pages cost memory once written and go back to the system when let go."""
+    if count * 8 < 1024 * 1024:
+        return np.zeros(count, dtype=np.uint64)
+    return np.frombuffer(mmap.mmap(-1, count * 8), dtype=np.uint64)     # MemoryError/OSError as numpy's would
 
 
-def with_long_ids(docno: np.ndarray, rows: np.ndarray, codes: np.ndarray, long_ids: Dict[bytes, int]) -> np.ndarray:
-    """The docno words with one more column (see ColumnarRun.long_ids): the long ids' rows get their first words
-    (as wide as the widest short id) and their code. The words are packed once a distinct id, not once a line."""
-    width = docno.shape[1]
-    table = long_id_rows(list(long_ids), width, long_ids)      # row k: the id of code k + 1
-    out = widen(docno, width + 1)
-    out[rows] = table[codes.astype(np.int64) - 1]
+def word_starts(lengths: np.ndarray) -> np.ndarray:
+    """Where each id's first word is, ids of these lengths laid one after another in whole words."""
+    starts = np.zeros(lengths.shape[0], dtype=np.int64)
+    np.cumsum((lengths[:-1] + 7) // 8, out=starts[1:])
+    return starts
+
+
+def ragged_words(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the fields buf[start:end] in whole words, one after another, zero padded; their lengths; their hashed
+    keys): a word gather a column of the fields' words, mixed into the keys while the column is in the cache,
+    then the words past each field's end dropped."""
+    lengths = (ends - starts).astype(np.int64)
+    key = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    if not lengths.shape[0]:
+        return np.zeros(0, dtype=np.uint64), lengths, key
+    count = int((int(lengths.max()) + 7) // 8)
+    view = word_view(buf, 1)
+    matrix = np.zeros((lengths.shape[0], count), dtype=np.uint64)
+    shortest = int(lengths.min())
+    for j in range(count):
+        if shortest > 8 * j:
+            column = matrix[:, j] = masked_words(view, starts, lengths, j)
+            key ^= column
+            key *= np.uint64(0xBF58476D1CE4E5B9)
+            key ^= key >> np.uint64(29)
+        else:                                   # only the fields with bytes here: none read past the buffer
+            part = np.flatnonzero(lengths > 8 * j)
+            column = matrix[part, j] = masked_words(view, starts[part], lengths[part], j)
+            mixed = (key[part] ^ column) * np.uint64(0xBF58476D1CE4E5B9)
+            key[part] = mixed ^ (mixed >> np.uint64(29))
+    if shortest + 7 >= 8 * count:     # every field as long in words: no word to drop
+        return matrix.reshape(-1), lengths, key
+    return matrix[np.arange(count) < ((lengths + 7) // 8)[:, None]], lengths, key
+
+
+def _equal_ids(a: "LongIds", mine: np.ndarray, b: "LongIds", theirs: np.ndarray, block: int = 1 << 15) -> np.ndarray:
+    """Is a's id `mine` equal to b's id `theirs`, pair by pair? Lengths, then every word, a block of pairs at a time
+    as the rows of two matrices (an id shorter than the block's longest repeats its last word)."""
+    length = a.lengths[mine]
+    same = length == b.lengths[theirs]
+    check = np.flatnonzero(same)
+    for at in range(0, check.shape[0], block):
+        part = check[at:at + block]
+        counts = (length[part] + 7) // 8
+        offsets = np.minimum(np.arange(int(counts.max()), dtype=np.int64), (counts - 1)[:, None])
+        left = a.words[a.starts[mine[part]][:, None] + offsets]
+        right = b.words[b.starts[theirs[part]][:, None] + offsets]
+        same[part] = (left == right).all(axis=1)
+    return same
+
+
+def byte_ranks(ids: "LongIds") -> Tuple[np.ndarray, np.ndarray]:
+    """(distinct, rank): one index of each distinct id, in trec_eval's strcmp order (unsigned bytes; no id holds a
+    NUL), and each id's dense rank from 0 (equal ids, equal ranks). Equal ids are found first by their keys,
+    each confirmed on every word against the first id of its key (an id that is not: one of its own), so only
+    distinct ids are ranked (_distinct_ranks)."""
+    n = len(ids)
+    by_key = np.argsort(ids.keys)
+    keys = ids.keys[by_key]
+    later = np.flatnonzero(keys[1:] == keys[:-1]) + 1       # positions in by_key whose key the one before has
+    del keys
+    representative = np.arange(n, dtype=np.int64)
+    if later.shape[0]:
+        head = np.ones(n, dtype=bool)
+        head[later] = False
+        leader = by_key[np.flatnonzero(head)[np.cumsum(head)[later] - 1]]
+        same = _equal_ids(ids, by_key[later], ids, leader)
+        representative[by_key[later[same]]] = leader[same]
+    distinct = np.flatnonzero(representative == np.arange(n))
+    order, rank = _distinct_ranks(ids, distinct)
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[distinct] = rank
+    rank = rank[order]                          # equal ids left apart by a shared key meet here: one of each
+    first = np.ones(rank.shape[0], dtype=bool)
+    first[1:] = rank[1:] != rank[:-1]
+    return distinct[order[first]], ranks[representative]
+
+
+def _distinct_ranks(ids: "LongIds", which: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """byte_ranks of the ids `which` (order as indices into `which`). Word by word from the first: a sort of the
+    first words, then only the ids still tied with another are compared on their next word, and sorted again only
+    where that word tells some apart (a prefix every tied id shares costs one gather a word). Time grows with the
+    bytes the ids share, as strcmp's does."""
+    n = which.shape[0]
+    lengths = ids.lengths[which]
+    first = ids.word(which, 0)
+    order = np.argsort(first, kind="stable")
+    first = first[order]
+    new = np.ones(n, dtype=bool)                # does sorted position i start a group of equal prefixes?
+    new[1:] = first[1:] != first[:-1]
+    del first
+    active = np.arange(n, dtype=np.int64)       # sorted positions of the ids still tied with another
+    shared = _shared_words(ids)
+    j, changed = 1, True
+    rows = length = group = active
+    while active.shape[0]:
+        if changed:
+            group = np.cumsum(new[active])
+            rows = order[active]
+            length = lengths[rows]
+            keep = np.bincount(group)[group] > 1
+            changed = False
+        else:
+            keep = np.ones(active.shape[0], dtype=bool)
+        # not ended inside an earlier word (then its whole group is equal: distinct ids, a group of one)
+        keep &= length >= 8 * j
+        if not keep.all():
+            active, group, rows, length = active[keep], group[keep], rows[keep], length[keep]
+            if not active.shape[0]:
+                break
+        if j < shared.shape[0] and shared[j]:
+            j += 1
+            continue                            # every id has this word: it tells none apart
+        word = np.zeros(rows.shape[0], dtype=np.uint64)     # 0 for an id of exactly 8j bytes: it sorts first
+        more = np.flatnonzero(length > 8 * j)
+        if more.shape[0]:
+            word[more] = ids.word(which[rows[more]], j)
+        j += 1
+        if word.min() == word.max() or not np.any((word[1:] != word[:-1]) & (group[1:] == group[:-1])):
+            continue                            # this word tells no tied ids apart
+        sub = np.lexsort((word, group))
+        order[active] = rows[sub]
+        word = word[sub]
+        new[active[1:]] |= word[1:] != word[:-1]
+        changed = True
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.cumsum(new) - 1
+    return order, rank
+
+
+def _shared_words(ids: "LongIds", block: int = 1 << 14) -> np.ndarray:
+    """Which words every id has alike, for ids of one length (each of its words read once, in memory order, a
+    block of ids at a time: a shared prefix or suffix costs no gather a word in _distinct_ranks); none else."""
+    n = len(ids)
+    if not n or int(ids.lengths.min()) != int(ids.lengths.max()):
+        return np.zeros(0, dtype=bool)
+    count = int((int(ids.lengths[0]) + 7) // 8)
+    if not np.array_equal(ids.starts, ids.starts[0] + count * np.arange(n, dtype=np.int64)):
+        return np.zeros(0, dtype=bool)          # not one after another
+    matrix = ids.words[int(ids.starts[0]):int(ids.starts[0]) + n * count].reshape(n, count)
+    shared = np.ones(count, dtype=bool)
+    for at in range(0, n, block):
+        shared &= (matrix[at:at + block] == matrix[0]).all(axis=0)
+    return shared
+
+
+class LongIds:
+    """Long document ids as bytes in whole words with their keys (LongIdBytes), e.g. the distinct long ids of a
+    run or qrels in byte order, code k + 1 the k-th (ColumnarRun.long_ids). Iterating gives each id's bytes."""
+
+    def __init__(self, words: np.ndarray, starts: np.ndarray, lengths: np.ndarray, keys: np.ndarray):
+        self.words, self.starts, self.lengths, self.keys = words, starts, lengths, keys
+        self._sorted_keys: Optional[Tuple[np.ndarray, np.ndarray]] = None
+
+    def __len__(self) -> int:
+        return int(self.starts.shape[0])
+
+    def __iter__(self):
+        data = self.words.tobytes()
+        return iter([data[8 * s:8 * s + n] for s, n in zip(self.starts.tolist(), self.lengths.tolist())])
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, LongIds) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return "LongIds(%d ids)" % len(self)
+
+    def word(self, which: np.ndarray, j: int) -> np.ndarray:
+        """Word j (bytes 8j..8j+7, big-endian: compared as the bytes) of the ids `which`, each longer than 8j."""
+        return self.words[self.starts[which] + j].byteswap(inplace=True)
+
+    def codes_of(self, ids: "LongIds") -> np.ndarray:
+        """The code (1 + index) of each of `ids` among these ids (distinct); 0 for an id not among them: a search
+        of the sorted keys, each match confirmed on every word. Two of these ids sharing a key (one chance in
+        about 2 ** 64 / n ** 2): a dict of their bytes."""
+        if self._sorted_keys is None:
+            order = np.argsort(self.keys, kind="stable")
+            self._sorted_keys = (self.keys[order], order)
+        keys, order = self._sorted_keys
+        out = np.zeros(len(ids), dtype=np.uint64)
+        if not keys.shape[0] or not len(ids):
+            return out
+        if np.any(keys[1:] == keys[:-1]):
+            table = dict(zip(self, range(1, len(self) + 1)))
+            return np.fromiter((table.get(i, 0) for i in ids), dtype=np.uint64, count=len(ids))
+        at = np.minimum(np.searchsorted(keys, ids.keys), keys.shape[0] - 1)
+        found = np.flatnonzero(keys[at] == ids.keys)
+        mine = order[at[found]]
+        same = _equal_ids(self, mine, ids, found)
+        out[found[same]] = (mine[same] + 1).astype(np.uint64)
+        return out
+
+    def first_words(self, width: int) -> np.ndarray:
+        """(ids, width) big-endian words: each id's first `width` words, zero padded."""
+        out = np.zeros((len(self), width), dtype=np.uint64)
+        every = np.arange(len(self), dtype=np.int64)
+        for j in range(width):
+            part = every[self.lengths > 8 * j]
+            out[part, j] = self.word(part, j)
+        return out
+
+
+def long_ids_of(kept: LongIdBytes, width: int) -> Tuple[LongIds, np.ndarray]:
+    """(the distinct ids in byte order, each kept id's row in the long-id layout: its first `width` words and its
+    code, ColumnarRun.long_ids)."""
+    entries = kept.entries()
+    distinct, rank = byte_ranks(entries)
+    lines = np.concatenate(kept.lines) if kept.lines else np.zeros(0, dtype=np.int64)
+    rows = np.zeros((lines.shape[0], width + 1), dtype=np.uint64)
+    rows[:, :width] = entries.first_words(width)[lines]
+    rows[:, width] = (rank[lines] + 1).astype(np.uint64)
+    return LongIds(entries.words, entries.starts[distinct], entries.lengths[distinct], entries.keys[distinct]), rows
+
+
+def with_long_ids(docno: np.ndarray, rows: np.ndarray, long_rows: np.ndarray) -> np.ndarray:
+    """The docno words with one more column (see ColumnarRun.long_ids), the long ids' rows (long_ids_of) at
+    `rows`."""
+    out = widen(docno, docno.shape[1] + 1)
+    out[rows] = long_rows
     return out
 
 
 ABSENT_CODE = 1 << 62       # and up: long ids the run does not have (codes of one id each, matching no run row)
 
 
-def long_id_rows(ids: List[bytes], width: int, long_ids: Dict[bytes, int]) -> np.ndarray:
-    """Rows in the long-id layout (ColumnarRun.long_ids) for long ids given as bytes, e.g. a qrels file's: the
-    first `width` words and the code of the equal run id (an id no run line has gets a code of its own above
-    every run code, so it matches nothing). A code's big-endian bytes hold a NUL, which no id word holds."""
-    codes = np.fromiter((long_ids.get(i, 0) for i in ids), dtype=np.uint64, count=len(ids))
+def long_id_rows(ids, width: int, long_ids: Optional[LongIds]) -> np.ndarray:
+    """Rows in the long-id layout (ColumnarRun.long_ids) for long ids given as bytes (a list, e.g. a qrels file's
+    read by the exact reader, or a LongIds): the first `width` words and the code of the equal run id (an id no
+    run line has gets a code of its own above every run code, so it matches nothing). A code's big-endian bytes
+    hold a NUL, which no id word holds."""
+    if not isinstance(ids, LongIds):
+        blob = padded_buffer(b"".join(ids))
+        lengths = np.array([len(i) for i in ids], dtype=np.int64)
+        starts = np.zeros(lengths.shape[0], dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        words, lengths, keys = ragged_words(blob, starts, starts + lengths)
+        ids = LongIds(words, word_starts(lengths), lengths, keys)
+    count = len(ids)
+    codes = long_ids.codes_of(ids) if long_ids is not None and len(long_ids) else np.zeros(count, dtype=np.uint64)
     absent = codes == 0
     codes[absent] = np.uint64(ABSENT_CODE) + np.arange(int(np.count_nonzero(absent)), dtype=np.uint64)
-    out = np.zeros((len(ids), width + 1), dtype=np.uint64)
-    if ids:
-        out[:, :width] = pack_bytes([i[:8 * width] for i in ids], width)[:, :width]
+    out = np.zeros((count, width + 1), dtype=np.uint64)
+    out[:, :width] = ids.first_words(width)
     out[:, width] = codes
     return out

@@ -343,8 +343,7 @@ def _in_run_layout(table: ColumnarRun, run: ColumnarRun) -> ColumnarRun:
     words = table.docno
     qrels_width = words.shape[1] - 1
     width = run.docno.shape[1] - 1 if run.long_ids is not None else qrels_width
-    ids = list(table.long_ids)              # in code order: ids[k] has code k + 1
-    rows = long_id_rows(ids, width, run.long_ids or {})
+    rows = long_id_rows(table.long_ids, width, run.long_ids)     # row k: the qrels id of code k + 1
     long = np.flatnonzero(words[:, qrels_width])
     out = widen(np.ascontiguousarray(words[:, :qrels_width]), max(qrels_width, width + 1))
     out[long] = widen(rows[words[long, qrels_width].astype(np.int64) - 1], out.shape[1])
