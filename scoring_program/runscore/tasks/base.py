@@ -194,7 +194,7 @@ class Task:
     # The campaign's cap on one team's runs (None: no cap); team_of tells the team of a run (pipeline.check_run_limit).
     max_runs_per_team: Optional[int] = None
     # The campaign's rule on submissions to the hidden (formal) phase, (per day, in all), written into
-    # competition.yaml by codabench/bundle.py (None: runscore's defaults there; docs/codabench.md).
+    # competition.yaml by codabench/competition_yaml.py (None: runscore's defaults, codabench/bundle_plan.py).
     formal_submissions: Optional[Tuple[int, int]] = None
     # The platform's resource cap on a task's runs in one submission (docs/limits.md; score.py only).
     max_runs_per_submission: Optional[int] = MAX_RUNS_PER_SUBMISSION
@@ -467,7 +467,7 @@ class Task:
         """Which values of a measure are better: "higher", "lower", or None (a description, e.g. a count, that
         ranks nothing). Every retrieval, classification and QA measure of the registries is higher-better; a
         task with other measures overrides this from its measure registry. A leaderboard column sorts by it
-        (SORTING), and a column without a direction comes after every ranked one (codabench/bundle.py)."""
+        (SORTING), and a column without a direction comes after every ranked one (codabench/leaderboard.py)."""
         return "higher"
 
     def value_range(self, column: Column) -> Tuple[float, float]:
