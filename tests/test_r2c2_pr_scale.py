@@ -1,4 +1,4 @@
-"""R2C2 PR's grade scale (issue 46 item 2): NTCIREVAL's levels L0..L15 with linear gains (specs/r2c2.md 4.3),
+"""R2C2 PR's grade scale: NTCIREVAL's levels L0..L15 with linear gains (specs/r2c2.md 4.3),
 or L0 and one level a gain the task.yaml's gains option lists; a level off it is refused at QRELS:LINE with the
 scale named, every bad line told at once, never scored."""
 import pytest
