@@ -395,6 +395,9 @@ runs:
   # Runs of one submission a hidden phase scores (what a team may learn of the hidden qrels grows with it).
   runs_per_submission: 1
   # name_pattern: "[A-Za-z0-9_-]+"      # a regular expression run file names must match (optional)
+  # A run's team when the platform does not say whose it is (pool and report of run files): name-without-number
+  # (run1, run2 -> run), name (each run its own team), or a regular expression whose first group is the team.
+  team: name-without-number
 
 reference:
   # The qrels file in the reference folder (--ref DIR), TREC format: topic 0 docno grade.
