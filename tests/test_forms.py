@@ -305,7 +305,7 @@ def test_a_leaderboard_key_longer_than_codabench_takes(tmp_path):
     form = new_form(tmp_path, edit=lambda t: t.replace("name: demo", "name: a-very-long-name-of-24xy")
                     .replace("{measure: MAP}", "{measure: nDCG@1000}"))
     code, out, err = run_cli("options", "--form", form)
-    assert code == 2 and "demo.yaml:37: error: columns[1].measure: leaderboard key " \
+    assert code == 2 and "demo.yaml:40: error: columns[1].measure: leaderboard key " \
         "a_very_long_name_of_24xy_ndcg_cut_1000 is longer than 36 characters" in err, err
 
 

@@ -50,6 +50,8 @@ def micro_f1(matrix: ConfusionMatrix) -> float:
 class ClassificationTask(Task):
     """A classification task built from a form (module docstring)."""
 
+    topic_unit = "item"
+
     def __init__(self, form: Dict[str, Any], path: str, lines):
         runs = form.get("runs") or {}
         self.run_format = runs.get("format", "tsv")
@@ -259,6 +261,9 @@ description: {title}, single-label classification
 runs:
   format: tsv                         # tsv: 'id<TAB>label' lines; csv: the header 'id,label', then one line an item
   runs_per_submission: 1
+  # A run's team when the platform does not say whose it is (pool and report of run files): name-without-number
+  # (run1, run2 -> run), name (each run its own team), or a regular expression whose first group is the team.
+  team: name-without-number
 
 reference:
   gold: gold.tsv                      # 'id<TAB>label' lines in the reference folder

@@ -74,6 +74,8 @@ def _json(text: str, keep_first: bool):
 class QaTask(Task):
     """A QA task built from a form (module docstring)."""
 
+    topic_unit = "question"
+
     def __init__(self, form: Dict[str, Any], path: str, lines):
         runs = form.get("runs") or {}
         self.run_format = runs.get("format", "tsv")
@@ -254,6 +256,9 @@ description: {title}, exact match and F1 of short answers
 runs:
   format: tsv                         # tsv: 'id<TAB>answer' lines; json: {"id": "answer", ...}
   runs_per_submission: 1
+  # A run's team when the platform does not say whose it is (pool and report of run files): name-without-number
+  # (run1, run2 -> run), name (each run its own team), or a regular expression whose first group is the team.
+  team: name-without-number
 
 reference:
   gold: gold.json                     # {"id": ["answer", ...]} (or 'id<TAB>answer' lines, one a gold answer)
