@@ -424,3 +424,18 @@ def test_a_bad_team_rule_is_refused_at_its_line(tmp_path, rule, expected):
     line = [n for n, text in enumerate(open(form), 1) if text.startswith("  team: ")][0]
     code, out, err = run_cli("options", "--form", form)
     assert code == 2 and "demo.yaml:%d: error: %s" % (line, expected) in err, err
+
+
+def test_unknown_topics_are_counted_as_topics_and_lines(tmp_path):
+    """'topic 420 is not a topic of mytrack ... (and 4 more lines like it)' counted 4 more topics of about 100
+    lines each as 4 lines: the warning counts topics and lines."""
+    _, runs = make_example(tmp_path)
+    form = new_form(tmp_path)
+    extra = "".join("%s Q0 d%03d %d 1.0 x\n" % (topic, i, i + 1) for topic in ("420", "421") for i in range(30))
+    run = tmp_path / "runs" / "gamma1"
+    run.write_text(open(runs[0]).read() + extra)
+    code, out, err = run_cli("validate", "--form", form, "--ref", tmp_path / "ref", run)
+    assert code == 0 and "2 topics are not topics of demo (420, 421); their 60 lines are ignored" in err, err
+    assert "more line" not in err
+    code, out, err = run_cli("validate", "--form", form, "--ref", tmp_path / "ref", runs[2])
+    assert code == 0 and "topic 99 is not a topic of demo; its 30 lines are ignored" in err, err

@@ -296,10 +296,18 @@ class TrecRankingTask(Task):
                                    "are evaluated" % (topic, len(topic_run.docnos), max_docs))
         if reference is not None:
             known = set(reference.topics)
-            for topic, topic_run in run.topics.items():
-                if topic not in known:
-                    diags.warning_once("unknown_topic", topic_run.lines[0], "topic %s is not a topic of %s; its "
-                                       "lines are ignored" % (topic, self.id))
+            unknown = [(topic, topic_run) for topic, topic_run in run.topics.items() if topic not in known]
+            if unknown:     # counted in topics and lines: "4 more lines like it" said 4 topics of 100 lines each
+                lines = sum(len(topic_run.docnos) for _, topic_run in unknown)
+                first, first_run = unknown[0]
+                if len(unknown) == 1:
+                    message = "topic %s is not a topic of %s; its %d line%s %s ignored" % (
+                        first, self.id, lines, "" if lines == 1 else "s", "is" if lines == 1 else "are")
+                else:
+                    message = "%d topics are not topics of %s (%s%s); their %d lines are ignored" % (
+                        len(unknown), self.id, ", ".join(t[:40] for t, _ in unknown[:5]),
+                        ", ..." if len(unknown) > 5 else "", lines)
+                diags.warning(first_run.lines[0], message, "unknown_topic")
         name = os.path.basename(display.rstrip("/")) or run.run_id
         return [ParsedRun(name, display, FormRun(run.run_id, run.topics))]
 
