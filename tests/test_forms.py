@@ -439,3 +439,18 @@ def test_unknown_topics_are_counted_as_topics_and_lines(tmp_path):
     assert "more line" not in err
     code, out, err = run_cli("validate", "--form", form, "--ref", tmp_path / "ref", runs[2])
     assert code == 0 and "topic 99 is not a topic of demo; its 30 lines are ignored" in err, err
+
+
+def test_every_problem_of_a_form_is_told_at_once_each_at_its_line(tmp_path):
+    """An unknown column measure and a primary that is no column were told one at a time: the second only once
+    the first was mended. Now both, with a bad team rule and a grade given twice, each at its line."""
+    form = new_form(tmp_path, edit=lambda t: t.replace("{measure: MAP}", "{measure: nDGC@10}")
+                    .replace("primary: nDCG@10", "primary: nDCG@20").replace("{grade: 1, label", "{grade: 0, label")
+                    .replace("  team: name-without-number", "  team: 'run'"))
+    code, out, err = run_cli("options", "--form", form)
+    assert code == 2 and "Traceback" not in err
+    for expected in ("demo.yaml:19: error: runs.team: 'run' is not name-without-number or name",
+                     "demo.yaml:30: error: grades[1].grade: grade 0 is also grade 0's",
+                     "demo.yaml:40: error: columns[1].measure: unknown measure 'nDGC@10'",
+                     "demo.yaml:42: error: primary: 'nDCG@20' is no column"):
+        assert expected in err, err

@@ -139,6 +139,11 @@ def test_classification_runs_and_forms_get_clear_errors(tmp_path):
                                                                                  "{measure: micro-f1}"))
     code, _, err = run_cli("options", "--form", unknown)
     assert code == 2 and "columns[2].measure: unknown measure 'micro-f1' (did you mean micro_f1" in err
+    both = new_form(tmp_path, "classification", "both", edit=lambda t: t.replace("key: neg", "key: pos")
+                    .replace("{measure: micro_f1}", "{measure: micro-f1}").replace("primary: ", "primary: acc #"))
+    code, _, err = run_cli("options", "--form", both)       # every problem at once, not the first only
+    assert code == 2 and "labels[1].key: key 'pos' is also label 0's" in err and "unknown measure 'micro-f1'" in err \
+        and "primary: 'acc' is no column" in err, err
 
 
 # ------------------------------------------------------------------------------ qa ---

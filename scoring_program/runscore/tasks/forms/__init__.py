@@ -212,6 +212,18 @@ def team_rule(task: Task, rule: str, lines: FormLines) -> None:
                      "it does not match: the whole name)" % rule
 
 
+def primary_named(form: Dict[str, Any], lines: FormLines) -> None:
+    """ConfigError when the form's `primary` names no column as written (its measure or title): checked with the
+    columns' own problems, so that a form with a bad column and a bad primary is told both at once."""
+    primary = form.get("primary")
+    if primary is None:
+        return
+    written = [str(c.get(field)) for c in form["columns"] for field in ("measure", "title", "key") if c.get(field)]
+    if primary not in written:
+        raise lines.error(["primary"], "%r is no column; columns: %s" % (
+            primary, ", ".join(str(c.get("title") or c["measure"]) for c in form["columns"])))
+
+
 def primary_first(columns: List, form: Dict[str, Any], lines: FormLines) -> Tuple:
     """The columns with the form's `primary` first (its title, key or measure as written); the first by default."""
     primary = form.get("primary")

@@ -18,7 +18,7 @@ from ...measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, 
 from ...textfile import numbered_lines, read_text
 from ..base import (Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, public_note,
                     read_task_yaml)
-from . import common_fields, primary_first
+from . import common_fields, primary_first, primary_named
 
 MAX_KEY = 36
 MEASURES = ("accuracy", "macro_f1", "micro_f1")
@@ -57,18 +57,21 @@ class ClassificationTask(Task):
         self.run_format = runs.get("format", "tsv")
         self.labels = [label["label"] for label in form["labels"]]
         layout = "'id<TAB>label' lines" if self.run_format == "tsv" else "CSV with the header 'id,label'"
-        common_fields(self, form, path, lines, "a file of %s, one line an item, the label one of %s"
-                      % (layout, ", ".join(self.labels)))
+        problems = ConfigErrors()          # every problem of the form at once, each at its line
+        with problems.catch():
+            common_fields(self, form, path, lines, "a file of %s, one line an item, the label one of %s"
+                          % (layout, ", ".join(self.labels)))
         self.gold_name = (form.get("reference") or {}).get("gold", "gold.tsv")
         self.keys = {label["label"]: label["key"] for label in form["labels"]}
-        self._check_labels(form, lines)
+        with problems.catch():
+            self._check_labels(form, lines)
         self.hidden_reference = ReferenceSize(None, len(self.labels), None, "labelled items (a label of %d)"
                                               % len(self.labels), "the form %s" % os.path.basename(path))
         available = {"accuracy": "Accuracy", "macro_f1": "Macro-F1", "micro_f1": "Micro-F1"}
         for label, key in self.keys.items():
             available["accuracy_%s" % key] = "Accuracy (%s)" % label
             available["f1_%s" % key] = "F1 (%s)" % label
-        columns, problems = [], ConfigErrors()
+        columns = []
         for index, column in enumerate(form["columns"]):
             with problems.catch():
                 measure = column["measure"]
@@ -86,6 +89,9 @@ class ClassificationTask(Task):
                 columns.append(Column(measure, column.get("title") or available[measure][:36],
                                       precision=column.get("precision", form.get("precision", 4)),
                                       per_topic="correct" if measure == "accuracy" else ""))
+        if problems.found:
+            with problems.catch():
+                primary_named(form, lines)
         problems.check()
         self.columns = primary_first(columns, form, lines)
         self.per_topic_measures = ("correct",)
