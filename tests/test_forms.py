@@ -454,3 +454,24 @@ def test_every_problem_of_a_form_is_told_at_once_each_at_its_line(tmp_path):
                      "demo.yaml:40: error: columns[1].measure: unknown measure 'nDGC@10'",
                      "demo.yaml:42: error: primary: 'nDCG@20' is no column"):
         assert expected in err, err
+
+
+def test_the_agreement_names_a_forms_binary_levels_by_its_grade_labels(tmp_path):
+    """The agreement of two assessors labelled the binary levels 'relevant from 1': now in the form's words."""
+    qrels, runs = make_example(tmp_path)
+    form = new_form(tmp_path)
+    pool = tmp_path / "pool"
+    code, out, err = run_cli("pool", "--form", form, "--depth", "5", *runs, "-o", pool)
+    assert code == 0, err
+    from runscore.campaign.sheet import read_sheet, write_sheet
+
+    columns, rows = read_sheet(str(pool / "pool.tsv"))
+    truth = {r.key: str(qrels.get(r.values["topic"], {}).get(r.values["item"], 0)) for r in rows}
+    write_sheet(str(tmp_path / "ann.tsv"), columns, [dict(r.values, label=truth[r.key]) for r in rows])
+    write_sheet(str(tmp_path / "bob.tsv"), columns, [dict(r.values, label=truth[r.key] if n % 4 else "2")
+                                                     for n, r in enumerate(rows)])
+    code, out, err = run_cli("judgements", "--form", form, "--pool", pool / "pool.tsv", "ann=%s" % (tmp_path / "ann.tsv"),
+                             "bob=%s" % (tmp_path / "bob.tsv"), "--resolve", "max", "-o", tmp_path / "judged")
+    assert code == 0, err
+    assert "; relevant: 1 (partially relevant) and above " in out and \
+        "kappa relevant: 3 (highly relevant) and above" in out and "relevant from" not in out, out
