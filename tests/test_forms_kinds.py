@@ -71,6 +71,7 @@ def detailed_page(tmp_path, zip_path, unit):
     page = open(pages[0], encoding="utf-8").read()
     assert " per %s (" % unit in page and ">%s</th>" % unit in page and "Per-%s values" % unit in page, unit
     assert "topic" not in page.lower(), page[page.lower().index("topic") - 200:][:400]
+    assert unit == "question" or "per-question" not in page, "a classification's page reads of questions"
     return page
 
 

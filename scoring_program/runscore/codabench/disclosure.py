@@ -106,7 +106,8 @@ def what_level_shows(level: str, unit: str = "topic") -> str:
         return text
     text = text.replace(" (the AP of a run holding one known relevant document tells the topic's number of "
                         "relevant documents)", "")
-    return text.replace("per-topic", "per-%s" % unit).replace("that topic's", "that %s's" % unit)
+    return text.replace("per-topic", "per-%s" % unit).replace("that topic's", "that %s's" % unit) \
+        .replace("per-question tables", "per-%s tables" % unit)
 
 
 def phase_sentence(level: str, unit: str = "topic") -> str:
