@@ -293,9 +293,11 @@ SELENIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-back
                   "--disable-component-update", "--disable-sync", "--no-first-run")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def selenium_chromium(tmp_path_factory):
-    """Headless Chromium under chromedriver; skips without Chromium, chromedriver or selenium (test-only)."""
+    """Headless Chromium under chromedriver, one a test module; skips without Chromium, chromedriver or selenium
+    (test-only). Not one a session: in the whole suite, a page's reload once found none of the labels it had kept
+    (tests/test_campaign_assess_page.py), which a browser a module never showed."""
     webdriver = pytest.importorskip("selenium.webdriver")
     chromium_path = shutil.which("chromium") or "/usr/bin/chromium"
     driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"

@@ -43,6 +43,7 @@ class FakeCodabench:
         self.auto_run = auto_run
         self.down = 0                  # answer 502 to this many API calls
         self.storage_saw_token = False
+        self.drip = {}                 # submission -> bytes sent slowly before the storage hangs up
         self.api = self._server(self._api_handler())
         self.storage = self._server(self._storage_handler())
         self.url = "http://127.0.0.1:%d" % self.api.server_address[1]
@@ -103,6 +104,8 @@ class FakeCodabench:
                     return self._answer(200, rows)
                 if url.path == "/api/submissions/download_many/" and method == "POST":
                     number = body["pks"][0]
+                    if fake.submissions[number]["zip"] is None:     # sub.data is None: AttributeError
+                        return self._answer(500, {"detail": "Server Error (500)"})
                     return self._answer(200, [{"name": "x", "url": "http://127.0.0.1:%d/private/%d.zip?signature=s"
                                                                   % (fake.storage.server_address[1], number)}])
                 number = int(parts[2])
@@ -142,6 +145,12 @@ class FakeCodabench:
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
+                if number in fake.drip:             # a byte at a time, each well within the read timeout
+                    for byte in body[:fake.drip[number]]:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(0.05)
+                    return
                 self.wfile.write(body)
 
         return Handler
@@ -238,6 +247,43 @@ def test_an_upload_past_the_limit_is_cancelled_without_reading_it_all(site):
     big = site.add(zip_of({"run%d" % i: os.urandom(4096).hex() for i in range(64)}))
     code, out, err, _ = run_admit([site.url, 7, "--once", "--max-bytes", 100000])
     assert code == 0 and site.status(big) == "Cancelled" and "limit of a submission" in out, out + err
+
+
+def test_a_submission_without_a_zip_holds_up_no_one(site):
+    """A participant can create a submission with `data: null` (SubmissionCreationSerializer allows it; the row is
+    saved before the answer fails): download_many then fails with HTTP 500 for it. Oldest first, it must not stop
+    the pass, pass after pass, and hold every later submission back (nor stop admit)."""
+    empty = site.add(None, owner="mallory")
+    results = site.add(RESULTS)
+    code, out, err, sleeps = run_admit([site.url, 7, "--once"])
+    assert code == 0, out + err
+    assert site.status(results) == "Submitted", out + err
+    assert site.status(empty) == "Submitting" and sleeps == []
+    assert "submission %d by mallory (phase Formal run, submission.zip): skip: its zip could not be downloaded" \
+        % empty in out and "tried again on the next pass" in out
+
+
+def test_a_download_has_a_bound_on_its_whole_time(site):
+    """A store that sends a byte now and then never trips the per-read timeout: the whole download is bounded,
+    the submission is left waiting and the ones behind it are decided."""
+    slow = site.add(zip_of({"ntc1-run1": os.urandom(2000).hex()}), owner="mallory")
+    site.drip[slow] = 40
+    results = site.add(RESULTS)
+    code, out, err, _ = run_admit([site.url, 7, "--once", "--max-seconds", 0.5])
+    assert code == 0, out + err
+    assert site.status(results) == "Submitted" and site.status(slow) == "Submitting", out
+    assert "skip: its zip could not be downloaded (GET /private/%d.zip: not whole after 0 s" % slow in out, out
+
+
+def test_a_download_cut_short_is_no_verdict(site):
+    """The store hangs up before the Content-Length it announced: the truncated file is no zip, but that says
+    nothing of the participant's upload: it is left waiting, never cancelled."""
+    cut = site.add(zip_of({"ntc1-run1": os.urandom(2000).hex()}))
+    site.drip[cut] = 3
+    code, out, err, _ = run_admit([site.url, 7, "--once"])
+    assert code == 0, out + err
+    assert site.status(cut) == "Submitting", out
+    assert "skip: its zip could not be downloaded" in out and ": cancel:" not in out, out
 
 
 def test_a_competition_that_runs_submissions_itself_is_refused(site):

@@ -12,8 +12,13 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_cli
-from runscore.codabench.bundle import (BundlePlan, FORMAL_REFERENCE, MAX_KEY, MAX_TITLE, competition_v2, logo_png,
-                                       root_files, schema_files, select_tasks)
+from runscore.codabench.bundle import root_files
+from runscore.codabench.bundle_files import FORMAL_REFERENCE
+from runscore.codabench.bundle_plan import BundlePlan, select_tasks
+from runscore.codabench.competition_yaml import competition_v2
+from runscore.codabench.kit import schema_files
+from runscore.codabench.leaderboard import MAX_KEY, MAX_TITLE
+from runscore.codabench.logo import logo_png
 from runscore.tasks import all_tasks
 
 TASKS = select_tasks(ROOT)
@@ -291,7 +296,7 @@ def test_task_pages_state_the_registry_facts():
     ("Averyveryverylongsinglewordthatcannotbreak", "Averyveryverylongsinglewordthatcann\u2026"),
 ])
 def test_titles_are_shortened_at_a_word_boundary(title, expected):
-    from runscore.codabench.bundle import MAX_TITLE, shorten_title
+    from runscore.codabench.leaderboard import MAX_TITLE, shorten_title
 
     assert shorten_title(title, MAX_TITLE) == expected and len(expected) <= MAX_TITLE
 
@@ -301,7 +306,7 @@ def test_titles_are_shortened_at_a_word_boundary(title, expected):
 def test_formal_phase_takes_the_campaigns_submission_limits():
     """Per day and in all, from Task.formal_submissions (the seeds' run limits), else 5 / 100; the dry run 20 /
     200; written on the v1.5 phases too."""
-    from runscore.codabench.bundle import competition_v1
+    from runscore.codabench.competition_yaml import competition_v1
     from runscore.tasks import get_task
     expected = {"r2c2-pr": (4, 4), "r2c2-ac": (4, 4), "temporalia-tqic": (3, 3), "temporalia-tir": (3, 3),
                 "qqa23-mrc": (3, 3), "datasearch-qa": (1, 100), "ntcir1-adhoc": (5, 100)}

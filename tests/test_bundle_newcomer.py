@@ -12,7 +12,9 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_cli
-from runscore.codabench.bundle import BundlePlan, build_zip, competition_v2, select_tasks
+from runscore.codabench.bundle import build_zip
+from runscore.codabench.bundle_plan import BundlePlan, select_tasks
+from runscore.codabench.competition_yaml import competition_v2
 from runscore.tasks.base import SORTING
 
 TASKS = select_tasks(ROOT)
@@ -308,7 +310,7 @@ def test_a_kit_readme_says_which_task_its_examples_use_as_the_readme_writes_them
     """The kit README's worked examples are written with one task (its first `--task`); the note at the top of
     another task's kit says what stays that task's, read from the README itself rather than from a task id kept
     in the code."""
-    from runscore.codabench.bundle import kit_note
+    from runscore.codabench.kit import kit_note
     from runscore.tasks import get_task
 
     readme = open(os.path.join(ROOT, "starting_kit", "README.md"), encoding="utf-8").read()

@@ -98,7 +98,9 @@ def test_bundle_without_reference_collects_hides_and_ends(tmp_path, capsys):
 
 
 def test_lint_warns_about_a_collecting_phase_with_a_visible_leaderboard():
-    from runscore.codabench.bundle import BundlePlan, bundle_members, competition_v2
+    from runscore.codabench.bundle import bundle_members
+    from runscore.codabench.bundle_plan import BundlePlan
+    from runscore.codabench.competition_yaml import competition_v2
     from runscore.codabench.lint import lint_bundle
     from runscore.codabench.lint.archive import BundleView
     from runscore.tasks import get_task

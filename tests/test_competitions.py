@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_cli
-from runscore.codabench.bundle import select_tasks
+from runscore.codabench.bundle_plan import select_tasks
 from runscore.codabench.entry import main as score_main
 
 TASKS = select_tasks(ROOT)

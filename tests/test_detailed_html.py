@@ -146,6 +146,18 @@ def test_bar_chart_scales_and_escapes():
 
 # ------------------------------------------------------------------------------------------ Chromium ---
 
+def test_every_task_says_the_rules_its_scores_were_made_with(scored_page):
+    """The page says the rules in force in words (from the reference's options, never a task id),
+    once a task."""
+    path, _, _ = scored_page
+    rules = re.findall(r'<p class="meta rules">([^<]*)</p>', path.read_text(encoding="utf-8"))
+    assert len(rules) == len(TASKS)
+    if any(t.id == "ntcir1-adhoc" for t in TASKS):
+        said = ("rules: NTCIR-1&#x27;s (1999) (ties by docno descending, scores as written (doubles), interpolation "
+                "as trec_eval 7.2, at most 1000 documents a topic")
+        assert sum(said in line for line in rules) == 1
+
+
 def _render(chromium, page, width=1200, height=1600, scale=0.5):
     """Screenshot the page in the worker's headless Chromium (conftest's `chromium`), drawn at `scale` to keep the
     PNG decoding quick; returns (RGB pixel rows, console lines)."""

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 from runscore.codabench import entry
-from runscore.codabench.bundle import with_detail
+from runscore.codabench.bundle_files import with_detail
 from runscore.codabench.disclosure import level_of
 from runscore.errors import ConfigError
 from runscore.submission import HIDDEN_VERDICT

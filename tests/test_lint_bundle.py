@@ -10,8 +10,9 @@ import zipfile
 import pytest
 
 from conftest import ROOT, run_cli
-from runscore.codabench.bundle import (BundlePlan, bundle_members, competition_v1, competition_v2, select_tasks,
-                                       yaml_text)
+from runscore.codabench.bundle import bundle_members
+from runscore.codabench.bundle_plan import BundlePlan, select_tasks
+from runscore.codabench.competition_yaml import competition_v1, competition_v2, yaml_text
 from runscore.codabench.lint import BundleView, lint_bundle
 
 PLAN = BundlePlan(ROOT, select_tasks(ROOT)[:1])

@@ -218,7 +218,8 @@ def test_no_official_question_answered_is_an_error(tmp_path):
     ([("0001", "k", "2")], None, "relevance level '2' is not of the form Lk"),
     ([("0001", "k", "L1"), ("0001", "k", "L2")], None, "duplicate passage key k for question 0001"),
     ([("Q1", "k", "L1")], None, "qID 'Q1' is not a question id"),
-    ([("0001", "k", "L3")], {"gains": '"1:2"'}, "the PR qrels use level L3 but gains '1:2' declare 2 levels"),
+    ([("0001", "k", "L3")], {"gains": '"1:2"'},
+     r"qrels.tsv:1: error: relevance level L3 is outside the task's scale L0..L2 \(option gains '1:2' declares 2 levels\)"),
     ([("0001", "k", "L1")], {"gains": '"2:1"'}, "option gains: gains must not decrease"),
     ([("0001", "k", "L1")], {"passage_key_mode": "docid"}, "option passage_key_mode = 'docid' is not one of"),
 ])

@@ -15,7 +15,7 @@ import yaml
 from conftest import ROOT
 from runscore import cli
 from runscore.codabench import entry
-from runscore.codabench.bundle import FORMAL_REFERENCE
+from runscore.codabench.bundle_files import FORMAL_REFERENCE
 
 SAMPLES = os.path.join(ROOT, "starting_kit", "sample_submission")
 CANARY = "CANARY0SECRET"

@@ -177,6 +177,8 @@ def cmd_score(args) -> int:
     rows = [["measure"] + names] + [[m] + [_cell(task, m, s.measures.get(m)) for _, s in results]
                                     for m in measure_names]
     print(summary_table(rows))
+    if task.rules_sentence(reference.options):
+        print(task.rules_sentence(reference.options))
     if args.per_topic:
         for run, scores in results:
             shown = list(task.per_topic_measures) or sorted({k for v in scores.per_topic.values() for k in v})

@@ -292,6 +292,8 @@ def _section(section: Dict, level: int, anchor: str) -> str:
     out = ['<%s id="%s">%s</%s>' % (tag, anchor, html.escape(section.get("title", "")), tag)]
     if section.get("text"):
         out.append('<p class="text">%s</p>' % html.escape(section["text"]))
+    if section.get("rules"):                 # the scoring rules in force (Task.rules_sentence)
+        out.append('<p class="meta rules">%s</p>' % html.escape(section["rules"]))
     if section.get("diagnostics"):
         counts = []
         for kind in ("error", "warning"):

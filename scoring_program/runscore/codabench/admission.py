@@ -21,6 +21,7 @@ from .site_api import Site, SiteDown, SiteRefused, TooLarge
 # phase pages, codabench/pages.py).
 ADMIT_INTERVAL = 60
 MAX_SUBMISSION_BYTES = 1024 ** 3      # a submission's zip (score.py unpacks at most 1 GiB, docs/limits.md)
+MAX_DOWNLOAD_SECONDS = 600.0          # one zip's whole download (1 GiB at under 2 MB/s is a stuck store)
 PROGRAM_FILES = ("metadata", "metadata.yaml")
 
 
@@ -76,8 +77,12 @@ def _printable(name: str) -> str:
     return repr(name[:100] + ("..." if len(name) > 100 else ""))
 
 
-def decide(site: Site, row: dict, workdir: str, limit: int = MAX_SUBMISSION_BYTES) -> Decision:
-    """Download one waiting submission's zip and decide; SiteDown propagates (the pass stops, nothing decided)."""
+def decide(site: Site, row: dict, workdir: str, limit: int = MAX_SUBMISSION_BYTES,
+           seconds: float = MAX_DOWNLOAD_SECONDS) -> Decision:
+    """Download one waiting submission's zip and decide. A zip that cannot be had (a submission created without a
+    data file makes download_many fail with HTTP 500; a stuck store) is skipped, never allowed to stop the pass:
+    oldest first, it would hold every later submission back, pass after pass. A token that may not download
+    (401, 403) propagates: that is the organiser's to fix."""
     submission = row["id"]
     decision = Decision(submission, _text(row.get("owner")), _text(row.get("phase_name") or row.get("phase")),
                         _text(row.get("filename")), "skip", "")
@@ -88,9 +93,14 @@ def decide(site: Site, row: dict, workdir: str, limit: int = MAX_SUBMISSION_BYTE
     os.close(handle)
     try:
         try:
-            size = site.download(site.data_url(submission), path, limit)
+            size = site.download(site.data_url(submission), path, limit, seconds)
         except TooLarge as exc:
             decision.action, decision.why = "cancel", "its upload is %s, the limit of a submission" % exc
+            return decision
+        except (SiteDown, SiteRefused) as exc:
+            if isinstance(exc, SiteRefused) and exc.status in (401, 403):
+                raise
+            decision.why = "its zip could not be downloaded (%s): left waiting, tried again on the next pass" % exc
             return decision
         reason = program_reason(path)
     finally:
@@ -108,13 +118,14 @@ def _text(value) -> str:
 
 
 def admit_once(site: Site, competition: int, log: Callable[[str], None], workdir: str,
-               limit: int = MAX_SUBMISSION_BYTES) -> List[Decision]:
+               limit: int = MAX_SUBMISSION_BYTES, seconds: float = MAX_DOWNLOAD_SECONDS) -> List[Decision]:
     """One pass over the competition's waiting submissions: each downloaded, decided, then run or cancelled, one
-    log line each. SiteDown stops the pass (what was done stays done; the rest waits for the next pass); a
+    log line each. A zip that cannot be downloaded is skipped (decide); SiteDown of the list, a run or a cancel
+    stops the pass (what was done stays done; the rest waits for the next pass); a
     SiteRefused of one submission's run or cancel (another organiser acted first) is logged and the pass goes on."""
     done = []
     for row in site.waiting(competition):
-        decision = decide(site, row, workdir, limit)
+        decision = decide(site, row, workdir, limit, seconds)
         try:
             if decision.action == "run":
                 site.run(decision.submission)

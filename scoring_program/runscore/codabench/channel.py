@@ -13,8 +13,8 @@ runs and reads those values learns at most what they can hold, whatever the prob
 A judgement is worth log2(levels) bits (Task.hidden_reference), so learning N judgements takes at least
 N * log2(levels) / (bits a submission) submissions: a bound no attack beats (the attack of tests/test_channel.py
 gets far less). One judgement takes one submission (a one-item run shows it). The submission limits of the formal
-phase (per day, in all: bundle.FORMAL_SUBMISSIONS or Task.formal_submissions) turn this into days, and into the most
-one team's account can learn in the whole phase. Codabench does not count failed submissions, so a rejected
+phase (per day, in all: bundle_plan.FORMAL_SUBMISSIONS or Task.formal_submissions) turn this into days, and into
+the most one team's account can learn in the whole phase. Codabench does not count failed submissions, so a rejected
 submission must tell nothing: it shows its errors, from reference-free checks only.
 
 `python -m runscore.codabench.channel` prints the table of docs/codabench.md ("How much a leaderboard tells");
@@ -87,7 +87,7 @@ def bits_per_run_per_topic(task: Task) -> float:
 
 
 def channel(task: Task) -> Channel:
-    from .bundle import FORMAL_SUBMISSIONS
+    from .bundle_plan import FORMAL_SUBMISSIONS
 
     per_day, in_all = task.formal_submissions or FORMAL_SUBMISSIONS
     return Channel(task, task.hidden_phase_cap, per_day, in_all, bits_per_run(task), bits_per_run_per_topic(task))

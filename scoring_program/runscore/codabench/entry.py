@@ -192,19 +192,21 @@ def _score_submission(references, res_dir, workdir, output_dir, page) -> int:
             receipts_logged.extend(receipt_line(r) for r in receipts)
         diagnostics = [m for c in checked for m in c.diags.lines()]
         rows_run.append("%s: the leaderboard row shows run %s, %s" % (task_id, best.name, why))
-        sections.append(_task_section(task, scored, best, diagnostics, why, reference.detail, receipts))
+        sections.append(_task_section(task, scored, best, diagnostics, why, reference.detail, receipts,
+                                      task.rules_sentence(reference.options)))
     write_scores(output_dir, leaderboard)
     atomic_write(page, detailed_html("Detailed results", sections, "scored"))
     print(summary_table(summary_rows))
-    for line in rows_run + receipts_logged:
+    for line in rows_run + [s["title"] + ": " + s["rules"] for s in sections if s.get("rules")] + receipts_logged:
         print(line)
     return EXIT_OK
 
 
-def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = FULL, receipts=()) -> Dict:
-    """The detailed-results section of one task: every run's leaderboard columns, then a subsection per run
-    (per-topic chart and table, every measure, the task's extra tables, its file's warnings), then the
-    comparison of the runs when there are several."""
+def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = FULL, receipts=(),
+                  rules: str = "") -> Dict:
+    """The detailed-results section of one task: the rules its scores were made with, every run's leaderboard
+    columns, then a subsection per run (per-topic chart and table, every measure, the task's extra tables, its
+    file's warnings), then the comparison of the runs when there are several."""
     columns = list(task.columns)
     # The scores beside the run's name and its file last, so that a phone shows them without scrolling sideways.
     missing = "n/a (see the run's notes)" if detail == FULL else "n/a: not computed for this run%s" % (
@@ -230,7 +232,7 @@ def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = 
     text = "%s. %s" % (task.description, disclosure.phase_sentence(detail, task.topic_unit))
     if why:
         text += " The leaderboard row shows run %s, %s." % (best.name, why)
-    return {"title": "%s (%s)" % (task.title, task.id), "text": text, "leaderboard": leaderboard,
+    return {"title": "%s (%s)" % (task.title, task.id), "text": text, "rules": rules, "leaderboard": leaderboard,
             "diagnostics": [d for d in diagnostics if d not in shown],
             "tables": [{"caption": "Leaderboard columns of every run", "header": ["run"] +
                         [c.title for c in columns] + ["file"], "rows": rows, "highlight": highlight}] +

@@ -259,7 +259,8 @@ def task_page(task: Task, docs_dir: Optional[str]) -> str:
     if task.options:
         lines += ["## Options", "",
                   "Set by the organisers in the reference data's `task.yaml` (`options:`); the values in force "
-                  "are recorded in each scoring log.", "",
+                  "are recorded in each scoring log, and the detailed results page says the rules they make. With "
+                  "the defaults: %s." % task.rules_sentence({}), "",
                   "| option | default | choices | meaning |", "|---|---|---|---|"]
         for option in task.options:
             choices = ", ".join("`%s`" % _yaml_scalar(c) for c in option.choices) if option.choices else ""

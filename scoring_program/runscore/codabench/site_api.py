@@ -6,8 +6,10 @@ is one of two kinds: SiteDown (no answer, a timeout, a 5xx or 429: worth another
 4xx: the token, the competition or the request is wrong, and trying again changes nothing). Answers are read to a
 bounded size, so a wrong URL that streams forever costs bounded memory.
 """
+import http.client
 import json
 import socket
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -87,18 +89,27 @@ class Site:
             raise SiteRefused("%s %s: the answer is not JSON (is SITE the Codabench site's address?): %s"
                               % (method, path, _short(raw)), 0)
 
-    def download(self, url: str, path: str, limit: int) -> int:
-        """The file at `url` into `path`, stopped past `limit` bytes (TooLarge); its size."""
+    def download(self, url: str, path: str, limit: int, seconds: float = 600.0) -> int:
+        """The file at `url` into `path`, stopped past `limit` bytes (TooLarge) or when it is not whole after
+        `seconds` (SiteDown: a server that sends a byte a minute never trips the per-read timeout); its size."""
         if "://" not in url:
             url = self.url + url
         size = 0
+        deadline = time.monotonic() + seconds
         with self._open("GET", url) as answer, open(path, "wb") as out:
             while True:
+                if time.monotonic() > deadline:
+                    raise SiteDown("GET %s: not whole after %.0f s (%d bytes)" % (_path(url), seconds, size))
                 try:
-                    chunk = answer.read(CHUNK)
-                except (socket.timeout, OSError) as exc:
+                    chunk = answer.read1(CHUNK)      # what has come: read() would wait for a whole CHUNK
+                except (socket.timeout, OSError, http.client.HTTPException) as exc:
                     raise SiteDown("GET %s: %s" % (_path(url), exc))
                 if not chunk:
+                    missing = getattr(answer, "length", None)      # of the Content-Length announced
+                    if missing:
+                        # a truncated file is no zip, but says nothing of the participant's upload
+                        raise SiteDown("GET %s: the connection closed after %d bytes, %d short"
+                                       % (_path(url), size, missing))
                     return size
                 size += len(chunk)
                 if size > limit:

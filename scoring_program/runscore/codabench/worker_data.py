@@ -37,6 +37,7 @@ from ..tasks.base import read_task_yaml
 POINTER = "worker_data"
 KEY_FILE = "fingerprint.key"
 README = "README.md"
+WORKER_SUFFIX = ".worker-data"   # the folder for the worker, beside the zip (worker_root_of)
 # Files never taken as reference data (an organiser's copy made on a Mac, an editor's backup), as the bundle skips
 # them when it copies the folder.
 _SKIPPED = ("__pycache__", ".DS_Store", "Thumbs.db")
@@ -210,3 +211,9 @@ def write_worker_copy(copy: WorkerCopy, worker_root: str, readme: str) -> None:
 def is_pointer_folder(folder: str) -> bool:
     """Does a reference folder's task.yaml point to data on the worker?"""
     return os.path.isdir(folder) and POINTER in read_task_yaml(folder)
+
+
+def worker_root_of(zip_path: str) -> str:
+    """The folder for the worker, beside the zip: dist/ntcir1-adhoc.zip -> dist/ntcir1-adhoc.worker-data/."""
+    base = zip_path[:-4] if zip_path.lower().endswith(".zip") else zip_path
+    return base + WORKER_SUFFIX

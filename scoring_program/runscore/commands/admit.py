@@ -53,7 +53,7 @@ def run(argv: List[str], sleep: Callable[[float], None] = time.sleep, environ: O
     """`passes` (tests): stop the poller after that many passes."""
     import os
 
-    from ..codabench.admission import ADMIT_INTERVAL, MAX_SUBMISSION_BYTES
+    from ..codabench.admission import ADMIT_INTERVAL, MAX_DOWNLOAD_SECONDS, MAX_SUBMISSION_BYTES
 
     parser = _Parser(prog="runscore admit", description=DESCRIPTION,
                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -73,11 +73,16 @@ def run(argv: List[str], sleep: Callable[[float], None] = time.sleep, environ: O
     parser.add_argument("--max-bytes", metavar="N", type=int, default=MAX_SUBMISSION_BYTES,
                         help="a larger upload is cancelled, not downloaded further (default %d)"
                              % MAX_SUBMISSION_BYTES)
+    parser.add_argument("--max-seconds", metavar="S", type=float, default=MAX_DOWNLOAD_SECONDS,
+                        help="a download not whole after S seconds is given up; the submission is left waiting and "
+                             "tried again on the next pass (default %.0f)" % MAX_DOWNLOAD_SECONDS)
     args = parser.parse_args(argv)
     if args.interval < 1 or args.interval != args.interval:
         raise ConfigError("--interval must be at least 1 second")
     if args.max_bytes < 1:
         raise ConfigError("--max-bytes must be positive")
+    if not args.max_seconds > 0:
+        raise ConfigError("--max-seconds must be positive")
     from ..codabench.site_api import Site
 
     token = (environ if environ is not None else os.environ).get(TOKEN_VARIABLE, "").strip()
@@ -88,7 +93,7 @@ def run(argv: List[str], sleep: Callable[[float], None] = time.sleep, environ: O
     if not token:
         raise ConfigError("set %s to your API token (POST %s/api/api-token-auth/ with your username and password "
                           "returns it as 'token')" % (TOKEN_VARIABLE, site.url))
-    return Gate(site, args.competition, args.max_bytes, sleep).serve(args.once, args.interval, passes)
+    return Gate(site, args.competition, args.max_bytes, sleep, args.max_seconds).serve(args.once, args.interval, passes)
 
 
 def log(message: str) -> None:
@@ -96,8 +101,10 @@ def log(message: str) -> None:
 
 
 class Gate:
-    def __init__(self, site, competition: int, limit: int, sleep: Callable[[float], None]) -> None:
+    def __init__(self, site, competition: int, limit: int, sleep: Callable[[float], None],
+                 seconds: float = 600.0) -> None:
         self.site, self.competition, self.limit, self.sleep = site, competition, limit, sleep
+        self.seconds = seconds
         self.checked = False
 
     def check_competition(self) -> None:
@@ -123,7 +130,7 @@ class Gate:
 
         self.check_competition()        # every pass: auto-run switched on meanwhile stops the gate (exit 2)
         with tempfile.TemporaryDirectory(prefix="runscore-admit-") as workdir:
-            return len(admit_once(self.site, self.competition, log, workdir, self.limit))
+            return len(admit_once(self.site, self.competition, log, workdir, self.limit, self.seconds))
 
     def serve(self, once: bool, interval: float, passes: Optional[int] = None) -> int:
         from ..codabench.site_api import SiteDown, SiteRefused

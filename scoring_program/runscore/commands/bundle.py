@@ -12,8 +12,8 @@ import os
 import sys
 from typing import List, Optional
 
-from ..codabench.bundle import (BundlePlan, PhaseDates, build_zip, check_plans, select_tasks,
-                                tasks_without_samples, write_root)
+from ..codabench.bundle import build_zip, check_plans, write_root
+from ..codabench.bundle_plan import BundlePlan, PhaseDates, select_tasks, tasks_without_samples
 from ..errors import EXIT_CONFIG, EXIT_OK, ConfigError
 
 NAME = "bundle"
@@ -100,7 +100,7 @@ def _dates(text: str) -> PhaseDates:
 
 def _formal_reference(reference: Optional[str]) -> Optional[str]:
     """--reference as an absolute folder: DIR/<task-id>/ per task, or one task's folder (its task.yaml names it;
-    codabench.bundle.reference_files tells the two apart)."""
+    codabench.bundle_files.reference_files tells the two apart)."""
     if not reference:
         return None
     folder = os.path.abspath(reference)
@@ -119,7 +119,7 @@ def _formal_detail(args, task) -> str:
               file=sys.stderr)
     if args.formal_detail or not args.reference:
         return args.formal_detail or "aggregate"
-    from ..codabench.bundle import formal_task_yaml_detail
+    from ..codabench.bundle_files import formal_task_yaml_detail
 
     where, asked = formal_task_yaml_detail(os.path.abspath(args.reference), task)
     if asked not in (None, "aggregate"):
@@ -160,7 +160,7 @@ def _build(plan: BundlePlan, out: str, v1: bool, lint: bool) -> bool:
                                                          "" if not lint else ", linted"))
     print("   phases: %s" % "; ".join("%s %s" % phase for phase in plan.phase_modes()))
     if plan.on_worker:
-        from ..codabench.bundle import worker_readme
+        from ..codabench.worker_steps import worker_readme
 
         steps = worker_readme(plan, out).split("\n\n")[2:4]
         print("   the formal reference data is NOT in the zip: it is in %s/, for your compute worker; the steps "

@@ -31,6 +31,15 @@ HIDDEN_PHASE_RUNS = 1
 RUN_NUMBER = re.compile(r"([0-9]{1,9})(?:\.[A-Za-z]+)?$")
 
 
+# The words of the trec_eval-like options on the pages (Option.says), shared by the tasks and forms that rank runs.
+TIE_ORDER_SAYS = {"desc": "ties by docno descending", "asc": "ties by docno ascending"}
+PRECISION_SAYS = {"single": "scores as C floats", "double": "scores as written (doubles)"}
+INTERP_SAYS = {"ceil": "interpolation as trec_eval 7.2", "v9": "interpolation as trec_eval 9 and 10",
+               "v10": "interpolation as trec_eval 10.0"}
+MAX_DOCS_SAYS = "at most %s documents a topic"
+DUPLICATES_SAYS = {"error": "a repeated line refused", "keep_first": "a repeated line's first kept"}
+
+
 @dataclass(frozen=True)
 class Option:
     """A documented, configurable choice (set in the reference folder's task.yaml under `options:`)."""
@@ -41,6 +50,16 @@ class Option:
     choices: Optional[Sequence[Any]] = None
     minimum: Optional[float] = None      # bounds of a numeric option (docs/limits.md)
     maximum: Optional[float] = None
+    # What a value means to a reader of the scores, for the rules line of the pages (Task.rules_sentence): a phrase
+    # per value ({"desc": "ties by docno descending"}), or one phrase with %s for the value. None: `name=value`.
+    says: Any = field(default=None, hash=False, compare=False)
+
+    def saying(self, value: Any) -> str:
+        if isinstance(self.says, dict) and value in self.says:
+            return self.says[value]
+        if isinstance(self.says, str):
+            return self.says % (value,)
+        return "%s=%s" % (self.name, ("true" if value else "false") if isinstance(value, bool) else value)
 
     def check(self, value: Any, where: str) -> Any:
         if self.choices is not None and (isinstance(value, (list, dict)) or value not in self.choices):
@@ -193,11 +212,15 @@ class Task:
     # competition claims such a file as a run, it is kept as a companion instead of being rejected.
     companion_pattern: Optional[str] = None
     options: Sequence[Option] = ()
+    # Named sets of option values a reader knows (("trec_eval 9.0.8", {"tie_order": "desc", ...}), ...): the rules
+    # line names the first set the options in force match (rules_sentence); rules no option changes, said with them.
+    rules_presets: Sequence[Tuple[str, Dict[str, Any]]] = ()
+    fixed_rules: Sequence[str] = ()
     columns: Sequence[Column] = ()
     # The campaign's cap on one team's runs (None: no cap); team_of tells the team of a run (pipeline.check_run_limit).
     max_runs_per_team: Optional[int] = None
     # The campaign's rule on submissions to the hidden (formal) phase, (per day, in all), written into
-    # competition.yaml by codabench/bundle.py (None: runscore's defaults there; docs/codabench.md).
+    # competition.yaml by codabench/competition_yaml.py (None: runscore's defaults, codabench/bundle_plan.py).
     formal_submissions: Optional[Tuple[int, int]] = None
     # The platform's resource cap on a task's runs in one submission (docs/limits.md; score.py only).
     max_runs_per_submission: Optional[int] = MAX_RUNS_PER_SUBMISSION
@@ -245,6 +268,19 @@ class Task:
 
     def claims_companion(self, basename: str) -> bool:
         return bool(self.companion_pattern) and re.fullmatch(self.companion_pattern, basename) is not None
+
+    def rules_sentence(self, options: Dict[str, Any]) -> str:
+        """`rules: trec_eval 9.0.8 (scores as C floats, ties by docno descending, ...)`: the scoring rules in force,
+        in words a participant reads, for every page that shows scores. Read from the options in force (task.yaml's
+        or --option's, else the defaults) and the task's declared presets, never from a task id; empty for a task
+        without options. Options are not secret: two references with the same aggregates give the same line."""
+        values = {option.name: options.get(option.name, option.default) for option in self.options}
+        if not values:
+            return ""
+        said = list(self.fixed_rules) + [option.saying(values[option.name]) for option in self.options]
+        named = next((name for name, preset in self.rules_presets
+                      if all(values.get(k) == v for k, v in preset.items())), None)
+        return "rules: %s (%s)" % (named or "the task's options", ", ".join(said))
 
     def team_of(self, run: ParsedRun) -> str:
         """The team that wrote a run, for the per-team cap ("" when the run does not tell: the submitter)."""
@@ -477,7 +513,7 @@ class Task:
         """Which values of a measure are better: "higher", "lower", or None (a description, e.g. a count, that
         ranks nothing). Every retrieval, classification and QA measure of the registries is higher-better; a
         task with other measures overrides this from its measure registry. A leaderboard column sorts by it
-        (SORTING), and a column without a direction comes after every ranked one (codabench/bundle.py)."""
+        (SORTING), and a column without a direction comes after every ranked one (codabench/leaderboard.py)."""
         return "higher"
 
     def value_range(self, column: Column) -> Tuple[float, float]:

@@ -26,8 +26,8 @@ from ..numeric import MAX_DIGITS, clip, int_or_none, is_int, numeric_sort_key, s
 from ..validate import record_schema
 from .assessing import AssessmentForm, LabelScale
 from .pooling import JudgedPool, Pooling, as_dicts, drop_items, write_lines
-from .base import (Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line,
-                   read_task_yaml, reference_file, report_duplicate)
+from .base import (DUPLICATES_SAYS, INTERP_SAYS, MAX_DOCS_SAYS, PRECISION_SAYS, TIE_ORDER_SAYS, Column, Option,
+                   ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line, read_task_yaml, reference_file, report_duplicate)
 
 LEVELS = ("rel1", "rel2")
 # A graded qrels file holds letters (or integers); rigid (rel1) = A and above, relaxed (rel2) = B and above.
@@ -133,20 +133,26 @@ class Ntcir1Adhoc(Task):
                      "'Topic-ID Dummy Document-ID Rank Similarity Run-ID'")
     options = (
         Option("tie_order", "desc", "Order of documents with equal Similarity: Document-ID descending (trec_eval) "
-               "or ascending. The seed does not say which.", ("desc", "asc")),
+               "or ascending. The seed does not say which.", ("desc", "asc"), says=TIE_ORDER_SAYS),
         Option("similarity_precision", "double", "Precision at which Similarity values are compared when ranking: "
                "double (the values as written, about 16 significant digits) or single (a C float, as trec_eval "
                "9.0.8 and the 1999 trec_eval store scores: values within about 1 part in 10^7 tie and are ordered "
-               "by Document-ID).", ("double", "single")),
+               "by Document-ID).", ("double", "single"), says=PRECISION_SAYS),
         Option("interp_cutoff", "ceil", "Recall-point rule for interpolated precision: ceil (trec_eval 7.2, "
-               "the 1999 tool), v9 or v10 (trec_eval 9.x / 10.0).", INTERP_RULES),
+               "the 1999 tool), v9 or v10 (trec_eval 9.x / 10.0).", INTERP_RULES, says=INTERP_SAYS),
         Option("max_docs", 1000, "Documents kept per topic, after sorting (trec_eval -M).", minimum=1,
-               maximum=10 ** 9),
+               maximum=10 ** 9, says=MAX_DOCS_SAYS),
         Option("exclude_topics_without_relevant", False, "Leave out of a level's means the topics that have no "
-               "relevant document at that level (trec_eval counts them with every measure 0)."),
+               "relevant document at that level (trec_eval counts them with every measure 0).",
+               says={False: "topics without relevant documents count 0",
+                     True: "topics without relevant documents left out of the means"}),
         Option("duplicates", "error", "A repeated (Topic-ID, Document-ID): an error, or keep the first line "
-               "and warn.", ("error", "keep_first")),
+               "and warn.", ("error", "keep_first"), says=DUPLICATES_SAYS),
     )
+    rules_presets = (("NTCIR-1's (1999)", {"interp_cutoff": "ceil", "similarity_precision": "double",
+                                           "tie_order": "desc", "max_docs": 1000}),
+                     ("trec_eval 9.0.8", {"interp_cutoff": "v9", "similarity_precision": "single",
+                                          "tie_order": "desc", "max_docs": 1000}))
     assessment = ASSESSMENT
     pooling = NtcirPooling()
     measure_variants = ("rel1", "rel2")     # rigid, then relaxed relevance: `map` means map_rel1

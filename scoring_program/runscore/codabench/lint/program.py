@@ -4,7 +4,7 @@ from typing import Tuple
 
 import yaml
 
-from ..bundle import SCORING_COMMAND
+from ..competition_yaml import SCORING_COMMAND
 from .archive import BundleView
 from .base import LinterBase, METADATA_KEYS
 

@@ -2,7 +2,7 @@
 """
 from typing import Any, Dict, List, Optional
 
-from ..bundle import score_keys
+from ..leaderboard import score_keys
 from ...tasks import get_task
 from .archive import BundleView
 from .base import (COLUMN_KEY, LinterBase, MAX_COLUMN_KEY, MAX_COLUMN_TITLE, MAX_LABEL_V1, MAX_TITLE_V1, V1_HTML,

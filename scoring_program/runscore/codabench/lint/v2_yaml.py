@@ -3,7 +3,8 @@ keys the scorer writes against the column keys.
 """
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..bundle import DOCKER_IMAGE, score_keys
+from ..competition_yaml import DOCKER_IMAGE
+from ..leaderboard import score_keys
 from ...tasks import get_task
 from .archive import BundleView
 from .base import (COLUMN_KEY, COMPUTATIONS, LinterBase, MAX_COLUMN_KEY, MAX_COLUMN_TITLE, MAX_LEADERBOARD_KEY,

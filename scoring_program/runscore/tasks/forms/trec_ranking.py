@@ -21,8 +21,8 @@ from ...ranking.rankeval import evaluate_rankings, ranked_docnos
 from ...ranking.trec_format import parse_trec_run
 from ...textfile import numbered_lines, read_text
 from ..assessing import PAGE_KEYS, AssessmentForm, LabelScale
-from ..base import (Column, Option, ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line,
-                    read_task_yaml)
+from ..base import (DUPLICATES_SAYS, INTERP_SAYS, MAX_DOCS_SAYS, PRECISION_SAYS, TIE_ORDER_SAYS, Column, Option,
+                    ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line, read_task_yaml)
 from ..pooling import JudgedPool, Pooling, as_dicts, drop_items, write_lines
 from . import common_fields, primary_first, primary_named
 
@@ -148,14 +148,17 @@ class TrecRankingTask(Task):
         self.per_topic_effectiveness = tuple(c.measure for c in self.columns if c.measure not in COUNTS)
         self.options = (
             Option("max_docs", self.max_docs, "Documents kept per topic, after sorting (trec_eval -M); the form "
-                   "sets %d." % self.max_docs, minimum=1, maximum=10 ** 6),
+                   "sets %d." % self.max_docs, minimum=1, maximum=10 ** 6, says=MAX_DOCS_SAYS),
             Option("tie_order", runs.get("tie_order", "desc"), "Order of documents with equal scores: docno "
-                   "descending (trec_eval) or ascending.", ("desc", "asc")),
+                   "descending (trec_eval) or ascending.", ("desc", "asc"), says=TIE_ORDER_SAYS),
             Option("score_precision", "single", "Precision at which scores are compared: single (a C float, as "
-                   "trec_eval 9.0.8 stores them) or double.", ("single", "double")),
+                   "trec_eval 9.0.8 stores them) or double.", ("single", "double"), says=PRECISION_SAYS),
             Option("duplicates", "error", "A repeated (topic, docno): an error, or keep the first line and warn.",
-                   ("error", "keep_first")),
+                   ("error", "keep_first"), says=DUPLICATES_SAYS),
         )
+        self.fixed_rules = (INTERP_SAYS["v9"],)           # the form's scoring interpolates as trec_eval 9 and 10
+        self.rules_presets = (("trec_eval 9.0.8", {"tie_order": "desc", "score_precision": "single",
+                                                   "max_docs": 1000}),)
         pooling = form.get("pooling") or {}
         self.pool_depth = pooling.get("depth", 100)
         collection = form.get("collection") or {}

@@ -7,12 +7,13 @@ key<TAB>Lk`, so official qrels can be dropped in; `runscore r2c2-qrels` derives 
 import os
 import re
 from collections import OrderedDict
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ...ranking import fastpath
 from ...errors import ConfigError, ConfigErrors, Diagnostics
 from ...measures.names import compute_all
-from ...measures.ntcireval import GradedRanking, NoRelevantDocuments, linear_gains, parse_gains
+from ...measures.ntcireval import (MAX_LEVELS, GradedRanking, NoRelevantDocuments, linear_gains,
+                                    parse_gains)
 from ...ranking.measure_columns import evaluate_records
 from ...ranking.ntcir_qrels import parse_level
 from .pr_format import (KEY_MODES, MAX_PASSAGES, RUN_NAME_PATTERN, PRRun, key_text, normalise_qid, parse_pr_run,
@@ -78,8 +79,11 @@ class PRPooling(Pooling):
         return PRReference(qrels, topics, reference.gains, excluded, reference.assessed)
 
 
-def read_pr_qrels(path: str) -> Dict[str, Dict[str, int]]:
-    """`qID<TAB>passage_key<TAB>Lk` lines (a header line starting with `qID` is skipped); ConfigError on defects."""
+def read_pr_qrels(path: str, gains: str = "linear") -> Dict[str, Dict[str, int]]:
+    """`qID<TAB>passage_key<TAB>Lk` lines (a header line starting with `qID` is skipped); ConfigError on defects.
+    The scale is L0..L15 (NTCIREVAL's levels, specs/r2c2.md 4.3) or, with explicit gains, L0 and one level a gain:
+    a level off it is refused at its line, the scale named (gains '1:2' leave L3 without a gain)."""
+    top, why = _scale(gains)
     qrels: Dict[str, Dict[str, int]] = {}
     with ConfigErrors() as problems:      # every bad line is told at once, not the first only
         for line_no, qid, fields in qid_tsv_rows(path, "PR qrels", ("qID", "passage_key", "Lk")):
@@ -90,8 +94,25 @@ def read_pr_qrels(path: str) -> Dict[str, Dict[str, int]]:
                 docs = qrels.setdefault(qid, {})
                 if key in docs:
                     raise ConfigError("duplicate passage key %s for question %s" % (key, qid), path, line_no)
-                docs[key] = parse_level(fields[2].strip(), path, line_no)
+                text = fields[2].strip()
+                if re.fullmatch(r"L[0-9]+", text) and (len(text) > 5 or int(text[1:]) > top):
+                    raise ConfigError("relevance level %s is outside the task's scale L0..L%d (%s)"
+                                      % (text, top, why), path, line_no)
+                docs[key] = parse_level(text, path, line_no, top)
     return qrels
+
+
+def _scale(gains: str) -> Tuple[int, str]:
+    """The highest level of the scale and why: linear gains give every NTCIREVAL level one; explicit gains declare
+    as many levels as they list. ConfigError when the option is not gains."""
+    if gains == "linear":
+        return MAX_LEVELS, "NTCIREVAL's levels; gains linear, Lk -> k"
+    try:
+        declared = parse_gains(gains)
+    except ValueError as exc:
+        raise ConfigError("option gains: %s" % exc)
+    return len(declared), "option gains %r declares %d level%s" % (gains, len(declared),
+                                                                    "" if len(declared) == 1 else "s")
 
 
 def read_topic_list(path: str) -> List[str]:
@@ -171,13 +192,13 @@ class R2C2PR(Task):
     def load_reference(self, ref_path: str, options: Dict[str, Any]) -> PRReference:
         topics: Optional[List[str]] = None
         if os.path.isfile(ref_path):
-            qrels = read_pr_qrels(ref_path)
+            qrels = read_pr_qrels(ref_path, options["gains"])
         else:
             config = read_task_yaml(ref_path)
             where = os.path.join(ref_path, "task.yaml")
             if "qrels" not in config:
                 raise ConfigError("task.yaml must name the PR qrels file (qrels: pr_qrels.tsv)", where)
-            qrels = read_pr_qrels(reference_file(ref_path, str(config["qrels"]), "PR qrels"))
+            qrels = read_pr_qrels(reference_file(ref_path, str(config["qrels"]), "PR qrels"), options["gains"])
             if "topics" in config:
                 listed = config["topics"]
                 if isinstance(listed, list):
@@ -190,13 +211,7 @@ class R2C2PR(Task):
         if options["gains"] == "linear":
             gains = linear_gains(max(top, 1))
         else:
-            try:
-                gains = parse_gains(options["gains"])
-            except ValueError as exc:
-                raise ConfigError("option gains: %s" % exc)
-            if top > len(gains):
-                raise ConfigError("the PR qrels use level L%d but gains %r declare %d levels"
-                                  % (top, options["gains"], len(gains)))
+            gains = parse_gains(options["gains"])      # read_pr_qrels checked it, and every level against it
         assessed = None
         if not os.path.isfile(ref_path) and "assessed_runs" in config:
             folder = config["assessed_runs"]
