@@ -31,12 +31,18 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from typing import Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 # What the Codabench worker writes into a results submission's prediction output (compute_worker.py push_output:
 # yaml.dump of the four program statuses, all None when no program ran), which the scoring step finds in input/res.
 WORKER_METADATA = "elapsedTime: null\nexitCode: null\ningestionElapsedTime: null\ningestionExitCode: null\n"
+# A submission with one of these at its top is run by Codabench's worker as a program (compute_worker.py
+# _run_program_directory); the scoring step then reads what the program wrote and the worker's metadata with the
+# program's exit code and time (push_output), which the scoring program refuses. The program is not run here.
+PROGRAM_FILES = ("metadata.yaml", "metadata")
+PROGRAM_METADATA = "elapsedTime: 0.0\nexitCode: 0\ningestionElapsedTime: null\ningestionExitCode: null\n"
 
 
 def _yaml():
@@ -66,10 +72,11 @@ def lay_out_data(workdir: str, worker_data: str) -> None:
 
 
 def lay_out(workdir: str, program: str, reference: str, submission: str, legacy: bool = False,
-            worker_data: str = "") -> None:
+            worker_data: str = "") -> Optional[str]:
     """program/ = the scoring program, input/ref = the reference data, input/res = the submission + metadata
     (legacy CodaLab: the submission with every top-level X.zip also unzipped into X/, no metadata), data/ = the
-    worker's data folder when one is given."""
+    worker's data folder when one is given. A submission holding metadata(.yaml) at its top is a program to
+    Codabench: input/res is then what the worker gives the scoring step after a program, and its name is returned."""
     if os.path.exists(workdir):
         _remove(workdir)
     program_dir, ref, res, out = (os.path.join(workdir, *p) for p in
@@ -91,8 +98,13 @@ def lay_out(workdir: str, program: str, reference: str, submission: str, legacy:
                 with zipfile.ZipFile(os.path.join(res, name)) as archive:
                     archive.extractall(os.path.join(res, name[:-4]))
         return
+    program = next((name for name in PROGRAM_FILES if os.path.lexists(os.path.join(res, name))), None)
+    if program is not None:
+        _remove(res)
+        os.makedirs(res)
     with open(os.path.join(res, "metadata"), "w") as handle:
-        handle.write(WORKER_METADATA)
+        handle.write(WORKER_METADATA if program is None else PROGRAM_METADATA)
+    return program
 
 
 def command(workdir: str):
@@ -171,7 +183,10 @@ def leaderboard_row(scores, columns):
 
 def score_submission(workdir: str, program: str, reference: str, submission: str, columns,
                      image: str = "", legacy: bool = False, worker_data: str = "") -> int:
-    lay_out(workdir, program, reference, submission, legacy, worker_data)
+    ran = lay_out(workdir, program, reference, submission, legacy, worker_data)
+    if ran:
+        print("the submission holds %s at its top: Codabench runs it as a program (not run here), and the scoring "
+              "step gets what the worker writes after a program" % ran)
     output = os.path.join(workdir, "output")
     argv = docker_command(workdir, image) if image else command(workdir)
     rc = subprocess.call(argv, cwd=os.path.join(workdir, "program"))

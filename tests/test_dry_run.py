@@ -83,6 +83,26 @@ def test_zipped_submission_is_unzipped_into_res(tmp_path):
         "exitCode": None, "elapsedTime": None, "ingestionExitCode": None, "ingestionElapsedTime": None}
 
 
+@pytest.mark.parametrize("name", ["metadata", "metadata.yaml"])
+def test_a_submission_holding_metadata_is_refused_as_on_the_platform(tmp_path, capfd, competitions, name):
+    """Codabench runs a zip with metadata or metadata.yaml at its top as a program, and the scoring step then sees
+    what the worker writes after a program (exitCode set), which score.py refuses; `runscore check` says so. The dry
+    run wrote its result-file metadata over the participant's file and scored the runs: 'exactly what the
+    platform does' said yes where the platform says no."""
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "sub.zip", "w") as archive:
+        archive.writestr("ntc1", open(os.path.join(ROOT, "starting_kit", "sample_submission", "ntcir1-adhoc",
+                                                   "ntc1"), encoding="utf-8").read())
+        archive.writestr(name, "command: python3 run.py\n")
+    bundle = str(competitions.zips["ntcir1-adhoc"])
+    code = dry_run.main([str(tmp_path / "sub.zip"), "--bundle", bundle, "--workdir", str(tmp_path / "w")])
+    out, err = capfd.readouterr()          # score.py runs in a process of its own: its stderr is fd 2
+    assert code == 1, out + err
+    assert "runs it as a program" in out and "leaderboard row" not in out
+    assert "this competition takes result files only" in err, err
+
+
 def test_legacy_layout_unzips_top_level_zips_beside_themselves(tmp_path):
     """CodaLab v1's worker: every top-level X.zip of the submission also unzipped into X/, no metadata file."""
     import zipfile

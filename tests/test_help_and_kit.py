@@ -127,6 +127,17 @@ def test_a_skip_says_what_is_missing_and_where_to_get_it(parts, fragment):
     assert "README" not in reason                                        # absent on a fresh clone
 
 
+def test_the_trec_eval_binarys_skip_says_where_it_comes_from(monkeypatch):
+    """Without ../shared the differential tests skipped with "../shared/bin/build-trec-eval is absent": what is
+    missing, but not what it is nor where a newcomer gets it (the other skips name their public source)."""
+    import trec_eval_peer
+    monkeypatch.setattr(trec_eval_peer, "BUILD", os.path.join(str(conftest.ROOT), "no-such-shared", "build"))
+    monkeypatch.setattr(trec_eval_peer, "_BUILT", {})
+    path, reason = trec_eval_peer.binary("9.0.8")
+    assert path is None
+    assert "https://github.com/usnistgov/trec_eval" in reason and "docs/development.md" in reason, reason
+
+
 @pytest.mark.parametrize("command", ["score", "validate"])
 @pytest.mark.parametrize("task_id", sorted(os.listdir(os.path.join(KIT, "sample_submission"))))
 def test_ref_naming_the_tree_of_every_task_says_which_folder_to_give(command, task_id, capsys):

@@ -135,6 +135,10 @@ def test_missing_topic_scores_zero_and_counts(tmp_path):
     assert scores.per_topic["0003"]["map_rel1"] == 0.0 and scores.per_topic["0003"]["num_ret_rel1"] == 0
     assert scores.measures["num_q_rel1"] == 3
     assert scores.measures["map_rel1"] == pytest.approx(((1 / 4) / 2 + 1 / 2 + 0.0) / 3)
+    # said once, as r2c2-pr and temporalia-tir say it: a participant who left a topic out by mistake learns it
+    assert [n for n in scores.notes if "absent" in n] == ["1 official topic(s) absent from the run score 0: 0003"]
+    whole = score_run(ref, check(tmp_path, SEED_SAMPLE + ["0003\t0\tx\t1\t1\tntc1"], ref, name="r2").runs[0])
+    assert not [n for n in whole.notes if "absent" in n]
 
 
 def test_topic_without_relevant_counted_or_excluded(tmp_path):

@@ -28,7 +28,10 @@ def binary(version: str, o2: bool = False) -> Tuple[Optional[str], str]:
     key = (version, o2)
     if key not in _BUILT:
         if not os.path.isfile(BUILD):
-            _BUILT[key] = (None, "../shared/bin/build-trec-eval is absent")
+            _BUILT[key] = (None, "needs the trec_eval %s binary, which ../shared/bin/build-trec-eval builds from the NIST "
+                                 "sources (https://github.com/usnistgov/trec_eval) in ../shared/peers/trec_eval/%s; "
+                                 "it is absent (what ../shared holds and how a clone gets it: docs/development.md, "
+                                 "'Peer test data')" % (version, version))
         elif not shutil.which("gcc") and not shutil.which("cc"):
             _BUILT[key] = (None, "no C compiler to build trec_eval")
         else:

@@ -438,6 +438,8 @@ class Ntcir1Adhoc(Task):
                                                score_dtype=score_dtype) for run in chunk]
                 for one, (values, summary) in zip(scores, found):
                     _add_level(one, level, topics, values, summary, note)
+            for run, one in zip(chunk, scores):
+                one.notes.extend(_absent_topics_note(reference.topics, self.answered_topics(run)))
             out.extend(scores)
         return out
 
@@ -503,6 +505,17 @@ def _batches(runs: List[ParsedRun]) -> List[List[ParsedRun]]:
         out[-1].append(run)
         lines += size
     return out
+
+
+def _absent_topics_note(official: List[str], answered: List[str]) -> List[str]:
+    """The note on official topics the run leaves out (each scores 0), worded as r2c2-pr's and temporalia-tir's:
+    a participant who dropped a topic by mistake sees it in the scores rather than only in a lower mean."""
+    answered_set = set(answered)
+    missing = [t for t in official if t not in answered_set]
+    if not missing:
+        return []
+    return ["%d official topic(s) absent from the run score 0: %s"
+            % (len(missing), ", ".join(missing[:20]) + (" ..." if len(missing) > 20 else ""))]
 
 
 def _level_topics(reference: Reference, level: str, options: Dict[str, Any]) -> Tuple[List[str], Optional[str]]:
