@@ -7,6 +7,7 @@ own words, and hostile forms get `FORM:LINE: error: field: ...`, never a traceba
 The example is generated here, seeded: eight topics of TREC qrels graded 0-3 (one topic with no relevant
 document), three runs with tied scores, a topic left out and a topic the reference does not have.
 """
+import html
 import json
 import os
 import random
@@ -265,16 +266,16 @@ def hostile(tmp_path, old, new):
 @pytest.mark.parametrize("old, new, expected", [
     ("kind: trec-ranking", "kind: trec-rank", "demo.yaml:3: error: kind: 'trec-rank' is not a kind of form (did "
                                               "you mean trec-ranking?)"),
-    ("{measure: MAP}", "{measure: nDGC@10}", "demo.yaml:37: error: columns[1].measure: unknown measure 'nDGC@10' "
+    ("{measure: MAP}", "{measure: nDGC@10}", "demo.yaml:40: error: columns[1].measure: unknown measure 'nDGC@10' "
                                             "(did you mean"),
-    ("{grade: 1, label", "{grade: 0, label", "demo.yaml:27: error: grades[1].grade: grade 0 is also grade 0's"),
-    ('key: "1"', 'key: "0"', "demo.yaml:27: error: grades[1].key: key 0 is also grade 0's"),
-    ('key: "1"', 'key: "n"', "demo.yaml:27: error: grades[1].key: key n is the assessment page's own"),
-    ("primary: nDCG@10", "primary: nDCG@20", "demo.yaml:39: error: primary: 'nDCG@20' is no column"),
+    ("{grade: 1, label", "{grade: 0, label", "demo.yaml:30: error: grades[1].grade: grade 0 is also grade 0's"),
+    ('key: "1"', 'key: "0"', "demo.yaml:30: error: grades[1].key: key 0 is also grade 0's"),
+    ('key: "1"', 'key: "n"', "demo.yaml:30: error: grades[1].key: key n is the assessment page's own"),
+    ("primary: nDCG@10", "primary: nDCG@20", "demo.yaml:42: error: primary: 'nDCG@20' is no column"),
     ("max_docs: 1000", "max_docs: 100000000000000000000000", "demo.yaml:11: error: runs.max_docs: "
                                                               "100000000000000000000000 must be at most 1000000"),
-    ("precision: 4", "precison: 4", "demo.yaml:40: error: precison: unknown field; did you mean precision?"),
-    ("relevance_level: 1", "relevance_level: 4", "demo.yaml:31: error: relevance_level: no grade of the scale is at "
+    ("precision: 4", "precison: 4", "demo.yaml:43: error: precison: unknown field; did you mean precision?"),
+    ("relevance_level: 1", "relevance_level: 4", "demo.yaml:34: error: relevance_level: no grade of the scale is at "
                                                  "least 4"),
     ("name: demo", "name: ntcir1-adhoc", "a form may not be named ntcir1-adhoc"),
     ("title: Demo", "title: [unclosed", "demo.yaml:7: error: not YAML:"),
@@ -304,7 +305,7 @@ def test_a_leaderboard_key_longer_than_codabench_takes(tmp_path):
     form = new_form(tmp_path, edit=lambda t: t.replace("name: demo", "name: a-very-long-name-of-24xy")
                     .replace("{measure: MAP}", "{measure: nDCG@1000}"))
     code, out, err = run_cli("options", "--form", form)
-    assert code == 2 and "demo.yaml:37: error: columns[1].measure: leaderboard key " \
+    assert code == 2 and "demo.yaml:40: error: columns[1].measure: leaderboard key " \
         "a_very_long_name_of_24xy_ndcg_cut_1000 is longer than 36 characters" in err, err
 
 
@@ -382,3 +383,95 @@ def test_the_report_of_one_teams_runs_has_no_leave_one_team_out(tmp_path):
     assert not (report / "reusability.csv").exists()
     assert "no leave-one-team-out reusability: it needs runs of two teams or more, and every run is of team alpha" \
         in (report / "report.html").read_text()
+
+
+@pytest.mark.parametrize("rule, teams", [
+    (None, "1 team(s) found in the runs' names: run (run1, run2, run3); a run's team is the run's name without its "
+           "trailing number"),
+    ("name", "3 team(s) found in the runs' names: run1 (run1); run2 (run2); run3 (run3); a run's team is the "
+             "run's whole name"),
+    ("'r(un)[0-9]'", "1 team(s) found in the runs' names: un (run1, run2, run3); a run's team is the first group "
+                     "of the form's runs.team r(un)[0-9]"),
+])
+def test_a_forms_team_rule_is_stated_and_said_by_pool_and_report(tmp_path, rule, teams):
+    """Runs run1, run2, run3 of a TREC organiser were credited to one team "run" by NTCIR's rule, and only a long
+    note about Codabench file names hinted at it: a form states its rule (runs.team), pool and report say the
+    teams they found and by which rule."""
+    _, runs = make_example(tmp_path)
+    renamed = []
+    for number, run in enumerate(runs, 1):
+        os.rename(run, os.path.join(os.path.dirname(run), "run%d" % number))
+        renamed.append(os.path.join(os.path.dirname(run), "run%d" % number))
+    form = new_form(tmp_path, edit=None if rule is None else
+                    lambda text: text.replace("  team: name-without-number", "  team: %s" % rule))
+    assert "team: name-without-number" in open(new_form(tmp_path, name="other")).read()
+    code, out, err = run_cli("pool", "--form", form, "--depth", "5", *renamed, "-o", tmp_path / "pool")
+    assert code == 0 and teams in out, out
+    assert json.loads((tmp_path / "pool" / "pool_stats.json").read_text())["team_rule"]
+    code, out, err = run_cli("report", "--form", form, "--ref", tmp_path / "ref", "--trials", "50",
+                             "--tau-bootstrap", "0", *renamed, "-o", tmp_path / "report")
+    assert code == 0, err
+    assert teams in html.unescape((tmp_path / "report" / "report.html").read_text())
+
+
+@pytest.mark.parametrize("rule, expected", [
+    ("'run[0-9]'", "runs.team: 'run[0-9]' is not name-without-number or name, and as a regular expression it has "
+                   "no group"),
+    ("'(run'", "runs.team: not name-without-number, name, or a regular expression"),
+])
+def test_a_bad_team_rule_is_refused_at_its_line(tmp_path, rule, expected):
+    form = new_form(tmp_path, edit=lambda text: text.replace("  team: name-without-number", "  team: %s" % rule))
+    line = [n for n, text in enumerate(open(form), 1) if text.startswith("  team: ")][0]
+    code, out, err = run_cli("options", "--form", form)
+    assert code == 2 and "demo.yaml:%d: error: %s" % (line, expected) in err, err
+
+
+def test_unknown_topics_are_counted_as_topics_and_lines(tmp_path):
+    """'topic 420 is not a topic of mytrack ... (and 4 more lines like it)' counted 4 more topics of about 100
+    lines each as 4 lines: the warning counts topics and lines."""
+    _, runs = make_example(tmp_path)
+    form = new_form(tmp_path)
+    extra = "".join("%s Q0 d%03d %d 1.0 x\n" % (topic, i, i + 1) for topic in ("420", "421") for i in range(30))
+    run = tmp_path / "runs" / "gamma1"
+    run.write_text(open(runs[0]).read() + extra)
+    code, out, err = run_cli("validate", "--form", form, "--ref", tmp_path / "ref", run)
+    assert code == 0 and "2 topics are not topics of demo (420, 421); their 60 lines are ignored" in err, err
+    assert "more line" not in err
+    code, out, err = run_cli("validate", "--form", form, "--ref", tmp_path / "ref", runs[2])
+    assert code == 0 and "topic 99 is not a topic of demo; its 30 lines are ignored" in err, err
+
+
+def test_every_problem_of_a_form_is_told_at_once_each_at_its_line(tmp_path):
+    """An unknown column measure and a primary that is no column were told one at a time: the second only once
+    the first was mended. Now both, with a bad team rule and a grade given twice, each at its line."""
+    form = new_form(tmp_path, edit=lambda t: t.replace("{measure: MAP}", "{measure: nDGC@10}")
+                    .replace("primary: nDCG@10", "primary: nDCG@20").replace("{grade: 1, label", "{grade: 0, label")
+                    .replace("  team: name-without-number", "  team: 'run'"))
+    code, out, err = run_cli("options", "--form", form)
+    assert code == 2 and "Traceback" not in err
+    for expected in ("demo.yaml:19: error: runs.team: 'run' is not name-without-number or name",
+                     "demo.yaml:30: error: grades[1].grade: grade 0 is also grade 0's",
+                     "demo.yaml:40: error: columns[1].measure: unknown measure 'nDGC@10'",
+                     "demo.yaml:42: error: primary: 'nDCG@20' is no column"):
+        assert expected in err, err
+
+
+def test_the_agreement_names_a_forms_binary_levels_by_its_grade_labels(tmp_path):
+    """The agreement of two assessors labelled the binary levels 'relevant from 1': now in the form's words."""
+    qrels, runs = make_example(tmp_path)
+    form = new_form(tmp_path)
+    pool = tmp_path / "pool"
+    code, out, err = run_cli("pool", "--form", form, "--depth", "5", *runs, "-o", pool)
+    assert code == 0, err
+    from runscore.campaign.sheet import read_sheet, write_sheet
+
+    columns, rows = read_sheet(str(pool / "pool.tsv"))
+    truth = {r.key: str(qrels.get(r.values["topic"], {}).get(r.values["item"], 0)) for r in rows}
+    write_sheet(str(tmp_path / "ann.tsv"), columns, [dict(r.values, label=truth[r.key]) for r in rows])
+    write_sheet(str(tmp_path / "bob.tsv"), columns, [dict(r.values, label=truth[r.key] if n % 4 else "2")
+                                                     for n, r in enumerate(rows)])
+    code, out, err = run_cli("judgements", "--form", form, "--pool", pool / "pool.tsv", "ann=%s" % (tmp_path / "ann.tsv"),
+                             "bob=%s" % (tmp_path / "bob.tsv"), "--resolve", "max", "-o", tmp_path / "judged")
+    assert code == 0, err
+    assert "; relevant: 1 (partially relevant) and above " in out and \
+        "kappa relevant: 3 (highly relevant) and above" in out and "relevant from" not in out, out

@@ -46,6 +46,35 @@ def dry_run(tmp_path, zip_path, submission):
     return done.stdout
 
 
+def detailed_page(tmp_path, zip_path, unit):
+    """The dry-run phase's detailed results page (it shows everything), and the competition's pages: the per-topic
+    chart and table name the kind's unit (item, question), never a topic; the Data page says nothing of the seed
+    campaigns' agreements."""
+    with zipfile.ZipFile(str(zip_path)) as archive:
+        pages = {n: archive.read(n).decode("utf-8") for n in archive.namelist() if n.startswith("pages/")}
+    assert "agreements" not in pages["pages/data.md"] and "organisers' hidden reference data" in pages["pages/data.md"]
+    for name, text in pages.items():
+        if name != "pages/terms.md":
+            assert "topic" not in text.lower(), (name, text[text.lower().index("topic") - 200:][:400])
+    with zipfile.ZipFile(str(zip_path)) as archive:      # the kit's sample submission, scored on the sample reference
+        for name in archive.namelist():
+            if name.startswith("starting_kit/sample_submission/") and not name.endswith("/"):
+                (tmp_path / "sample").mkdir(exist_ok=True)
+                (tmp_path / "sample" / os.path.basename(name)).write_bytes(archive.read(name))
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "starting_kit", "dry_run.py"), str(tmp_path / "sample"),
+                           "--bundle", str(zip_path), "--phase", "dry", "--workdir", str(tmp_path / "dry")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    pages = [os.path.join(d, f) for d, _, files in os.walk(str(tmp_path / "dry")) for f in files
+             if f == "detailed_results.html"]
+    assert pages, "no detailed_results.html under the dry run's workdir"
+    page = open(pages[0], encoding="utf-8").read()
+    assert " per %s (" % unit in page and ">%s</th>" % unit in page and "Per-%s values" % unit in page, unit
+    assert "topic" not in page.lower(), page[page.lower().index("topic") - 200:][:400]
+    assert unit == "question" or "per-question" not in page, "a classification's page reads of questions"
+    return page
+
+
 def bundle(tmp_path, form, name, reference):
     zip_path = tmp_path / ("%s.zip" % name)
     code, out, err = run_cli("bundle", "--form", form, "-o", zip_path, "--reference", reference,
@@ -93,6 +122,7 @@ def test_classification_equals_scikit_learn(tmp_path):
     zip_path = bundle(tmp_path, form, "senti", tmp_path / "ref")
     out = dry_run(tmp_path, zip_path, tmp_path / "sub")
     assert "Accuracy: %s" % round(ours["accuracy"], 4) in out
+    detailed_page(tmp_path, zip_path, "item")
 
 
 def test_classification_runs_and_forms_get_clear_errors(tmp_path):
@@ -105,11 +135,16 @@ def test_classification_runs_and_forms_get_clear_errors(tmp_path):
     assert "senti1:4: error: item a is labelled twice (first at line 2)" in err
     clash = new_form(tmp_path, "classification", "clash", edit=lambda t: t.replace("key: neg", "key: pos"))
     code, _, err = run_cli("options", "--form", clash)
-    assert code == 2 and "clash.yaml:18: error: labels[1].key: key 'pos' is also label 0's" in err
+    assert code == 2 and "clash.yaml:21: error: labels[1].key: key 'pos' is also label 0's" in err
     unknown = new_form(tmp_path, "classification", "unk", edit=lambda t: t.replace("{measure: micro_f1}",
                                                                                  "{measure: micro-f1}"))
     code, _, err = run_cli("options", "--form", unknown)
     assert code == 2 and "columns[2].measure: unknown measure 'micro-f1' (did you mean micro_f1" in err
+    both = new_form(tmp_path, "classification", "both", edit=lambda t: t.replace("key: neg", "key: pos")
+                    .replace("{measure: micro_f1}", "{measure: micro-f1}").replace("primary: ", "primary: acc #"))
+    code, _, err = run_cli("options", "--form", both)       # every problem at once, not the first only
+    assert code == 2 and "labels[1].key: key 'pos' is also label 0's" in err and "unknown measure 'micro-f1'" in err \
+        and "primary: 'acc' is no column" in err, err
 
 
 # ------------------------------------------------------------------------------ qa ---
@@ -163,6 +198,7 @@ def test_qa_equals_the_squad_v11_rules(tmp_path):
     zip_path = bundle(tmp_path, form, "myqa", tmp_path / "ref")
     out = dry_run(tmp_path, zip_path, tmp_path / "sub")
     assert "Exact match: %s" % round(ours["exact_match"], 4) in out
+    detailed_page(tmp_path, zip_path, "question")
 
 
 def test_qa_characters_normaliser_for_japanese_and_chinese(tmp_path):

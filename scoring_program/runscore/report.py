@@ -159,7 +159,7 @@ def _axis_limits(values: List[float]) -> Tuple[float, float]:
     return low, high
 
 
-def _bar_chart(values: List[float], labels: List[str], mean: Optional[float] = None) -> str:
+def _bar_chart(values: List[float], labels: List[str], mean: Optional[float] = None, unit: str = "topic") -> str:
     """Inline SVG bar chart of per-topic values, with a value axis, grid lines, the mean, and a tooltip per bar.
 
     Why SVG and not an image: it stays sharp, is searchable text, and needs no plotting package. Bars get
@@ -213,8 +213,8 @@ def _bar_chart(values: List[float], labels: List[str], mean: Optional[float] = N
         parts.append('<text x="%.1f" y="%.1f" style="fill:#c0392b">mean %s</text>'
                      % (plot_end + 6, y(mean) + 3, _number(mean, True)))
     if not show_labels:
-        parts.append('<text x="%d" y="%d">%d topics, in table order (hover a bar for its topic)</text>'
-                     % (left, top + plot_h + 13, count))
+        parts.append('<text x="%d" y="%d">%d %ss, in table order (hover a bar for its %s)</text>'
+                     % (left, top + plot_h + 13, count, html.escape(unit), html.escape(unit)))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -304,7 +304,8 @@ def _section(section: Dict, level: int, anchor: str) -> str:
         out.append("<p class=\"meta\">%s</p>" % ", ".join(counts))
         out.append(_diagnostics(section["diagnostics"]))
     for chart in section.get("charts", []):
-        figure = chart.get("svg") or _bar_chart(chart.get("values", []), chart.get("labels", []), chart.get("mean"))
+        figure = chart.get("svg") or _bar_chart(chart.get("values", []), chart.get("labels", []), chart.get("mean"),
+                                               chart.get("unit", "topic"))
         out.append("<figure><figcaption>%s</figcaption><div class=\"scroll\">%s</div></figure>"
                    % (html.escape(chart.get("caption", "")), figure))
     for table in section.get("tables", []):

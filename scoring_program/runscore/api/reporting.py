@@ -80,7 +80,8 @@ def report(task: Union[str, Task], ref: PathLike, runs: Any, output: PathLike,
             scored = stream.scores([taken.run for taken in found.runs])
         # scored under their own names (a task's labels are keyed by them), then shown under their labels (name@owner
         # when two owners share a name): the reusability figures' pool keys runs by name
-        campaign_runs = [overview.CampaignRun(taken.label, taken.owner, replace(taken.run, name=taken.label), scores)
+        campaign_runs = [overview.CampaignRun(taken.label, taken.owner, replace(taken.run, name=taken.label), scores,
+                                             taken.vouched)
                          for taken, scores in zip(found.runs, scored)]
         with few_collections():
             built = overview.build(task, reference, campaign_runs, measures, trials=trials, seed=seed, alpha=alpha,

@@ -136,10 +136,10 @@ def read_campaign(task: Task, inputs: Sequence[str], workdir: str, reference: Op
     if loose_origins:
         found.notes.append("%s: note: %s not a Codabench download as the platform names it (%s, given or in a folder "
                            "given), so the platform does not tell whose runs %s, which phase they were sent to or "
-                           "when: each run is credited to the team it names"
+                           "when: a run's team is %s"
                            % (loose_origins[0].source, "%d inputs are" % len(loose_origins)
                               if len(loose_origins) > 1 else "this input is", DOWNLOAD_PATTERN,
-                              "they hold" if len(loose_origins) > 1 else "it holds"))
+                              "they hold" if len(loose_origins) > 1 else "it holds", task.team_rule))
     kept = [s for s in submissions if not s.failed]
     found.failed = [s.origin.source for s in submissions if s.failed]
     found.runs = _take_runs(task, kept, rules, found)

@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from ..pipeline import LoadedReference
 from ..tasks.base import Column, ParsedRun, RunScores, Task
 from . import agreement_tau, letters, ranking_tasks, reusability
+from .pool import teams_found
 
 DEFAULT_TRIALS = 10000
 DEFAULT_SEED = 0
@@ -32,6 +33,7 @@ class CampaignRun:
     team: str
     run: ParsedRun
     scores: RunScores
+    vouched: bool = True        # the platform said whose the run is (False: its team is Task.team_rule's)
 
 
 @dataclass
@@ -350,14 +352,17 @@ def build(task: Task, reference: LoadedReference, runs: Sequence[CampaignRun], e
         teams = list(dict.fromkeys(r.team for r in ordered))
         if pool_depth is not None and len(teams) < 2:     # leaving the only team out empties the qrels: no figure
             notes.append("no leave-one-team-out reusability: it needs runs of two teams or more, and every run is "
-                         "of team %s (a run's team is what its name or its download says)"
-                         % (teams[0] if teams else "-"))
+                         "of team %s (a run's team is its download's owner, else %s)"
+                         % (teams[0] if teams else "-", task.team_rule))
         elif pool_depth is not None:
             reuse = reusability.leave_one_team_out(reference, ordered, pool_depth, campaign_pool)
     settings = {"task": task.id, "trials": trials, "seed": seed, "alpha": alpha, "tau_bootstrap": tau_bootstrap,
                 "confidence": confidence, "pool_depth": pool_depth, "topics": len(tests[0].matrix.topics)
                 if tests else None, "tukey_family": [r.label for r in compared],
                 "rules": rules(task, reference.options or {})}
+    found_teams = teams_found(task, [(r.label, r.team, r.vouched) for r in ordered])
+    if found_teams:
+        notes.append(found_teams[len("note: "):])
     notes.extend(once_each(ordered))
     for t in tests:
         notes.extend(t.matrix.notes)

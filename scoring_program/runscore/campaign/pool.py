@@ -236,6 +236,24 @@ def default_team(task: Task, run: ParsedRun) -> str:
     return task.inferred_team(run)
 
 
+def teams_found(task: Task, runs: Sequence[Tuple[str, str, bool]]) -> Optional[str]:
+    """Which teams the runs were credited to and by which rule, for pool's and report's notes, when the platform
+    vouched for none of some runs' owners (loose files: Task.team_rule); runs is (label, team, vouched). Why:
+    runs run1 ... run7 of seven TREC teams are one team "run" by NTCIR's rule, and the organiser must see it."""
+    inferred: Dict[str, List[str]] = OrderedDict()
+    for label, team, vouched in runs:
+        if not vouched:
+            inferred.setdefault(team, []).append(label)
+    if not inferred:
+        return None
+    inferred = OrderedDict((team, sorted(labels)) for team, labels in sorted(inferred.items()))
+    return "note: %d team(s) found in the runs' names: %s; a run's team is %s" % (
+        len(inferred), "; ".join("%s (%s)" % (team, ", ".join(labels[:5]) + (" and %d more" % (len(labels) - 5)
+                                                            if len(labels) > 5 else ""))
+                  for team, labels in inferred.items()),
+        task.team_rule)
+
+
 def build_pool(task: Task, runs: Sequence[ParsedRun], depth: int, options: Dict,
                team_of: Optional[Callable[[ParsedRun], str]] = None) -> Pool:
     """The depth-`depth` pool of `runs` (already checked by the task): per topic the union of every run's items at

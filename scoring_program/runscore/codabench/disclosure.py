@@ -98,6 +98,18 @@ def comparison_shown(level: str) -> bool:
     return shows(level, PER_TOPIC)
 
 
-def phase_sentence(level: str) -> str:
+def what_level_shows(level: str, unit: str = "topic") -> str:
+    """WHAT_EACH_LEVEL_SHOWS[level] in the task's words: per-item or per-question values (Task.topic_unit) where a
+    ranking task has per-topic ones, so that a classification's participant never reads of topics."""
+    text = WHAT_EACH_LEVEL_SHOWS[level]
+    if unit == "topic":
+        return text
+    text = text.replace(" (the AP of a run holding one known relevant document tells the topic's number of "
+                        "relevant documents)", "")
+    return text.replace("per-topic", "per-%s" % unit).replace("that topic's", "that %s's" % unit) \
+        .replace("per-question tables", "per-%s tables" % unit)
+
+
+def phase_sentence(level: str, unit: str = "topic") -> str:
     """One sentence for a page: what this phase shows."""
-    return "This phase shows %s." % WHAT_EACH_LEVEL_SHOWS[level]
+    return "This phase shows %s." % what_level_shows(level, unit)

@@ -229,7 +229,7 @@ def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = 
     leaderboard = {"run": best.name, "cells": [(c.title, task.leaderboard_key(c),
                                                 task.format_value(c.measure, task.leaderboard_value(best_scores, c)))
                                                for c in columns]}
-    text = "%s. %s" % (task.description, disclosure.phase_sentence(detail))
+    text = "%s. %s" % (task.description, disclosure.phase_sentence(detail, task.topic_unit))
     if why:
         text += " The leaderboard row shows run %s, %s." % (best.name, why)
     return {"title": "%s (%s)" % (task.title, task.id), "text": text, "rules": rules, "leaderboard": leaderboard,
@@ -243,6 +243,7 @@ def _task_section(task, scored, best, diagnostics, why: str = "", detail: str = 
 def _run_section(task, run, scores, is_best, diagnostics, detail: str = FULL) -> Dict:
     charts, tables = [], []
     topics = list(scores.per_topic)
+    unit = task.topic_unit         # what a participant calls a topic of this task: item, question
     present = [k for k in task.per_topic_measures if any(k in v for v in scores.per_topic.values())]
     if not present:
         present = sorted({k for v in scores.per_topic.values() for k in v})
@@ -252,10 +253,10 @@ def _run_section(task, run, scores, is_best, diagnostics, detail: str = FULL) ->
         present = [charted] + [k for k in present if k != charted]     # the charted measure first in the table
         values = [float(scores.per_topic[t].get(charted, 0.0)) for t in topics]
         title = task.primary.title if charted == task.primary.measure else charted
-        charts.append({"caption": "%s per topic (%d topics; dashed line: their mean)" % (title, len(topics)),
-                       "labels": topics, "values": values, "mean": sum(values) / len(values)})
+        charts.append({"caption": "%s per %s (%d %ss; dashed line: their mean)" % (title, unit, len(topics), unit),
+                       "labels": topics, "values": values, "mean": sum(values) / len(values), "unit": unit})
     if topics:
-        tables.append({"caption": "Per-topic values", "header": ["topic"] + present,
+        tables.append({"caption": "Per-%s values" % unit, "header": [unit] + present,
                        "rows": [[t] + [task.format_value(k, scores.per_topic[t].get(k)) for k in present]
                                 for t in topics],
                        "collapsed": len(topics) > 30})

@@ -89,14 +89,15 @@ def markdown_pages(tasks: Sequence[Task], title: str, docs_dir: Optional[str], v
 
 def overview_page(tasks: Sequence[Task], title: str, v1: bool = False,
                   formal_detail: Optional[str] = "aggregate", formal_data: str = "worker") -> str:
-    from .disclosure import WHAT_EACH_LEVEL_SHOWS
+    from .disclosure import what_level_shows
 
+    unit = _unit(tasks)
     if formal_detail is None:
         formal = ("* **Formal run**: your runs are checked as in the dry run and each gets a receipt (run name, "
                   "team, line count, SHA-256 of the file); nothing is scored until the campaign's judgements exist.")
     else:
         formal = ("* **Formal run**: scored against the campaign's hidden reference data. Its detailed results and "
-                  "logs show %s.%s" % (WHAT_EACH_LEVEL_SHOWS[formal_detail], "" if formal_detail == "full" else
+                  "logs show %s.%s" % (what_level_shows(formal_detail, unit), "" if formal_detail == "full" else
                                        " Why: a page that showed per-question results would give the hidden "
                                        "answers away to anyone who submits a few probe runs."))
 
@@ -112,14 +113,20 @@ def overview_page(tasks: Sequence[Task], title: str, v1: bool = False,
               "## Phases", "",
               "* **Dry run**: scored against the small synthetic sample reference data shipped in the starting "
               "kit. Use it to check that your files are accepted and read the detailed results. Its detailed "
-              "results show %s (its reference data is public)." % WHAT_EACH_LEVEL_SHOWS["full"],
+              "results show %s (its reference data is public)." % what_level_shows("full", unit),
               formal, ""] + ([] if v1 else ["## Who sees what", ""] + who_sees_what(formal_detail, formal_data)) + [
               "## How to submit", "", SUBMISSION_RULES,
               "## Leaderboard", "", LEADERBOARD_V1 if v1 else LEADERBOARD_V2,
               "The columns are listed on the *Evaluation* page. Each submission also gets a detailed results "
-              "page: per run, its measures, its receipt and the validation warnings, with per-topic tables and "
-              "charts where the phase shows them (above).", ""]
+              "page: per run, its measures, its receipt and the validation warnings, with per-%s tables and "
+              "charts where the phase shows them (above)." % unit, ""]
     return "\n".join(lines)
+
+
+def _unit(tasks: Sequence[Task]) -> str:
+    """What the competition's tasks call a topic (Task.topic_unit: item, question), when they agree; else topic."""
+    units = {task.topic_unit for task in tasks}
+    return units.pop() if len(units) == 1 else "topic"
 
 
 def who_sees_what(formal_detail: Optional[str], formal_data: str) -> List[str]:
@@ -177,6 +184,15 @@ def _baselines_item(baselines: Optional[Sequence[str]]) -> str:
         ", ".join("`%s`" % name[len("baselines/"):] for name in baselines))
 
 
+def _formal_data_sentence(tasks: Sequence[Task]) -> str:
+    """Where the formal phase's reference data come from: the seed campaigns' data were obtained under their
+    agreements; a form's (Task.form) are the organiser's own, and its pages say only what the form says."""
+    if any(getattr(task, "form", None) is not None for task in tasks):
+        return "The formal phase uses the organisers' hidden reference data."
+    return ("The formal phase uses the campaigns' reference data, which the organisers obtained under the "
+            "campaigns' agreements.")
+
+
 def data_page(tasks: Sequence[Task], baselines: Optional[Sequence[str]] = None,
               schemas: Optional[Sequence[str]] = None) -> str:
     """`baselines`, `schemas`: the kit's files of each (None: not known, described in general; empty: the kit has
@@ -193,8 +209,7 @@ def data_page(tasks: Sequence[Task], baselines: Optional[Sequence[str]] = None,
              "* `scoring_program/` and `reference_data/`: the scoring program this competition runs and the "
              "sample reference data of the dry-run phase;",
              _baselines_item(baselines), "",
-             "The sample reference data of the dry-run phase are synthetic. The formal phase uses the "
-             "campaigns' reference data, which the organisers obtained under the campaigns' agreements.", "",
+             "The sample reference data of the dry-run phase are synthetic. %s" % _formal_data_sentence(tasks), "",
              "## Check a submission before uploading it", "",
              "`runscore check` runs exactly the platform's discovery and checks on the zip you will upload "
              "(which file is a run of the task, every error and warning), offline; `validate` and `score` work "
@@ -235,9 +250,10 @@ def task_page(task: Task, docs_dir: Optional[str]) -> str:
     if task.per_topic_measures:
         from .disclosure import effectiveness_keys
 
-        lines += ["Per-topic values in the detailed results of a phase that shows everything: %s; of a phase that "
-                  "shows per-topic values: %s; none in a phase that shows aggregates only (the Overview page says "
-                  "which phase shows what)." % (", ".join("`%s`" % m for m in task.per_topic_measures),
+        unit = task.topic_unit
+        lines += ["Per-%s values in the detailed results of a phase that shows everything: %s; of a phase that "
+                  "shows per-%s values: %s; none in a phase that shows aggregates only (the Overview page says "
+                  "which phase shows what)." % (unit, ", ".join("`%s`" % m for m in task.per_topic_measures), unit,
                                                 ", ".join("`%s`" % m for m in effectiveness_keys(task)) or "none"),
                   ""]
     if task.options:

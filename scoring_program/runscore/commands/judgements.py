@@ -20,7 +20,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..campaign.agreement import agreement
 from ..campaign.judgements import RESOLUTIONS, read_judgements
@@ -152,7 +152,7 @@ def run(argv: List[str]) -> int:
             print("%s\t%d\t%d" % (topic, missing, total))
     if found is not None:
         if found["items"]:     # sheets of different topics (one a topic, each its own assessor) share no item
-            print(agreement_table(found))
+            print(agreement_table(found, level_names(get_task(args.task).assessment)))
         if args.agreement:
             with open(args.agreement, "w", encoding="utf-8") as handle:
                 json.dump(found, handle, indent=1)
@@ -164,18 +164,36 @@ def _shown(value) -> str:
     return "n/a" if value is None else "%.4f" % value
 
 
-def agreement_table(found: dict) -> str:
-    """The agreement as printed: overall (labels, then binary relevance at each level), each pair of assessors,
-    each topic. n/a: undefined (every label the same, nothing to beat chance with)."""
+def level_names(form) -> Dict[str, str]:
+    """label -> its name on the task's scales (a form's grade 1 -> "partially relevant"), where the name is not
+    the label itself, for the agreement's binary levels."""
+    names: Dict[str, str] = {}
+    for scale in form.scales.values():
+        for label, name in zip(scale.labels, scale.names):
+            if name and name != label:
+                names.setdefault(label, name)
+    return names
+
+
+def level_title(level: str, names: Dict[str, str]) -> str:
+    """A binary level in the scale's words: "relevant: 1 (partially relevant) and above"."""
+    return "relevant: %s%s and above" % (level, " (%s)" % names[level] if level in names else "")
+
+
+def agreement_table(found: dict, names: Optional[Dict[str, str]] = None) -> str:
+    """The agreement as printed: overall (labels, then binary relevance at each level, named by the scale's
+    `names`), each pair of assessors, each topic. n/a: undefined (every label the same, nothing to beat chance
+    with)."""
+    names = names or {}
     measure = found["measure"]
     lines = ["agreement (%s) of %d assessor(s) over %d item(s) labelled more than once (%d labelled differently): "
              "labels %s" % (measure, len(found["assessors"]), found["items"], found["disagreements"],
                             _shown(found["overall"]))]
     for level, value in found["binary"].items():
-        lines[0] += "; relevant from %s %s" % (level, _shown(value))
+        lines[0] += "; %s %s" % (level_title(level, names), _shown(value))
     levels = list(found["binary"])
     lines.append("\t".join(["assessor", "assessor", "items", "equal", "kappa"] +
-                           ["kappa relevant from %s" % level for level in levels]))
+                           ["kappa %s" % level_title(level, names) for level in levels]))
     for pair in found["pairs"]:
         lines.append("\t".join(pair["assessors"] + [str(pair["items"]), str(pair["equal"]), _shown(pair["kappa"])] +
                                [_shown(pair["binary"].get(level)) for level in levels]))

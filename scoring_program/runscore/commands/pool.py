@@ -268,6 +268,7 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
         copy_official(official, os.path.join(args.output, form.official_folder))
     copies = copy_runs(found, args.output)
     stats = statistics(pool, args, unresolved, copies, found.notes)
+    stats["team_rule"] = task.team_rule
     if args.judged:
         stats["judged_before"] = OrderedDict([("file", args.judged), ("items_left_out", len(rows) - len(to_assess))])
     with open(os.path.join(args.output, STATS_FILE), "w", encoding="utf-8") as handle:
@@ -281,6 +282,9 @@ def _pool(task, args, rules, options, reference, assessing, workdir) -> int:
     write_sheet(os.path.join(args.output, POOL_FILE), columns,
                 rows if rows is not None else sheet_rows(form, pool, args.order, args.seed))
     print_summary(stats, form)
+    found_teams = pooling.teams_found(task, [(t.label, t.owner, t.vouched) for t in found.runs])
+    if found_teams:
+        say(found_teams)
     if args.judged:
         say("judged before: %d pooled item(s) judged in %s are left out of the pages (%d left to judge); give %s "
             "to `runscore judgements` with the new sheets" % (len(rows) - len(to_assess), args.judged,

@@ -203,6 +203,9 @@ class Task:
     title = ""
     tag = ""                       # short name that prefixes the leaderboard titles of a multi-task bundle
     description = ""               # one line, shown by `runscore tasks`
+    # What the task calls the unit its per-topic values are of, as a participant reads it on the detailed results
+    # ("correct per question (6 questions)", a "question" column): an item of a classification, a question of QA.
+    topic_unit = "topic"
     run_file_help = ""             # what a run file of this task is called / looks like
     name_pattern: Optional[str] = None   # regex on the file's base name that claims a run file
     # Files a run of this task may read beside it (e.g. the PR runs an AC run cites). When no task of the
@@ -290,7 +293,14 @@ class Task:
         all credit a run so. The team noted when the run was checked (ParsedRun.team) holds once a campaign
         command has dropped the run's records."""
         team = run.team if run.team is not None else self.team_of(run)
-        return team or re.sub(r"[-_]?[0-9]+$", "", run.name) or run.name
+        return team or self.team_from_name(run.name)
+
+    # The rule team_from_name follows, in words, for the notes of pool and report (a form states its own rule).
+    team_rule = "the team the run names, else the run's name without its trailing number (ntc1, ntc2 -> ntc)"
+
+    def team_from_name(self, name: str) -> str:
+        """The team of a run that names none, from its name (the rule team_rule says)."""
+        return re.sub(r"[-_]?[0-9]+$", "", name) or name
 
     def teams_named(self, run: ParsedRun) -> Dict[str, int]:
         """Every team a run names, with the line that first names it (0: the file name), for the platform's rule

@@ -69,6 +69,7 @@ class QaRun:
 
 class DatasearchQa(Task):
     id = "datasearch-qa"
+    topic_unit = "question"
     # "One run per team per day" (the task page): one run a submission, one submission a day on the platform
     max_runs_per_team = 1
     formal_submissions = (1, 100)

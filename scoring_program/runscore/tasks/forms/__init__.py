@@ -179,6 +179,49 @@ def common_fields(task: Task, form: Dict[str, Any], path: str, lines: FormLines,
         re.compile(task.name_pattern or "")
     except re.error as exc:
         raise lines.error(["runs", "name_pattern"], "not a regular expression: %s" % exc)
+    team_rule(task, runs.get("team", "name-without-number"), lines)
+
+
+def team_rule(task: Task, rule: str, lines: FormLines) -> None:
+    """The form's rule for a run's team when the platform does not say (a pool or report of run files): why a form
+    states it: runs named run1 ... run7 are one team "run" by NTCIR's rule, which a TREC organiser does not expect."""
+    import re
+
+    if rule == "name-without-number":
+        task.team_rule = "the run's name without its trailing number (run1, run2 -> run; the form's runs.team: " \
+                         "name-without-number)"
+        return
+    if rule == "name":
+        task.team_from_name = lambda name: name
+        task.team_rule = "the run's whole name, each run its own team (the form's runs.team: name)"
+        return
+    try:
+        pattern = re.compile(rule)
+    except re.error as exc:
+        raise lines.error(["runs", "team"], "not name-without-number, name, or a regular expression: %s" % exc)
+    if pattern.groups < 1:
+        raise lines.error(["runs", "team"], "%s is not name-without-number or name, and as a regular expression it "
+                          "has no group: the team is its first group, e.g. ([A-Za-z]+)-.*" % short_repr(rule, 40))
+
+    def team_from_name(name: str) -> str:
+        found = pattern.match(name)
+        return found.group(1) if found and found.group(1) else name
+
+    task.team_from_name = team_from_name
+    task.team_rule = "the first group of the form's runs.team %s, matched at the start of the run's name (a name " \
+                     "it does not match: the whole name)" % rule
+
+
+def primary_named(form: Dict[str, Any], lines: FormLines) -> None:
+    """ConfigError when the form's `primary` names no column as written (its measure or title): checked with the
+    columns' own problems, so that a form with a bad column and a bad primary is told both at once."""
+    primary = form.get("primary")
+    if primary is None:
+        return
+    written = [str(c.get(field)) for c in form["columns"] for field in ("measure", "title", "key") if c.get(field)]
+    if primary not in written:
+        raise lines.error(["primary"], "%r is no column; columns: %s" % (
+            primary, ", ".join(str(c.get("title") or c["measure"]) for c in form["columns"])))
 
 
 def primary_first(columns: List, form: Dict[str, Any], lines: FormLines) -> Tuple:

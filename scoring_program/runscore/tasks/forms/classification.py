@@ -18,7 +18,7 @@ from ...measures.classification import ConfusionMatrix, accuracy, f1, macro_f1, 
 from ...textfile import numbered_lines, read_text
 from ..base import (Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, public_note,
                     read_task_yaml)
-from . import common_fields, primary_first
+from . import common_fields, primary_first, primary_named
 
 MAX_KEY = 36
 MEASURES = ("accuracy", "macro_f1", "micro_f1")
@@ -50,23 +50,28 @@ def micro_f1(matrix: ConfusionMatrix) -> float:
 class ClassificationTask(Task):
     """A classification task built from a form (module docstring)."""
 
+    topic_unit = "item"
+
     def __init__(self, form: Dict[str, Any], path: str, lines):
         runs = form.get("runs") or {}
         self.run_format = runs.get("format", "tsv")
         self.labels = [label["label"] for label in form["labels"]]
         layout = "'id<TAB>label' lines" if self.run_format == "tsv" else "CSV with the header 'id,label'"
-        common_fields(self, form, path, lines, "a file of %s, one line an item, the label one of %s"
-                      % (layout, ", ".join(self.labels)))
+        problems = ConfigErrors()          # every problem of the form at once, each at its line
+        with problems.catch():
+            common_fields(self, form, path, lines, "a file of %s, one line an item, the label one of %s"
+                          % (layout, ", ".join(self.labels)))
         self.gold_name = (form.get("reference") or {}).get("gold", "gold.tsv")
         self.keys = {label["label"]: label["key"] for label in form["labels"]}
-        self._check_labels(form, lines)
+        with problems.catch():
+            self._check_labels(form, lines)
         self.hidden_reference = ReferenceSize(None, len(self.labels), None, "labelled items (a label of %d)"
                                               % len(self.labels), "the form %s" % os.path.basename(path))
         available = {"accuracy": "Accuracy", "macro_f1": "Macro-F1", "micro_f1": "Micro-F1"}
         for label, key in self.keys.items():
             available["accuracy_%s" % key] = "Accuracy (%s)" % label
             available["f1_%s" % key] = "F1 (%s)" % label
-        columns, problems = [], ConfigErrors()
+        columns = []
         for index, column in enumerate(form["columns"]):
             with problems.catch():
                 measure = column["measure"]
@@ -84,6 +89,9 @@ class ClassificationTask(Task):
                 columns.append(Column(measure, column.get("title") or available[measure][:36],
                                       precision=column.get("precision", form.get("precision", 4)),
                                       per_topic="correct" if measure == "accuracy" else ""))
+        if problems.found:
+            with problems.catch():
+                primary_named(form, lines)
         problems.check()
         self.columns = primary_first(columns, form, lines)
         self.per_topic_measures = ("correct",)
@@ -259,6 +267,9 @@ description: {title}, single-label classification
 runs:
   format: tsv                         # tsv: 'id<TAB>label' lines; csv: the header 'id,label', then one line an item
   runs_per_submission: 1
+  # A run's team when the platform does not say whose it is (pool and report of run files): name-without-number
+  # (run1, run2 -> run), name (each run its own team), or a regular expression whose first group is the team.
+  team: name-without-number
 
 reference:
   gold: gold.tsv                      # 'id<TAB>label' lines in the reference folder

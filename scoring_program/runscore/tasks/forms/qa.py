@@ -17,7 +17,7 @@ from ...measures.qa import (bag_f1, mean, normalize_characters, squad11_exact_ma
 from ...textfile import numbered_lines, read_text
 from ..base import (Column, Option, ParsedRun, ReferenceSize, RunScores, Task, first_line, public_note,
                     read_task_yaml)
-from . import common_fields, primary_first
+from . import common_fields, primary_first, primary_named
 
 TITLES = {"exact_match": "Exact match", "f1": "F1"}
 
@@ -74,11 +74,15 @@ def _json(text: str, keep_first: bool):
 class QaTask(Task):
     """A QA task built from a form (module docstring)."""
 
+    topic_unit = "question"
+
     def __init__(self, form: Dict[str, Any], path: str, lines):
         runs = form.get("runs") or {}
         self.run_format = runs.get("format", "tsv")
         layout = "'id<TAB>answer' lines" if self.run_format == "tsv" else "JSON {\"id\": \"answer\", ...}"
-        common_fields(self, form, path, lines, "a file of %s, one answer a question" % layout)
+        problems = ConfigErrors()          # every problem of the form at once, each at its line
+        with problems.catch():
+            common_fields(self, form, path, lines, "a file of %s, one answer a question" % layout)
         self.gold_name = (form.get("reference") or {}).get("gold", "gold.json")
         self.normaliser = form.get("normaliser", "squad")
         self.hidden_reference = ReferenceSize(None, 2, None, "gold answers (a run's answer is right or not)",
@@ -87,9 +91,14 @@ class QaTask(Task):
         for index, column in enumerate(form["columns"]):
             measure = column["measure"]
             if any(c.key == measure for c in columns):
-                raise lines.error(["columns", index, "measure"], "%s is already a column" % measure)
+                problems.add(lines.error(["columns", index, "measure"], "%s is already a column" % measure))
+                continue
             columns.append(Column(measure, column.get("title") or TITLES[measure],
                                   precision=column.get("precision", form.get("precision", 4))))
+        if problems.found:
+            with problems.catch():
+                primary_named(form, lines)
+        problems.check()
         self.columns = primary_first(columns, form, lines)
         self.per_topic_measures = ("exact_match", "f1")
         self.per_topic_effectiveness = ("exact_match", "f1")
@@ -254,6 +263,9 @@ description: {title}, exact match and F1 of short answers
 runs:
   format: tsv                         # tsv: 'id<TAB>answer' lines; json: {"id": "answer", ...}
   runs_per_submission: 1
+  # A run's team when the platform does not say whose it is (pool and report of run files): name-without-number
+  # (run1, run2 -> run), name (each run its own team), or a regular expression whose first group is the team.
+  team: name-without-number
 
 reference:
   gold: gold.json                     # {"id": ["answer", ...]} (or 'id<TAB>answer' lines, one a gold answer)

@@ -24,7 +24,7 @@ from ..assessing import PAGE_KEYS, AssessmentForm, LabelScale
 from ..base import (DUPLICATES_SAYS, INTERP_SAYS, MAX_DOCS_SAYS, PRECISION_SAYS, TIE_ORDER_SAYS, Column, Option,
                     ParsedRun, RankedItem, ReferenceSize, RunScores, Task, first_line, read_task_yaml)
 from ..pooling import JudgedPool, Pooling, as_dicts, drop_items, write_lines
-from . import common_fields, primary_first
+from . import common_fields, primary_first, primary_named
 
 # Leaderboard keys are `<name>_<column>` in [a-z0-9_], at most this long (Codabench's column key).
 MAX_KEY = 36
@@ -118,9 +118,13 @@ class TrecRankingTask(Task):
     def __init__(self, form: Dict[str, Any], path: str, lines):
         runs = form.get("runs") or {}
         self.max_docs = runs.get("max_docs", 1000)
-        common_fields(self, form, path, lines, "a file in TREC format (the run's name is the file's name), "
-                      "whitespace-separated lines 'topic Q0 docno rank score run_tag', at most %d documents a topic"
-                      % self.max_docs)
+        # every problem of the form at once, each at its line (an unknown measure and a primary that is no column
+        # were told one at a time, the second only once the first was mended)
+        problems = ConfigErrors()
+        with problems.catch():
+            common_fields(self, form, path, lines, "a file in TREC format (the run's name is the file's name), "
+                          "whitespace-separated lines 'topic Q0 docno rank score run_tag', at most %d documents a "
+                          "topic" % self.max_docs)
         if "description" not in form:
             self.description = "%s (TREC runs, graded qrels)" % form["title"]
         reference = form.get("reference") or {}
@@ -130,11 +134,16 @@ class TrecRankingTask(Task):
         for grade in form["grades"]:
             grade["key"] = str(grade["key"])          # `key: 1` is the key 1
         self.grades = sorted(form["grades"], key=lambda g: g["grade"])
-        self._check_grades(lines)
+        with problems.catch():
+            self._check_grades(lines)
+        with problems.catch():
+            self._check_names(form.get("collection") or {}, lines)
+        with problems.catch():
+            self._measures, self._params, self.columns = self._read_columns(form, lines)
+        problems.check()
         self.hidden_reference = ReferenceSize(None, len(self.grades), len(self.listed_topics) or None,
                                               "judged documents (a grade of %d)" % len(self.grades),
                                               "the form %s" % os.path.basename(path))
-        self._measures, self._params, self.columns = self._read_columns(form, lines)
         self.per_topic_measures = COUNTS + tuple(c.measure for c in self.columns if c.measure not in COUNTS)
         self.per_topic_effectiveness = tuple(c.measure for c in self.columns if c.measure not in COUNTS)
         self.options = (
@@ -153,7 +162,6 @@ class TrecRankingTask(Task):
         pooling = form.get("pooling") or {}
         self.pool_depth = pooling.get("depth", 100)
         collection = form.get("collection") or {}
-        self._check_names(collection, lines)
         self.assessment = AssessmentForm(
             scales={"": LabelScale(tuple(str(g["grade"]) for g in self.grades), tuple(g["key"] for g in self.grades),
                                    tuple(g["label"] for g in self.grades),
@@ -228,6 +236,9 @@ class TrecRankingTask(Task):
                     params[base] = param
                 columns.append(Column(key, column.get("title") or column["measure"], value_name,
                                       precision=column.get("precision", form.get("precision", 4))))
+        if problems.found:      # the primary checked against the columns as written, to be told with their problems
+            with problems.catch():
+                primary_named(form, lines)
         problems.check()
         columns = primary_first(columns, form, lines)
         return measures, params, columns
@@ -299,10 +310,18 @@ class TrecRankingTask(Task):
                                    "are evaluated" % (topic, len(topic_run.docnos), max_docs))
         if reference is not None:
             known = set(reference.topics)
-            for topic, topic_run in run.topics.items():
-                if topic not in known:
-                    diags.warning_once("unknown_topic", topic_run.lines[0], "topic %s is not a topic of %s; its "
-                                       "lines are ignored" % (topic, self.id))
+            unknown = [(topic, topic_run) for topic, topic_run in run.topics.items() if topic not in known]
+            if unknown:     # counted in topics and lines: "4 more lines like it" said 4 topics of 100 lines each
+                lines = sum(len(topic_run.docnos) for _, topic_run in unknown)
+                first, first_run = unknown[0]
+                if len(unknown) == 1:
+                    message = "topic %s is not a topic of %s; its %d line%s %s ignored" % (
+                        first, self.id, lines, "" if lines == 1 else "s", "is" if lines == 1 else "are")
+                else:
+                    message = "%d topics are not topics of %s (%s%s); their %d lines are ignored" % (
+                        len(unknown), self.id, ", ".join(t[:40] for t, _ in unknown[:5]),
+                        ", ..." if len(unknown) > 5 else "", lines)
+                diags.warning(first_run.lines[0], message, "unknown_topic")
         name = os.path.basename(display.rstrip("/")) or run.run_id
         return [ParsedRun(name, display, FormRun(run.run_id, run.topics))]
 
@@ -398,6 +417,9 @@ runs:
   # Runs of one submission a hidden phase scores (what a team may learn of the hidden qrels grows with it).
   runs_per_submission: 1
   # name_pattern: "[A-Za-z0-9_-]+"      # a regular expression run file names must match (optional)
+  # A run's team when the platform does not say whose it is (pool and report of run files): name-without-number
+  # (run1, run2 -> run), name (each run its own team), or a regular expression whose first group is the team.
+  team: name-without-number
 
 reference:
   # The qrels file in the reference folder (--ref DIR), TREC format: topic 0 docno grade.

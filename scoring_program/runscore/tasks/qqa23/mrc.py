@@ -23,6 +23,7 @@ PQ_ID_START = re.compile(r'\{\s*"[0-9]+:[0-9]+(-[0-9]+)?_[0-9]+"\s*:')
 
 class Qqa23Mrc(Task):
     id = "qqa23-mrc"
+    topic_unit = "question"
     title = "Qur'an QA 2023 Task B (MRC)"
     tag = "QQA23"
     description = "Qur'an QA 2023 Task B, reading comprehension on QRCD v1.2: pAP@10 as the official scorer"
