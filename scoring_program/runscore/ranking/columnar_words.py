@@ -536,16 +536,27 @@ class LongIds:
         return out
 
 
-def long_ids_of(kept: LongIdBytes, width: int) -> Tuple[LongIds, np.ndarray]:
+def long_ids_of(kept: LongIdBytes, width: int, into: Optional[np.ndarray] = None,
+                at: Optional[np.ndarray] = None) -> Tuple[LongIds, np.ndarray]:
     """(the distinct ids in byte order, each kept id's row in the long-id layout: its first `width` words and its
-    code, ColumnarRun.long_ids)."""
+    code, ColumnarRun.long_ids). Given `into` (the docno words), the rows are written into its rows `at` a column at
+    a time instead (a matrix of every long line's words as wide as the docno, gathered twice, cost URL-like ids'
+    peak 120 MB)."""
     entries = kept.entries()
     distinct, rank = byte_ranks(entries)
     lines = np.concatenate(kept.lines) if kept.lines else np.zeros(0, dtype=np.int64)
-    rows = np.zeros((lines.shape[0], width + 1), dtype=np.uint64)
-    rows[:, :width] = entries.first_words(width)[lines]
-    rows[:, width] = (rank[lines] + 1).astype(np.uint64)
-    return LongIds(entries.words, entries.starts[distinct], entries.lengths[distinct], entries.keys[distinct]), rows
+    if into is None:
+        into = np.zeros((lines.shape[0], width + 1), dtype=np.uint64)
+        at = np.arange(lines.shape[0], dtype=np.int64)
+    every = np.arange(len(entries), dtype=np.int64)
+    for j in range(width):
+        part = every[entries.lengths > 8 * j]
+        column = np.zeros(len(entries), dtype=np.uint64)
+        column[part] = entries.word(part, j)
+        into[at, j] = column[lines]
+    del column
+    into[at, width] = (rank[lines] + 1).astype(np.uint64)
+    return LongIds(entries.words, entries.starts[distinct], entries.lengths[distinct], entries.keys[distinct]), into
 
 
 def with_long_ids(docno: np.ndarray, rows: np.ndarray, long_rows: np.ndarray) -> np.ndarray:
