@@ -232,6 +232,7 @@ class LongIdBytes:
         slot = _slots(keys, self.table_keys.shape[0])
         pending = tabled
         added: List[np.ndarray] = []            # winners of free slots, in the order of their entries
+        added_slots: List[np.ndarray] = []
         next_entry = self.count
         while pending.shape[0]:
             at = slot[pending]
@@ -247,14 +248,21 @@ class LongIdBytes:
                 new = np.arange(next_entry, next_entry + winners.shape[0], dtype=np.int64)
                 next_entry += winners.shape[0]
                 added.append(pending[winners])
+                added_slots.append(free)
                 self.table_keys[free] = keys[pending[winners]]
                 self.table_entry[free] = new
                 found[pending[winners]] = new
                 fresh[pending[winners]] = True
             pending = pending[~hit & ~won]
             slot[pending] = (slot[pending] + 1) & int(mask)
-        if added:                               # their words, once for the chunk
-            self._append(ids, reps[np.concatenate(added)])
+        if added:                               # their words, once for the chunk, in the chunk's order (a slice
+            won = np.concatenate(added)         # or a mask of its words, not a gather of each word)
+            order = np.argsort(won)
+            renumber = np.empty_like(order)
+            renumber[order] = np.arange(self.count, self.count + order.shape[0], dtype=np.int64)
+            self.table_entry[np.concatenate(added_slots)] = renumber
+            found[won] = renumber
+            self._append(ids, reps[won[order]])
         hits = tabled[~fresh[tabled]]
         if hits.shape[0]:                       # a key met before: the same bytes? (if not: an entry of its own)
             same = _equal_ids(ids, reps[hits], self.entries(), found[hits])
@@ -290,6 +298,11 @@ class LongIdBytes:
     def _append(self, ids: "LongIds", which: np.ndarray, block: int = 1 << 15) -> np.ndarray:
         """New entries for ids `which` (their words copied, a block of ids at a time: another reader's ids are
         many); their indices."""
+        counts_all = (ids.lengths + 7) // 8
+        base = int(ids.starts[0]) if ids.starts.shape[0] else 0
+        if which.shape[0] and np.all(which[1:] > which[:-1]) \
+                and np.array_equal(ids.starts, word_starts(ids.lengths) + base):
+            return self._append_laid(ids, which, counts_all, block)
         if which.shape[0] > block:
             first = self.count
             for at in range(0, which.shape[0], block):
@@ -302,11 +315,42 @@ class LongIdBytes:
         np.cumsum(counts[:-1], out=offsets[1:])
         source = np.arange(total, dtype=np.int64) + np.repeat(ids.starts[which] - offsets, counts)
         end = self.size + total
+        self._make_room(end)
+        self.words[self.size:end] = ids.words[source]
+        return self._add_entries(ids, which, offsets, end)
+
+    def _append_laid(self, ids: "LongIds", which: np.ndarray, counts_all: np.ndarray, block: int) -> np.ndarray:
+        """_append for ids laid one after another in whole words (a chunk's, another reader's entries) taken in
+        their order: a block's words are one slice, or the slice's words through a mask of the ids taken (the
+        gather of an index a word cost a third of the time of a 300-byte id's copy)."""
+        counts = counts_all[which]
+        total = int(counts.sum())
+        offsets = np.zeros(which.shape[0], dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:])
+        end = self.size + total
+        self._make_room(end)
+        for at in range(0, which.shape[0], block):
+            part = which[at:at + block]
+            low, high = int(part[0]), int(part[-1]) + 1
+            source = ids.words[int(ids.starts[low]):int(ids.starts[high - 1] + counts_all[high - 1])]
+            if high - low != part.shape[0]:     # some ids between are not taken
+                taken = np.zeros(high - low, dtype=bool)
+                taken[part - low] = True
+                source = source[np.repeat(taken, counts_all[low:high])]
+            into = self.size + int(offsets[at])
+            self.words[into:into + source.shape[0]] = source
+        return self._add_entries(ids, which, offsets, end)
+
+    def _make_room(self, end: int) -> None:
+        """Room for `end` words."""
         if end > self.words.shape[0]:           # room reserved at once: no copy as it grows, at most a doubling
             grown = _reserve(max(end, 2 * self.words.shape[0], 1 << 17, self.room))
             grown[:self.size] = self.words[:self.size]
             self.words = grown
-        self.words[self.size:end] = ids.words[source]
+
+    def _add_entries(self, ids: "LongIds", which: np.ndarray, offsets: np.ndarray, end: int) -> np.ndarray:
+        """The entries of ids `which`, their words already written at `offsets` from self.size up to `end`."""
+        lengths = ids.lengths[which]
         first = self.count
         last = first + which.shape[0]
         if last > self.starts.shape[0]:
