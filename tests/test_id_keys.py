@@ -269,3 +269,23 @@ def test_each_line_keeps_its_id_whatever_the_chunks_share(monkeypatch, block):
     stored = list(kept.entries())
     assert [stored[e] for e in np.concatenate(kept.lines).tolist()] == lines
     assert sorted(stored) == sorted(set(lines))
+
+
+def test_the_key_table_grows_with_keys_pushed_past_its_end(monkeypatch):
+    """Every key's slot among the table's last 16 (the keys' own slots are kept by the table in use): the table
+    grows past 2,048 ids with most keys placed past its end, from slot 0, yet every id read again finds its entry
+    and no id gets a second one."""
+    from runscore.ranking import columnar_words
+    from runscore.ranking.columnar_words import LongIdBytes, padded_buffer
+    monkeypatch.setattr(columnar_words, "_slots",
+                        lambda keys, size: (size - 1 - (keys & np.uint64(15))).astype(np.int64))
+    ids = [b"L" * 129 + b"%05d" % i for i in range(2100)]
+    kept = LongIdBytes()
+    for chunk in (ids[:1500], ids[1500:], ids[::-1]):
+        lengths = np.array([len(i) for i in chunk], dtype=np.int64)
+        starts = np.zeros(len(chunk), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        kept.add(padded_buffer(b"".join(chunk)), starts, starts + lengths)
+    assert kept.table_keys.shape[0] > 4096 and kept.count == len(ids)
+    stored = list(kept.entries())
+    assert [stored[e] for e in np.concatenate(kept.lines).tolist()] == ids + ids[::-1]

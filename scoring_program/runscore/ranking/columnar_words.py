@@ -282,7 +282,17 @@ class LongIdBytes:
         keys, entries = old_keys[used], old_entry[used]
         mask = size - 1
         slot = _slots(keys, size)
-        pending = np.arange(keys.shape[0], dtype=np.int64)
+        # In the order of their slots, each key takes the first free slot from its own: slot i + the running
+        # maximum of (slot - i), the placement linear probing gives, in a few calls instead of a round a probe.
+        # The keys pushed past the end go on from slot 0 (the slots from theirs to the end are taken).
+        order = np.argsort(slot, kind="stable")
+        step = np.arange(order.shape[0], dtype=np.int64)
+        place = np.maximum.accumulate(slot[order] - step) + step
+        inside = place < size
+        self.table_keys[place[inside]] = keys[order[inside]]
+        self.table_entry[place[inside]] = entries[order[inside]]
+        pending = order[~inside]
+        slot[pending] = 0
         while pending.shape[0]:                 # distinct keys: each takes the first free slot from its own
             at = slot[pending]
             empty = np.flatnonzero(self.table_entry[at] < 0)
