@@ -397,48 +397,39 @@ def word_starts(lengths: np.ndarray) -> np.ndarray:
 
 def ragged_words(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(the fields buf[start:end] in whole words, one after another, zero padded; their lengths; their hashed
-    keys): a word gather a column of the fields' words, mixed into the keys while the column is in the cache,
-    then the words past each field's end dropped."""
+    keys): one gather of whole rows from a view whose row r is the words at bytes r, r + 8, ... (a gather a
+    column, written a column of the matrix, cost a third of a 300-byte id's reading), the bytes past each field's
+    end zeroed, each field's words mixed into its key a column at a time, then the words past each field's end
+    dropped. A field's key mixes its own words only, whatever the chunk's longest: equal ids, equal keys."""
     lengths = (ends - starts).astype(np.int64)
     key = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     if not lengths.shape[0]:
         return np.zeros(0, dtype=np.uint64), lengths, key
     count = int((int(lengths.max()) + 7) // 8)
-    view = word_view(buf, 1)
     shortest = int(lengths.min())
-    if shortest + 7 >= 8 * count:     # every field as long in words: its words gathered as one row
-        return _whole_rows(view, starts, lengths, key, count), lengths, key
-    matrix = np.zeros((lengths.shape[0], count), dtype=np.uint64)
-    for j in range(count):
-        if shortest > 8 * j:
-            column = matrix[:, j] = masked_words(view, starts, lengths, j)
-            key ^= column
-            key *= np.uint64(0xBF58476D1CE4E5B9)
-            key ^= key >> np.uint64(29)
-        else:                                   # only the fields with bytes here: none read past the buffer
-            part = np.flatnonzero(lengths > 8 * j)
-            column = matrix[part, j] = masked_words(view, starts[part], lengths[part], j)
-            mixed = (key[part] ^ column) * np.uint64(0xBF58476D1CE4E5B9)
-            key[part] = mixed ^ (mixed >> np.uint64(29))
-    return matrix[np.arange(count) < ((lengths + 7) // 8)[:, None]], lengths, key
-
-
-def _whole_rows(view: np.ndarray, starts: np.ndarray, lengths: np.ndarray, key: np.ndarray, count: int) -> np.ndarray:
-    """ragged_words for fields of `count` words each: one gather of whole rows from a view whose row r is the
-    words at bytes r, r + 8, ... (a gather a column wrote a column of a matrix a word a row: a third of a 300-byte
-    id's reading), the bytes past each field's end zeroed, the words mixed into `key` (in place) as
-    ragged_words mixes them. No row reads past the field's last word, which the buffer holds."""
+    uniform = shortest + 7 >= 8 * count     # every field as long in words: none read past its last word
+    view = word_view(buf, 1 if uniform else count)
     rows = np.lib.stride_tricks.as_strided(view, shape=(view.shape[0] - 8 * (count - 1), count),
                                            strides=(view.strides[0], 8 * view.strides[0]), writeable=False)
     matrix = rows[starts]
-    tail = lengths - 8 * (count - 1)
-    if int(tail.min()) < 8:
-        matrix[:, count - 1] &= _LOW_BYTES[np.minimum(tail, 8)]
+    if uniform:
+        tail = lengths - 8 * (count - 1)
+        if int(tail.min()) < 8:
+            matrix[:, count - 1] &= _LOW_BYTES[np.minimum(tail, 8)]
+    else:
+        matrix &= _LOW_BYTES[np.clip(lengths[:, None] - 8 * np.arange(count), 0, 8)]
     for j in range(count):
-        key ^= matrix[:, j]
-        key *= np.uint64(0xBF58476D1CE4E5B9)
-        key ^= key >> np.uint64(29)
-    return matrix.reshape(-1)
+        if shortest > 8 * j:
+            key ^= matrix[:, j]
+            key *= np.uint64(0xBF58476D1CE4E5B9)
+            key ^= key >> np.uint64(29)
+        else:                                   # only the fields with bytes here
+            part = np.flatnonzero(lengths > 8 * j)
+            mixed = (key[part] ^ matrix[part, j]) * np.uint64(0xBF58476D1CE4E5B9)
+            key[part] = mixed ^ (mixed >> np.uint64(29))
+    if uniform:
+        return matrix.reshape(-1), lengths, key
+    return matrix[np.arange(count) < ((lengths + 7) // 8)[:, None]], lengths, key
 
 
 def _equal_ids(a: "LongIds", mine: np.ndarray, b: "LongIds", theirs: np.ndarray, block: int = 1 << 15) -> np.ndarray:
