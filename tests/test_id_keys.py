@@ -256,6 +256,7 @@ def test_each_line_keeps_its_id_whatever_the_chunks_share(monkeypatch, block):
     from runscore.ranking.columnar_words import LongIdBytes, padded_buffer
     real = LongIdBytes._append
     monkeypatch.setattr(LongIdBytes, "_append", lambda self, ids, which: real(self, ids, which, block))
+    monkeypatch.setattr(LongIdBytes, "BATCH", 1 if block == 2 else 10)       # chunk by chunk, or a few at once
     rng = random.Random(block)
     pool = [b"L" * n + b"%d" % i for i, n in enumerate([129, 130, 136, 137, 200, 300, 129, 250, 144, 129])]
     kept, lines = LongIdBytes(), []
@@ -279,6 +280,7 @@ def test_the_key_table_grows_with_keys_pushed_past_its_end(monkeypatch):
     from runscore.ranking.columnar_words import LongIdBytes, padded_buffer
     monkeypatch.setattr(columnar_words, "_slots",
                         lambda keys, size: (size - 1 - (keys & np.uint64(15))).astype(np.int64))
+    monkeypatch.setattr(LongIdBytes, "BATCH", 1)                 # each chunk looked up as it comes
     ids = [b"L" * 129 + b"%05d" % i for i in range(2100)]
     kept = LongIdBytes()
     for chunk in (ids[:1500], ids[1500:], ids[::-1]):

@@ -181,23 +181,47 @@ class LongIdBytes:
         self.count = 0                                  # entries
         self.table_keys = np.zeros(0, dtype=np.uint64)  # the open-addressing table: key and entry (-1: empty)
         self.table_entry = np.zeros(0, dtype=np.int64)
-        self.lines: List[np.ndarray] = []               # each kept line's entry, chunk by chunk
+        self.lines: List[np.ndarray] = []               # each kept line's entry, batch by batch
+        self.waiting: List[Tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # chunks not yet looked up
+        self.waiting_ids = 0
+
+    # Ids looked up at a time: a batch of chunks costs one set of numpy calls a probe round, as one chunk did
+    # (a 1 MiB chunk holds 3,000 300-byte ids: the calls' overhead was a third of the look-up)
+    BATCH = 1 << 14
 
     def __len__(self) -> int:
+        self.flush()
         return sum(int(x.shape[0]) for x in self.lines)
 
     def add(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
-        """Keep the ids buf[start:end]."""
+        """Keep the ids buf[start:end] (looked up with the next chunks', BATCH ids at a time)."""
         words, lengths, keys = ragged_words(buf, starts, ends)
+        self.waiting.append((words, lengths, keys))
+        self.waiting_ids += lengths.shape[0]
+        if self.waiting_ids >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Look up the waiting chunks' ids: every line's entry is in self.lines after it."""
+        if not self.waiting:
+            return
+        if len(self.waiting) == 1:
+            words, lengths, keys = self.waiting[0]
+        else:
+            words, lengths, keys = (np.concatenate(part) for part in zip(*self.waiting))
+        self.waiting, self.waiting_ids = [], 0
         self.lines.append(self._entries(LongIds(words, word_starts(lengths), lengths, keys)))
 
     def extend(self, other: "LongIdBytes") -> None:
         """Take another reader's ids (the second part of a file), its entries mapped to this one's."""
+        self.flush()
         mapping = self._entries(other.entries())
         self.lines.extend(mapping[lines] for lines in other.lines)
         other.__init__()                        # its words let go
 
     def entries(self) -> "LongIds":
+        """The entries so far (the waiting chunks' looked up first)."""
+        self.flush()
         return LongIds(self.words[:self.size], self.starts[:self.count], self.lengths[:self.count],
                        self.keys[:self.count])
 
@@ -605,7 +629,7 @@ def long_ids_of(kept: LongIdBytes, width: int, into: Optional[np.ndarray] = None
     code, ColumnarRun.long_ids). Given `into` (the docno words), the rows are written into its rows `at` a column at
     a time instead (a matrix of every long line's words as wide as the docno, gathered twice, cost URL-like ids'
     peak 120 MB)."""
-    entries = kept.entries()
+    entries = kept.entries()                    # every line's entry in kept.lines from here
     distinct, rank = byte_ranks(entries)
     lines = np.concatenate(kept.lines) if kept.lines else np.zeros(0, dtype=np.int64)
     if into is None:
