@@ -165,7 +165,7 @@ def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 class LongIdBytes:
     """The long document ids of a reader (over columnar.LONG_ID_BYTES): each distinct id once, as its bytes in
     whole words (each id starts a word, zero padded to the next) with a hashed key, and each line's entry. No
-    Python object an id (a dict of a million 80-byte ids cost 5 x trec_eval's time and 3 x its memory): a chunk's
+    Python object an id (a dict of a million 80-byte ids cost 5 x trec_eval's time and 3 x its memory): a batch's
     ids are found in an open-addressing table of the keys by numpy calls, each match confirmed on every word (an
     id whose key another id has gets an entry of its own; byte_ranks tells such entries apart exactly). The
     words go into one array of their own pages (an anonymous map, grown by doubling): malloc keeps freed chunks
