@@ -246,3 +246,48 @@ def test_the_code_column_stays_free_whatever_the_order_of_widths(chunk_bytes, wi
     assert [bool(code) for code in run.docno[:, -1].tolist()] == long
     order = np.lexsort(run.docno.T[::-1])
     assert [ids[i] for i in order.tolist()] == sorted(ids)
+
+
+@pytest.mark.parametrize("block", [2, 1 << 15])
+def test_each_line_keeps_its_id_whatever_the_chunks_share(monkeypatch, block):
+    """A reader's chunks of long ids, each repeating ids within itself and ids of earlier chunks between new ones
+    (the new ids' words copied through a mask of the chunk's, a block of ids at a time): every line's entry holds
+    that line's bytes, and each distinct id is stored once."""
+    from runscore.ranking.columnar_words import LongIdBytes, padded_buffer
+    real = LongIdBytes._append
+    monkeypatch.setattr(LongIdBytes, "_append", lambda self, ids, which: real(self, ids, which, block))
+    monkeypatch.setattr(LongIdBytes, "BATCH", 1 if block == 2 else 10)       # chunk by chunk, or a few at once
+    rng = random.Random(block)
+    pool = [b"L" * n + b"%d" % i for i, n in enumerate([129, 130, 136, 137, 200, 300, 129, 250, 144, 129])]
+    kept, lines = LongIdBytes(), []
+    for _ in range(5):
+        chunk = [rng.choice(pool) for _ in range(rng.randint(1, 12))]
+        lengths = np.array([len(i) for i in chunk], dtype=np.int64)
+        starts = np.zeros(len(chunk), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        kept.add(padded_buffer(b"".join(chunk)), starts, starts + lengths)
+        lines += chunk
+    stored = list(kept.entries())
+    assert [stored[e] for e in np.concatenate(kept.lines).tolist()] == lines
+    assert sorted(stored) == sorted(set(lines))
+
+
+def test_the_key_table_grows_with_keys_pushed_past_its_end(monkeypatch):
+    """Every key's slot among the table's last 16 (the keys' own slots are kept by the table in use): the table
+    grows past 2,048 ids with most keys placed past its end, from slot 0, yet every id read again finds its entry
+    and no id gets a second one."""
+    from runscore.ranking import columnar_words
+    from runscore.ranking.columnar_words import LongIdBytes, padded_buffer
+    monkeypatch.setattr(columnar_words, "_slots",
+                        lambda keys, size: (size - 1 - (keys & np.uint64(15))).astype(np.int64))
+    monkeypatch.setattr(LongIdBytes, "BATCH", 1)                 # each chunk looked up as it comes
+    ids = [b"L" * 129 + b"%05d" % i for i in range(2100)]
+    kept = LongIdBytes()
+    for chunk in (ids[:1500], ids[1500:], ids[::-1]):
+        lengths = np.array([len(i) for i in chunk], dtype=np.int64)
+        starts = np.zeros(len(chunk), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        kept.add(padded_buffer(b"".join(chunk)), starts, starts + lengths)
+    assert kept.table_keys.shape[0] > 4096 and kept.count == len(ids)
+    stored = list(kept.entries())
+    assert [stored[e] for e in np.concatenate(kept.lines).tolist()] == ids + ids[::-1]

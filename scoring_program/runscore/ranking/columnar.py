@@ -416,8 +416,8 @@ class _Reader:
         order = None if self.grouped else grouping_order(topic, len(self.topics))
         long_ids = None
         if self.long_rows:
-            long_ids, rows = long_ids_of(self.long_ids, docno.shape[1] - 1)
-            docno[np.concatenate(self.long_rows)] = rows     # the store's last column is free (_Store.extra)
+            # the store's last column is free (_Store.extra)
+            long_ids, _ = long_ids_of(self.long_ids, docno.shape[1] - 1, docno, np.concatenate(self.long_rows))
         run = ColumnarRun(self.topics, topic, docno, score, self.first_line, order, starts, self.run_id,
                           (self.dummy or b"").decode("ascii"), long_ids, bool(self.nacsis_spaces))
         if has_duplicates(run):

@@ -165,7 +165,7 @@ def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 class LongIdBytes:
     """The long document ids of a reader (over columnar.LONG_ID_BYTES): each distinct id once, as its bytes in
     whole words (each id starts a word, zero padded to the next) with a hashed key, and each line's entry. No
-    Python object an id (a dict of a million 80-byte ids cost 5 x trec_eval's time and 3 x its memory): a chunk's
+    Python object an id (a dict of a million 80-byte ids cost 5 x trec_eval's time and 3 x its memory): a batch's
     ids are found in an open-addressing table of the keys by numpy calls, each match confirmed on every word (an
     id whose key another id has gets an entry of its own; byte_ranks tells such entries apart exactly). The
     words go into one array of their own pages (an anonymous map, grown by doubling): malloc keeps freed chunks
@@ -181,23 +181,47 @@ class LongIdBytes:
         self.count = 0                                  # entries
         self.table_keys = np.zeros(0, dtype=np.uint64)  # the open-addressing table: key and entry (-1: empty)
         self.table_entry = np.zeros(0, dtype=np.int64)
-        self.lines: List[np.ndarray] = []               # each kept line's entry, chunk by chunk
+        self.lines: List[np.ndarray] = []               # each kept line's entry, batch by batch
+        self.waiting: List[Tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # chunks not yet looked up
+        self.waiting_ids = 0
+
+    # Ids looked up at a time: a batch of chunks costs one set of numpy calls a probe round, as one chunk did
+    # (a 1 MiB chunk holds 3,000 300-byte ids: the calls' overhead was a third of the look-up)
+    BATCH = 1 << 14
 
     def __len__(self) -> int:
+        self.flush()
         return sum(int(x.shape[0]) for x in self.lines)
 
     def add(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
-        """Keep the ids buf[start:end]."""
+        """Keep the ids buf[start:end] (looked up with the next chunks', BATCH ids at a time)."""
         words, lengths, keys = ragged_words(buf, starts, ends)
+        self.waiting.append((words, lengths, keys))
+        self.waiting_ids += lengths.shape[0]
+        if self.waiting_ids >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Look up the waiting chunks' ids: every line's entry is in self.lines after it."""
+        if not self.waiting:
+            return
+        if len(self.waiting) == 1:
+            words, lengths, keys = self.waiting[0]
+        else:
+            words, lengths, keys = (np.concatenate(part) for part in zip(*self.waiting))
+        self.waiting, self.waiting_ids = [], 0
         self.lines.append(self._entries(LongIds(words, word_starts(lengths), lengths, keys)))
 
     def extend(self, other: "LongIdBytes") -> None:
         """Take another reader's ids (the second part of a file), its entries mapped to this one's."""
+        self.flush()
         mapping = self._entries(other.entries())
         self.lines.extend(mapping[lines] for lines in other.lines)
         other.__init__()                        # its words let go
 
     def entries(self) -> "LongIds":
+        """The entries so far (the waiting chunks' looked up first)."""
+        self.flush()
         return LongIds(self.words[:self.size], self.starts[:self.count], self.lengths[:self.count],
                        self.keys[:self.count])
 
@@ -232,6 +256,7 @@ class LongIdBytes:
         slot = _slots(keys, self.table_keys.shape[0])
         pending = tabled
         added: List[np.ndarray] = []            # winners of free slots, in the order of their entries
+        added_slots: List[np.ndarray] = []
         next_entry = self.count
         while pending.shape[0]:
             at = slot[pending]
@@ -247,14 +272,21 @@ class LongIdBytes:
                 new = np.arange(next_entry, next_entry + winners.shape[0], dtype=np.int64)
                 next_entry += winners.shape[0]
                 added.append(pending[winners])
+                added_slots.append(free)
                 self.table_keys[free] = keys[pending[winners]]
                 self.table_entry[free] = new
                 found[pending[winners]] = new
                 fresh[pending[winners]] = True
             pending = pending[~hit & ~won]
             slot[pending] = (slot[pending] + 1) & int(mask)
-        if added:                               # their words, once for the chunk
-            self._append(ids, reps[np.concatenate(added)])
+        if added:                               # their words, once for the chunk, in the chunk's order (a slice
+            won = np.concatenate(added)         # or a mask of its words, not a gather of each word)
+            order = np.argsort(won)
+            renumber = np.empty_like(order)
+            renumber[order] = np.arange(self.count, self.count + order.shape[0], dtype=np.int64)
+            self.table_entry[np.concatenate(added_slots)] = renumber
+            found[won] = renumber
+            self._append(ids, reps[won[order]])
         hits = tabled[~fresh[tabled]]
         if hits.shape[0]:                       # a key met before: the same bytes? (if not: an entry of its own)
             same = _equal_ids(ids, reps[hits], self.entries(), found[hits])
@@ -274,7 +306,17 @@ class LongIdBytes:
         keys, entries = old_keys[used], old_entry[used]
         mask = size - 1
         slot = _slots(keys, size)
-        pending = np.arange(keys.shape[0], dtype=np.int64)
+        # In the order of their slots, each key takes the first free slot from its own: slot i + the running
+        # maximum of (slot - i), the placement linear probing gives, in a few calls instead of a round a probe.
+        # The keys pushed past the end go on from slot 0 (the slots from theirs to the end are taken).
+        order = np.argsort(slot, kind="stable")
+        step = np.arange(order.shape[0], dtype=np.int64)
+        place = np.maximum.accumulate(slot[order] - step) + step
+        inside = place < size
+        self.table_keys[place[inside]] = keys[order[inside]]
+        self.table_entry[place[inside]] = entries[order[inside]]
+        pending = order[~inside]
+        slot[pending] = 0
         while pending.shape[0]:                 # distinct keys: each takes the first free slot from its own
             at = slot[pending]
             empty = np.flatnonzero(self.table_entry[at] < 0)
@@ -290,6 +332,11 @@ class LongIdBytes:
     def _append(self, ids: "LongIds", which: np.ndarray, block: int = 1 << 15) -> np.ndarray:
         """New entries for ids `which` (their words copied, a block of ids at a time: another reader's ids are
         many); their indices."""
+        counts_all = (ids.lengths + 7) // 8
+        base = int(ids.starts[0]) if ids.starts.shape[0] else 0
+        if which.shape[0] and np.all(which[1:] > which[:-1]) \
+                and np.array_equal(ids.starts, word_starts(ids.lengths) + base):
+            return self._append_laid(ids, which, counts_all, block)
         if which.shape[0] > block:
             first = self.count
             for at in range(0, which.shape[0], block):
@@ -302,11 +349,42 @@ class LongIdBytes:
         np.cumsum(counts[:-1], out=offsets[1:])
         source = np.arange(total, dtype=np.int64) + np.repeat(ids.starts[which] - offsets, counts)
         end = self.size + total
+        self._make_room(end)
+        self.words[self.size:end] = ids.words[source]
+        return self._add_entries(ids, which, offsets, end)
+
+    def _append_laid(self, ids: "LongIds", which: np.ndarray, counts_all: np.ndarray, block: int) -> np.ndarray:
+        """_append for ids laid one after another in whole words (a chunk's, another reader's entries) taken in
+        their order: a block's words are one slice, or the slice's words through a mask of the ids taken (the
+        gather of an index a word cost a third of the time of a 300-byte id's copy)."""
+        counts = counts_all[which]
+        total = int(counts.sum())
+        offsets = np.zeros(which.shape[0], dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:])
+        end = self.size + total
+        self._make_room(end)
+        for at in range(0, which.shape[0], block):
+            part = which[at:at + block]
+            low, high = int(part[0]), int(part[-1]) + 1
+            source = ids.words[int(ids.starts[low]):int(ids.starts[high - 1] + counts_all[high - 1])]
+            if high - low != part.shape[0]:     # some ids between are not taken
+                taken = np.zeros(high - low, dtype=bool)
+                taken[part - low] = True
+                source = source[np.repeat(taken, counts_all[low:high])]
+            into = self.size + int(offsets[at])
+            self.words[into:into + source.shape[0]] = source
+        return self._add_entries(ids, which, offsets, end)
+
+    def _make_room(self, end: int) -> None:
+        """Room for `end` words."""
         if end > self.words.shape[0]:           # room reserved at once: no copy as it grows, at most a doubling
             grown = _reserve(max(end, 2 * self.words.shape[0], 1 << 17, self.room))
             grown[:self.size] = self.words[:self.size]
             self.words = grown
-        self.words[self.size:end] = ids.words[source]
+
+    def _add_entries(self, ids: "LongIds", which: np.ndarray, offsets: np.ndarray, end: int) -> np.ndarray:
+        """The entries of ids `which`, their words already written at `offsets` from self.size up to `end`."""
+        lengths = ids.lengths[which]
         first = self.count
         last = first + which.shape[0]
         if last > self.starts.shape[0]:
@@ -343,28 +421,37 @@ def word_starts(lengths: np.ndarray) -> np.ndarray:
 
 def ragged_words(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(the fields buf[start:end] in whole words, one after another, zero padded; their lengths; their hashed
-    keys): a word gather a column of the fields' words, mixed into the keys while the column is in the cache,
-    then the words past each field's end dropped."""
+    keys): one gather of whole rows from a view whose row r is the words at bytes r, r + 8, ... (a gather a
+    column, written a column of the matrix, cost a third of a 300-byte id's reading), the bytes past each field's
+    end zeroed, each field's words mixed into its key a column at a time, then the words past each field's end
+    dropped. A field's key mixes its own words only, whatever the chunk's longest: equal ids, equal keys."""
     lengths = (ends - starts).astype(np.int64)
     key = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     if not lengths.shape[0]:
         return np.zeros(0, dtype=np.uint64), lengths, key
     count = int((int(lengths.max()) + 7) // 8)
-    view = word_view(buf, 1)
-    matrix = np.zeros((lengths.shape[0], count), dtype=np.uint64)
     shortest = int(lengths.min())
+    uniform = shortest + 7 >= 8 * count     # every field as long in words: none read past its last word
+    view = word_view(buf, 1 if uniform else count)
+    rows = np.lib.stride_tricks.as_strided(view, shape=(view.shape[0] - 8 * (count - 1), count),
+                                           strides=(view.strides[0], 8 * view.strides[0]), writeable=False)
+    matrix = rows[starts]
+    if uniform:
+        tail = lengths - 8 * (count - 1)
+        if int(tail.min()) < 8:
+            matrix[:, count - 1] &= _LOW_BYTES[np.minimum(tail, 8)]
+    else:
+        matrix &= _LOW_BYTES[np.clip(lengths[:, None] - 8 * np.arange(count), 0, 8)]
     for j in range(count):
         if shortest > 8 * j:
-            column = matrix[:, j] = masked_words(view, starts, lengths, j)
-            key ^= column
+            key ^= matrix[:, j]
             key *= np.uint64(0xBF58476D1CE4E5B9)
             key ^= key >> np.uint64(29)
-        else:                                   # only the fields with bytes here: none read past the buffer
+        else:                                   # only the fields with bytes here
             part = np.flatnonzero(lengths > 8 * j)
-            column = matrix[part, j] = masked_words(view, starts[part], lengths[part], j)
-            mixed = (key[part] ^ column) * np.uint64(0xBF58476D1CE4E5B9)
+            mixed = (key[part] ^ matrix[part, j]) * np.uint64(0xBF58476D1CE4E5B9)
             key[part] = mixed ^ (mixed >> np.uint64(29))
-    if shortest + 7 >= 8 * count:     # every field as long in words: no word to drop
+    if uniform:
         return matrix.reshape(-1), lengths, key
     return matrix[np.arange(count) < ((lengths + 7) // 8)[:, None]], lengths, key
 
@@ -536,16 +623,27 @@ class LongIds:
         return out
 
 
-def long_ids_of(kept: LongIdBytes, width: int) -> Tuple[LongIds, np.ndarray]:
+def long_ids_of(kept: LongIdBytes, width: int, into: Optional[np.ndarray] = None,
+                at: Optional[np.ndarray] = None) -> Tuple[LongIds, np.ndarray]:
     """(the distinct ids in byte order, each kept id's row in the long-id layout: its first `width` words and its
-    code, ColumnarRun.long_ids)."""
-    entries = kept.entries()
+    code, ColumnarRun.long_ids). Given `into` (the docno words), the rows are written into its rows `at` a column at
+    a time instead (a matrix of every long line's words as wide as the docno, gathered twice, cost URL-like ids'
+    peak 120 MB)."""
+    entries = kept.entries()                    # every line's entry in kept.lines from here
     distinct, rank = byte_ranks(entries)
     lines = np.concatenate(kept.lines) if kept.lines else np.zeros(0, dtype=np.int64)
-    rows = np.zeros((lines.shape[0], width + 1), dtype=np.uint64)
-    rows[:, :width] = entries.first_words(width)[lines]
-    rows[:, width] = (rank[lines] + 1).astype(np.uint64)
-    return LongIds(entries.words, entries.starts[distinct], entries.lengths[distinct], entries.keys[distinct]), rows
+    if into is None:
+        into = np.zeros((lines.shape[0], width + 1), dtype=np.uint64)
+        at = np.arange(lines.shape[0], dtype=np.int64)
+    every = np.arange(len(entries), dtype=np.int64)
+    for j in range(width):
+        part = every[entries.lengths > 8 * j]
+        column = np.zeros(len(entries), dtype=np.uint64)
+        column[part] = entries.word(part, j)
+        into[at, j] = column[lines]
+    del column
+    into[at, width] = (rank[lines] + 1).astype(np.uint64)
+    return LongIds(entries.words, entries.starts[distinct], entries.lengths[distinct], entries.keys[distinct]), into
 
 
 def with_long_ids(docno: np.ndarray, rows: np.ndarray, long_rows: np.ndarray) -> np.ndarray:
