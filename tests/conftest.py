@@ -323,3 +323,15 @@ def selenium_chromium(tmp_path_factory):
     driver.blank_page = blank.as_uri()          # a file: page, to clear the storage file: pages share
     yield driver
     driver.quit()
+
+
+@pytest.fixture
+def task_registry_restored():
+    """A form's task is registered in this process by --form; the tests after it see the seven only."""
+    from runscore import tasks
+
+    tasks.all_tasks()
+    kept = dict(tasks._TASKS)
+    yield
+    tasks._TASKS.clear()
+    tasks._TASKS.update(kept)

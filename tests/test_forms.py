@@ -25,14 +25,7 @@ TOPICS = ["%d" % t for t in range(1, 9)]
 DOCS = ["d%03d" % i for i in range(60)]
 
 
-@pytest.fixture(autouse=True)
-def registry_restored():
-    """A form's task is registered in this process by --form; the other tests see the seven only."""
-    tasks.all_tasks()
-    kept = dict(tasks._TASKS)
-    yield
-    tasks._TASKS.clear()
-    tasks._TASKS.update(kept)
+pytestmark = pytest.mark.usefixtures("task_registry_restored")
 
 
 def make_example(folder):

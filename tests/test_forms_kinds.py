@@ -17,16 +17,9 @@ from collections import Counter
 import pytest
 
 from conftest import ROOT, run_cli
-from runscore import tasks
 
 
-@pytest.fixture(autouse=True)
-def registry_restored():
-    tasks.all_tasks()
-    kept = dict(tasks._TASKS)
-    yield
-    tasks._TASKS.clear()
-    tasks._TASKS.update(kept)
+pytestmark = pytest.mark.usefixtures("task_registry_restored")
 
 
 def new_form(tmp_path, kind, name, edit=None):
