@@ -75,6 +75,8 @@ def test_new_task_writes_the_common_case(tmp_path):
     assert code == 2 and "exists" in err, "an existing form is never overwritten"
     code, _, err = run_cli("new-task", "trec-ranking", "Bad_Name", cwd=str(tmp_path))
     assert code == 2 and "lower-case" in err
+    code, _, err = run_cli("new-task", "qa", "datasearch-qa", cwd=str(tmp_path))      # a form no command would take
+    assert code == 2 and "is a task of runscore" in err and not (tmp_path / "datasearch-qa.yaml").exists()
     asc = new_form(tmp_path, "asc", edit=lambda t: t.replace("tie_order: desc", "tie_order: asc"))
     code, out, _ = run_cli("options", "--form", asc)
     assert code == 0 and "tie_order = 'asc'" in out and "max_docs = 1000" in out

@@ -36,6 +36,11 @@ def run(argv: List[str]) -> int:
     if not re.fullmatch(r"[a-z][a-z0-9-]{0,23}", args.name):
         raise ConfigError("name %r: lower-case letters, digits and '-', starting with a letter, at most 24 "
                           "characters (the leaderboard keys are made of it)" % args.name[:60])
+    from ..tasks import all_tasks
+
+    if any(task.id == args.name and getattr(task, "form_path", None) is None for task in all_tasks()):
+        raise ConfigError("name %r is a task of runscore (`runscore tasks`); a form needs a name of its own"
+                          % args.name)
     out = args.output or args.name + ".yaml"
     if os.path.exists(out):
         print("runscore: %s exists; it is kept (remove it or give -o)" % out, file=sys.stderr)
