@@ -398,7 +398,10 @@ def test_sigterm_removes_the_unpacked_submission(tmp_path):
     time.sleep(0.2)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    if proc.returncode == 0:
+    if proc.returncode in (0, -signal.SIGTERM):
+        # 0: it finished first; -SIGTERM: the signal met the default handler that score.py puts back once the
+        # submission is scored and its folder removed (seen on a loaded machine): either way nothing is left behind
+        assert [n for n in os.listdir(str(tmp)) if n.startswith("runscore-")] == []
         pytest.skip("the scorer finished before SIGTERM arrived (machine too fast for this test)")
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert b"stopped by SIGTERM" in err
