@@ -14,14 +14,15 @@ from .columnar_run import ColumnarRun
 from .columnar_words import pack_strings, row_keys, rows_equal, widen
 
 
-class _TopicSpans(Mapping):
-    """topic -> (start, end) of its judgements, made when asked: a dict of tuples cost about 150 bytes a topic
-    (4.5 MB of a 30,000-topic qrels file's 90 MB peak), the codes and the offsets cost what they cost already."""
+class _PerTopic(Mapping):
+    """topic -> a value of its judgements' span (start, end), made when asked: a dict of tuples or of array views
+    cost about 150 bytes a topic each (9 MB of a 30,000-topic qrels file's 90 MB peak), the codes and the offsets
+    cost what they cost already."""
 
     def __init__(self, codes: Dict[str, int], starts: np.ndarray):
         self.codes, self.starts = codes, starts
 
-    def __getitem__(self, topic: str) -> Tuple[int, int]:
+    def span(self, topic: str) -> Tuple[int, int]:
         k = self.codes[topic]
         return int(self.starts[k]), int(self.starts[k + 1])
 
@@ -35,24 +36,23 @@ class _TopicSpans(Mapping):
         return topic in self.codes
 
 
-class _TopicGrades(Mapping):
-    """topic -> its judgements' grades (a view of one array), made when asked, for the same reason."""
+class _TopicSpans(_PerTopic):
+    """topic -> (start, end) of its judgements."""
 
-    def __init__(self, spans: _TopicSpans, raw: np.ndarray):
-        self.spans, self.raw = spans, raw
+    def __getitem__(self, topic: str) -> Tuple[int, int]:
+        return self.span(topic)
+
+
+class _TopicGrades(_PerTopic):
+    """topic -> its judgements' grades (a view of one array)."""
+
+    def __init__(self, codes: Dict[str, int], starts: np.ndarray, raw: np.ndarray):
+        super().__init__(codes, starts)
+        self.raw = raw
 
     def __getitem__(self, topic: str) -> np.ndarray:
-        a, b = self.spans[topic]
+        a, b = self.span(topic)
         return self.raw[a:b]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.spans)
-
-    def __len__(self) -> int:
-        return len(self.spans)
-
-    def __contains__(self, topic) -> bool:
-        return topic in self.spans
 
 
 class QrelsColumns:
@@ -68,7 +68,7 @@ class QrelsColumns:
         raw = table.score if grouped is None else table.score[grouped]
         codes = {t: k for k, t in enumerate(table.topics)}
         made.topics = _TopicSpans(codes, table.starts)
-        made.judged = _TopicGrades(made.topics, raw)
+        made.judged = _TopicGrades(codes, table.starts, raw)
         small = raw.shape[0] == 0 or (int(raw.min()) > -2 ** 31 and int(raw.max()) < 2 ** 31)
         made.grades = np.where(raw < 0, UNJUDGED, raw).astype(np.int32 if small else np.int64)
         return made
